@@ -1,2 +1,17 @@
 #!/usr/bin/env node
-console.log("hi", process.argv.slice(2));
+// Entry point installed as `stepwise`; the TypeScript sources are compiled to dist/ by `npm ci` (prepare).
+import { main } from "../dist/cli/main.js";
+
+const io = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+main(process.argv.slice(2), io).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`stepwise: internal error: ${err?.stack ?? err}\n`);
+    process.exitCode = 70;
+  },
+);

@@ -27,7 +27,7 @@ export type PredefinedError = (typeof PREDEFINED_ERRORS)[number];
 export class StatesError extends Error {
   constructor(
     readonly error: string,
-    readonly cause: string,
+    override readonly cause: string,
   ) {
     super(`${error}: ${cause}`);
     this.name = "StatesError";

@@ -1,0 +1,20 @@
+/** One `stepwise` sub-command. `run` returns the process exit code. */
+export interface Command {
+  name: string;
+  /** One line for `stepwise --help`. */
+  summary: string;
+  /** Full usage text for `stepwise <name> --help`. */
+  usage: string;
+  run(argv: string[], io: CommandIO): Promise<number>;
+}
+
+export interface CommandIO {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** Exit codes shared by every command. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+/** A usage error: the command line itself was wrong (exit 2). */
+export class UsageError extends Error {}

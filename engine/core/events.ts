@@ -1,0 +1,41 @@
+import type { Json } from "./json.js";
+
+/**
+ * What happened to a run. Time, task results and callbacks enter the pure step only
+ * through these events, so replaying the recorded events rebuilds the same state.
+ * `time` is an ISO-8601 instant from the driver's clock; `eventId` is the id the
+ * driver will give the first history event this step writes.
+ */
+interface Base {
+  time: string;
+  eventId: number;
+  /**
+   * Fresh entropy from the driver (at least 128 bits, URL-safe), used for task
+   * tokens: tokens must be unguessable, which a seeded stream cannot promise.
+   */
+  nonce?: string;
+}
+
+export type RunEvent =
+  | (Base & { type: "Started"; input: Json })
+  | (Base & { type: "Continue" })
+  | (Base & { type: "TaskSucceeded"; taskId: string; output: Json })
+  | (Base & { type: "TaskFailed"; taskId: string; error: string; cause?: string })
+  | (Base & { type: "TaskHeartbeat"; taskId: string })
+  | (Base & { type: "TimerFired"; timerId: string })
+  | (Base & { type: "ChildEnded"; childRunId: string; index: number; outcome: RunOutcome })
+  | (Base & { type: "Stop"; error?: string; cause?: string; status?: "ABORTED" | "TIMED_OUT" });
+
+export type RunOutcome =
+  | { status: "SUCCEEDED"; output: Json }
+  | { status: "FAILED"; error?: string; cause?: string }
+  | { status: "ABORTED" };
+
+export type RunEventType = RunEvent["type"];
+
+/** An event before the driver stamps it with `time` and `eventId`. */
+export type RunEventBody = RunEvent extends infer E
+  ? E extends RunEvent
+    ? Omit<E, "time" | "eventId" | "nonce">
+    : never
+  : never;

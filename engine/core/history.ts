@@ -1,0 +1,116 @@
+import type { Json } from "./json.js";
+
+/**
+ * History events, named and shaped as AWS Step Functions names them
+ * (GetExecutionHistory: `id`, `previousEventId`, `timestamp`, `type` and one
+ * `<kind>EventDetails` object). History is append-only: drivers store these as
+ * the step returns them and never rewrite one.
+ */
+export interface HistoryEvent {
+  id: number;
+  previousEventId: number;
+  timestamp: string;
+  type: HistoryEventType;
+  [detailsKey: `${string}EventDetails`]: Record<string, Json | undefined> | undefined;
+}
+
+export type StateKind = "Pass" | "Task" | "Choice" | "Wait" | "Succeed" | "Fail" | "Parallel" | "Map";
+
+export type HistoryEventType =
+  | "ExecutionStarted"
+  | "ExecutionSucceeded"
+  | "ExecutionFailed"
+  | "ExecutionAborted"
+  | "ExecutionTimedOut"
+  | `${StateKind}StateEntered`
+  | `${StateKind}StateExited`
+  | "WaitStateAborted"
+  | "TaskScheduled"
+  | "TaskStarted"
+  | "TaskSubmitted"
+  | "TaskSucceeded"
+  | "TaskFailed"
+  | "TaskTimedOut"
+  | "ParallelStateStarted"
+  | "ParallelStateSucceeded"
+  | "ParallelStateFailed"
+  | "ParallelStateAborted"
+  | "MapStateStarted"
+  | "MapStateSucceeded"
+  | "MapStateFailed"
+  | "MapStateAborted"
+  | "MapIterationStarted"
+  | "MapIterationSucceeded"
+  | "MapIterationFailed"
+  | "MapIterationAborted";
+
+/** The `…EventDetails` key AWS uses for each event type. */
+export function detailsKey(type: HistoryEventType): `${string}EventDetails` | undefined {
+  if (type.endsWith("StateEntered")) return "stateEnteredEventDetails";
+  if (type.endsWith("StateExited")) return "stateExitedEventDetails";
+  switch (type) {
+    case "ExecutionStarted":
+      return "executionStartedEventDetails";
+    case "ExecutionSucceeded":
+      return "executionSucceededEventDetails";
+    case "ExecutionFailed":
+      return "executionFailedEventDetails";
+    case "ExecutionAborted":
+      return "executionAbortedEventDetails";
+    case "ExecutionTimedOut":
+      return "executionTimedOutEventDetails";
+    case "TaskScheduled":
+      return "taskScheduledEventDetails";
+    case "TaskStarted":
+      return "taskStartedEventDetails";
+    case "TaskSubmitted":
+      return "taskSubmittedEventDetails";
+    case "TaskSucceeded":
+      return "taskSucceededEventDetails";
+    case "TaskFailed":
+      return "taskFailedEventDetails";
+    case "TaskTimedOut":
+      return "taskTimedOutEventDetails";
+    case "MapStateStarted":
+      return "mapStateStartedEventDetails";
+    case "MapIterationStarted":
+    case "MapIterationSucceeded":
+    case "MapIterationFailed":
+    case "MapIterationAborted":
+      return "mapIterationStartedEventDetails";
+    case "ParallelStateFailed":
+    case "MapStateFailed":
+      return "evaluationFailedEventDetails";
+    default:
+      return undefined;
+  }
+}
+
+/** Collects the history events one step writes, numbering them from the event's `eventId`. */
+export class HistoryWriter {
+  readonly events: HistoryEvent[] = [];
+  private nextId: number;
+
+  constructor(
+    firstId: number,
+    private previous: number,
+    private readonly timestamp: string,
+  ) {
+    this.nextId = firstId;
+  }
+
+  /** Appends an event; returns its id. `previousEventId` chains through this run. */
+  add(type: HistoryEventType, details?: Record<string, Json | undefined>): number {
+    const id = this.nextId++;
+    const event: HistoryEvent = { id, previousEventId: this.previous, timestamp: this.timestamp, type };
+    const key = detailsKey(type);
+    if (key && details) event[key] = details;
+    this.events.push(event);
+    this.previous = id;
+    return id;
+  }
+
+  get lastId(): number {
+    return this.previous;
+  }
+}

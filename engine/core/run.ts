@@ -1,0 +1,94 @@
+import type { Json } from "./json.js";
+
+/**
+ * The serializable state of one run: the top-level execution, a Parallel branch or
+ * a Map iteration. Children advance independently of their parent (each has its own
+ * record and sequence number in the durable driver); the parent learns of them only
+ * through `ChildEnded` events. Everything an execution needs to resume lives here.
+ */
+export type RunStatus = "RUNNING" | "SUCCEEDED" | "FAILED" | "ABORTED" | "TIMED_OUT";
+
+/** What every run of one execution shares; stored once per execution. */
+export interface ExecutionContext {
+  executionId: string;
+  name: string;
+  startTime: string;
+  input: Json;
+  stateMachineId: string;
+  stateMachineName: string;
+  roleArn?: string;
+  /** Seed of the deterministic random stream (States.UUID, MathRandom, jitter). */
+  seed: string;
+}
+
+export interface ParentLink {
+  runId: string;
+  /** Branch or item index within the parent's Parallel/Map state. */
+  index: number;
+}
+
+export interface RunState {
+  runId: string;
+  /** JSON pointer of the scope this run executes ("" for the top level). */
+  scope: string;
+  parent?: ParentLink;
+  status: RunStatus;
+  /** Variables assigned in this scope (ASL `Assign`). */
+  variables: Record<string, Json>;
+  /** Variables of enclosing scopes, read-only here (AWS: inner scopes never assign outer ones). */
+  outer?: Record<string, Json>;
+  /** Index of the Map iteration this run is (absent for the top level and Parallel branches). */
+  iteration?: number;
+  /** Draws taken from the random stream so far. */
+  random: number;
+  /** Id of the last history event this run wrote (`previousEventId` of its next). */
+  lastEventId: number;
+  /** Monotonic counter for task ids and timer ids within this run. */
+  serial: number;
+  current?: Frame;
+  output?: Json;
+  error?: string;
+  cause?: string;
+}
+
+/** The state a run is in, and how far it got. */
+export interface Frame {
+  name: string;
+  /** The raw state input. */
+  input: Json;
+  enteredTime: string;
+  enteredEventId: number;
+  phase: Phase;
+  /** Attempts made per retrier (index-aligned with `Retry`). */
+  retries?: number[];
+  /** How many times the state was retried in total (`$$.State.RetryCount`). */
+  retryCount?: number;
+}
+
+export type Phase =
+  | { kind: "entering" }
+  | { kind: "task"; taskId: string; timerIds: string[]; heartbeatTimerId?: string; token?: string }
+  | { kind: "waiting"; timerId: string; output: Json }
+  | { kind: "backoff"; timerId: string }
+  | { kind: "children"; join: Join };
+
+/**
+ * A Parallel or Map state waiting for its children. Child `i` has run id
+ * `${prefix}/${i}`; `progress[i]` is '.' (not started), 'r' (running), 's' or 'f'.
+ */
+export interface Join {
+  prefix: string;
+  total: number;
+  progress: string;
+  results: Json[];
+  succeeded: number;
+  failed: number;
+  /** 0 means no limit. */
+  maxConcurrency: number;
+  toleratedFailureCount?: number;
+  toleratedFailurePercentage?: number;
+  /** Inputs of the children not started yet (Map windows), by index. */
+  pendingInputs?: Record<number, Json>;
+  /** The variables children see, captured when the state started. */
+  outer: Record<string, Json>;
+}

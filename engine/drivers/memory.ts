@@ -1,0 +1,318 @@
+import type { StateMachineDefinition } from "../core/definition.js";
+import type { Effect } from "../core/effects.js";
+import type { RunEvent, RunEventBody, RunOutcome } from "../core/events.js";
+import type { HistoryEvent } from "../core/history.js";
+import type { Json } from "../core/json.js";
+import type { ExecutionContext, RunState } from "../core/run.js";
+import { compileProgram, type Program } from "../program.js";
+import { newRun, step } from "../step.js";
+import { waitsForToken } from "../states/task.js";
+import { TimerQueue } from "./timer-queue.js";
+import { resolveTask, type MockResponse, type TaskHandlers } from "./tasks.js";
+
+export type { MockResponse, TaskHandler, TaskHandlers, TaskInvocation } from "./tasks.js";
+
+/**
+ * The in-memory driver: runs the pure `step` in-process until the execution ends.
+ * Used by the CLI (`stepwise run`, `stepwise test`) and the unit tests. On the
+ * virtual clock (the default) waits and retry backoffs cost no real time: when
+ * nothing else can happen, the clock jumps to the next timer.
+ */
+export interface MemoryRunOptions {
+  input?: Json;
+  executionName?: string;
+  stateMachineName?: string;
+  /** `virtual` (default) jumps over waits; `real` sleeps them, divided by `timeScale`. */
+  clock?: "virtual" | "real";
+  timeScale?: number;
+  /** ISO instant the execution starts at (default: now). */
+  startTime?: string;
+  seed?: string;
+  tasks?: TaskHandlers;
+  /** Per Task state name, the responses of its successive invocations (AWS Step Functions Local style). */
+  mocks?: Record<string, MockResponse[]>;
+  /** Entropy for task tokens (default: crypto random, 128 bits, URL-safe). */
+  nonce?: () => string;
+  /** Safety net against runaway loops. */
+  maxTransitions?: number;
+}
+
+export interface JournalEntry {
+  runId: string;
+  event: RunEvent;
+}
+
+export interface ExecutionResult {
+  status: "SUCCEEDED" | "FAILED" | "ABORTED" | "TIMED_OUT";
+  output?: Json;
+  error?: string;
+  cause?: string;
+  history: HistoryEvent[];
+  /** Every event fed to `step`, in order: replaying it rebuilds `runs`. */
+  journal: JournalEntry[];
+  runs: Map<string, RunState>;
+  execution: ExecutionContext;
+  /** Mock responses left unused, per state name. */
+  unusedMocks: Record<string, number>;
+  transitions: number;
+}
+
+export class TransitionLimitExceeded extends Error {}
+
+type Delivery = { runId: string; event: RunEventBody };
+
+/** A FIFO with O(1) shift (the event queue of a 2,000-item Map is long). */
+class Deque<T> {
+  private items: T[] = [];
+  private head = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  push(item: T): void {
+    this.items.push(item);
+  }
+
+  unshift(item: T): void {
+    if (this.head > 0) this.items[--this.head] = item;
+    else this.items.unshift(item);
+  }
+
+  shift(): T | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const item = this.items[this.head++];
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return item;
+  }
+}
+
+function randomNonce(): string {
+  const bytes = new Uint8Array(16);
+  globalThis.crypto.getRandomValues(bytes);
+  let text = "";
+  for (const b of bytes) text += String.fromCharCode(b);
+  return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export async function runExecution(
+  definition: StateMachineDefinition | Program,
+  options: MemoryRunOptions = {},
+): Promise<ExecutionResult> {
+  const program = "scopes" in definition ? definition : compileProgram(definition);
+  return new MemoryDriver(program, options).run();
+}
+
+class MemoryDriver {
+  private readonly runs = new Map<string, RunState>();
+  private readonly history: HistoryEvent[] = [];
+  private readonly journal: JournalEntry[] = [];
+  private readonly queue = new Deque<Delivery>();
+  private readonly timers = new TimerQueue();
+  private readonly cancelledTasks = new Set<string>();
+  private readonly mocks: Record<string, MockResponse[]>;
+  private readonly execution: ExecutionContext;
+  private readonly virtual: boolean;
+  private readonly timeScale: number;
+  private readonly nonce: () => string;
+  private readonly maxTransitions: number;
+  private now: number;
+  private nextEventId = 1;
+  private transitions = 0;
+  private outcome: (RunOutcome & { timedOut?: boolean }) | undefined;
+  private inFlight = 0;
+  private wake: (() => void) | undefined;
+
+  constructor(
+    private readonly program: Program,
+    private readonly options: MemoryRunOptions,
+  ) {
+    this.virtual = options.clock !== "real";
+    this.timeScale = options.timeScale && options.timeScale > 0 ? options.timeScale : 1;
+    this.now = options.startTime ? Date.parse(options.startTime) : Date.now();
+    this.nonce = options.nonce ?? randomNonce;
+    this.maxTransitions = options.maxTransitions ?? 5_000_000;
+    this.mocks = Object.fromEntries(
+      Object.entries(options.mocks ?? {}).map(([name, list]) => [name, [...list]]),
+    );
+    const name = options.executionName ?? `exec-${this.nonce().slice(0, 12)}`;
+    const machine = options.stateMachineName ?? "StateMachine";
+    const stateMachineId = `arn:aws:states:local:000000000000:stateMachine:${machine}`;
+    this.execution = {
+      executionId: `arn:aws:states:local:000000000000:execution:${machine}:${name}`,
+      name,
+      startTime: new Date(this.now).toISOString(),
+      input: options.input ?? {},
+      stateMachineId,
+      stateMachineName: machine,
+      seed: options.seed ?? name,
+    };
+  }
+
+  async run(): Promise<ExecutionResult> {
+    const root = newRun(this.execution.executionId, "");
+    this.runs.set(root.runId, root);
+    this.queue.push({ runId: root.runId, event: { type: "Started", input: this.execution.input } });
+    const timeout = this.program.definition.TimeoutSeconds;
+    if (timeout !== undefined) {
+      this.timers.add({ runId: root.runId, timerId: "execution-timeout", at: this.now + timeout * 1000 });
+    }
+    while (!this.outcome) {
+      if (this.queue.length > 0) {
+        this.deliver(this.queue.shift()!);
+      } else if (this.inFlight > 0) {
+        await new Promise<void>((resolve) => (this.wake = resolve));
+      } else if (this.timers.size > 0) {
+        await this.fireNextTimer();
+      } else {
+        throw new Error("execution is stuck: nothing to run, no timer armed, no task in flight");
+      }
+    }
+    return this.result();
+  }
+
+  private async fireNextTimer(): Promise<void> {
+    const timer = this.timers.peek()!;
+    if (!this.virtual && timer.at > this.now) {
+      const realDelay = (timer.at - this.now) / this.timeScale;
+      await new Promise<void>((resolve) => {
+        const handle = setTimeout(resolve, realDelay);
+        this.wake = () => {
+          clearTimeout(handle);
+          resolve();
+        };
+      });
+      if (this.queue.length > 0) return; // a task completed meanwhile; timers wait their turn
+    }
+    this.timers.pop();
+    this.now = Math.max(this.now, timer.at);
+    if (timer.timerId === "execution-timeout") {
+      this.queue.push({
+        runId: timer.runId,
+        event: { type: "Stop", status: "TIMED_OUT", error: "States.Timeout", cause: "" },
+      });
+      return;
+    }
+    this.queue.push({ runId: timer.runId, event: { type: "TimerFired", timerId: timer.timerId } });
+  }
+
+  private deliver(item: Delivery): void {
+    const run = this.runs.get(item.runId);
+    if (!run) return;
+    if (++this.transitions > this.maxTransitions) {
+      throw new TransitionLimitExceeded(`more than ${this.maxTransitions} transitions`);
+    }
+    const event = { ...item.event, time: new Date(this.now).toISOString(), eventId: this.nextEventId } as RunEvent;
+    if (this.needsNonce(run, event)) event.nonce = this.nonce();
+    this.journal.push({ runId: run.runId, event });
+    const result = step(this.program, this.execution, run, event);
+    this.runs.set(run.runId, result.run);
+    for (const h of result.history) this.history.push(h);
+    this.nextEventId += result.history.length;
+    for (const effect of result.effects) this.apply(effect, result.run);
+  }
+
+  /** Only a step that may schedule a `.waitForTaskToken` task needs fresh entropy. */
+  private needsNonce(run: RunState, event: RunEvent): boolean {
+    if (event.type !== "Continue" && event.type !== "TimerFired") return false;
+    const frame = run.current;
+    if (!frame) return false;
+    const state = this.program.scopes.get(run.scope)?.states[frame.name];
+    return state?.Type === "Task" && waitsForToken(state.Resource);
+  }
+
+  private apply(effect: Effect, run: RunState): void {
+    switch (effect.type) {
+      case "Continue":
+        this.queue.push({ runId: effect.runId, event: { type: "Continue" } });
+        break;
+      case "RunTask":
+        this.startTask(effect);
+        break;
+      case "ArmTimer":
+        this.timers.add({ runId: effect.runId, timerId: effect.timerId, at: effect.at });
+        break;
+      case "CancelTimer":
+        this.timers.remove(effect.runId, effect.timerId);
+        break;
+      case "CancelTask":
+        this.cancelledTasks.add(effect.taskId);
+        break;
+      case "SpawnChildren":
+        for (const child of effect.children) {
+          const childRun = newRun(child.runId, child.scope, {
+            parent: { runId: effect.runId, index: child.index },
+            outer: child.outer,
+            ...(child.iteration !== undefined ? { iteration: child.iteration } : {}),
+          });
+          // A child's first event follows the parent's event that started it.
+          childRun.lastEventId = run.lastEventId;
+          this.runs.set(child.runId, childRun);
+          this.queue.push({ runId: child.runId, event: { type: "Started", input: child.input } });
+        }
+        break;
+      case "StopChildren":
+        for (const id of effect.childRunIds) this.queue.unshift({ runId: id, event: { type: "Stop" } });
+        break;
+      case "RunEnded":
+        if (effect.parent) {
+          this.queue.push({
+            runId: effect.parent.runId,
+            event: { type: "ChildEnded", childRunId: effect.runId, index: effect.parent.index, outcome: effect.outcome },
+          });
+        } else {
+          this.outcome = effect.outcome;
+        }
+        break;
+    }
+  }
+
+  private startTask(effect: Extract<Effect, { type: "RunTask" }>): void {
+    const resolved = resolveTask(effect, this.mocks, this.options.tasks);
+    const settle = (event: RunEventBody): void => {
+      if (this.cancelledTasks.has(effect.taskId)) return;
+      this.queue.push({ runId: effect.runId, event });
+    };
+    if (resolved.kind === "now") {
+      settle(resolved.event);
+      return;
+    }
+    this.inFlight += 1;
+    resolved.promise.then(
+      (event) => settle(event),
+      (err: unknown) => settle({ type: "TaskFailed", taskId: effect.taskId, error: "States.TaskFailed", cause: String(err) }),
+    ).finally(() => {
+      this.inFlight -= 1;
+      const wake = this.wake;
+      this.wake = undefined;
+      wake?.();
+    });
+  }
+
+  private result(): ExecutionResult {
+    const root = this.runs.get(this.execution.executionId)!;
+    const outcome = this.outcome!;
+    const unusedMocks: Record<string, number> = {};
+    for (const [name, list] of Object.entries(this.mocks)) if (list.length > 0) unusedMocks[name] = list.length;
+    const base = {
+      history: this.history,
+      journal: this.journal,
+      runs: this.runs,
+      execution: this.execution,
+      unusedMocks,
+      transitions: this.transitions,
+    };
+    if (root.status === "TIMED_OUT") return { ...base, status: "TIMED_OUT", error: "States.Timeout" };
+    if (outcome.status === "SUCCEEDED") return { ...base, status: "SUCCEEDED", output: outcome.output };
+    if (outcome.status === "FAILED") {
+      const r: ExecutionResult = { ...base, status: "FAILED" };
+      if (outcome.error !== undefined) r.error = outcome.error;
+      if (outcome.cause !== undefined) r.cause = outcome.cause;
+      return r;
+    }
+    return { ...base, status: "ABORTED" };
+  }
+}

@@ -1,0 +1,122 @@
+import { StatesError } from "../core/errors.js";
+import type { Json, JsonObject } from "../core/json.js";
+import { readPath, writeReferencePath, type PathScope } from "../jsonpath/index.js";
+import { evaluatePayloadTemplate } from "./payload-template.js";
+import type { StepContext } from "../step-context.js";
+
+/**
+ * The JSONPath input/output pipeline of the ASL spec ("Input and Output Processing"):
+ * InputPath → Parameters → (state work) → ResultSelector → ResultPath → OutputPath.
+ * `Assign` is evaluated on the result after ResultSelector, against the variables as
+ * they were before the state.
+ */
+
+/** The segments of a simple path in Jayway's normalized form: `$.a[0]` → `['a']`, `[0]`. */
+function normalizedSegments(path: string): { root: string; segments: string[]; raw: string[] } {
+  const root = path.startsWith("$$") ? "$$" : "$";
+  const segments: string[] = [];
+  const raw: string[] = [];
+  const re = /\.([^.[\]]+)|\[(\d+)\]|\['([^']*)'\]|\["([^"]*)"\]/g;
+  const rest = path.slice(root.length);
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(rest)) !== null) {
+    raw.push(m[0]);
+    if (m[1] !== undefined) segments.push(`['${m[1]}']`);
+    else if (m[2] !== undefined) segments.push(`[${m[2]}]`);
+    else segments.push(`['${m[3] ?? m[4]}']`);
+  }
+  return { root, segments, raw };
+}
+
+/** Jayway's normalized form of a path, which AWS quotes in its causes: `$['a']['b'][0]`. */
+export function normalizedPath(path: string): string {
+  const { root, segments } = normalizedSegments(path);
+  return root + segments.join("");
+}
+
+/**
+ * AWS (Jayway) words a missing path two ways: a missing leaf is "No results for
+ * path: $['a']['b']", a missing intermediate is "Missing property in path $['a']".
+ */
+export function missingPathMessage(path: string, scope: PathScope): string {
+  const { root, segments, raw } = normalizedSegments(path);
+  if (!path.startsWith("$$") && /^\$[A-Za-z_]/.test(path)) return `No results for path: ${path}`;
+  for (let k = 1; k < segments.length; k++) {
+    if (!readPath(root + raw.slice(0, k).join(""), scope).found) {
+      return `Missing property in path ${root}${segments.slice(0, k).join("")}`;
+    }
+  }
+  return `No results for path: ${root}${segments.join("")}`;
+}
+
+function select(ctx: StepContext, path: string, scope: PathScope): Json {
+  const found = readPath(path, scope);
+  if (!found.found) {
+    throw new StatesError(
+      "States.Runtime",
+      `${ctx.causePrefix()} Invalid path '${path}' : ${missingPathMessage(path, scope)}`,
+    );
+  }
+  return found.value;
+}
+
+/** InputPath: absent or `$` keeps the input; `null` gives `{}`. */
+export function applyInputPath(ctx: StepContext, path: string | null | undefined, input: Json): Json {
+  if (path === undefined || path === "$") return input;
+  if (path === null) return {};
+  return select(ctx, path, ctx.pathScope(input));
+}
+
+/** Parameters / ItemSelector / ResultSelector: a payload template over `input`. */
+export function applyTemplate(
+  ctx: StepContext,
+  template: Json | undefined,
+  input: Json,
+  field: string,
+  extra?: { taskToken?: string },
+): Json {
+  if (template === undefined) return input;
+  return evaluatePayloadTemplate(template, ctx.pathScope(input, extra), ctx.random, field);
+}
+
+/** ResultPath: absent or `$` keeps the result; `null` keeps the input; else merge into the input. */
+export function applyResultPath(path: string | null | undefined, input: Json, result: Json): Json {
+  if (path === undefined || path === "$") return result;
+  if (path === null) return input;
+  return writeReferencePath(input, path, result);
+}
+
+/** OutputPath: absent or `$` keeps the output; `null` gives `{}`. */
+export function applyOutputPath(ctx: StepContext, path: string | null | undefined, output: Json): Json {
+  if (path === undefined || path === "$") return output;
+  if (path === null) return {};
+  return select(ctx, path, ctx.pathScope(output));
+}
+
+/** Assign (JSONPath): a payload template over `value`; every value sees the pre-state variables. */
+export function evaluateAssign(ctx: StepContext, assign: JsonObject | undefined, value: Json): void {
+  if (!assign) return;
+  const values = evaluatePayloadTemplate(assign, ctx.pathScope(value), ctx.random, "Assign");
+  ctx.assign(values as Record<string, Json>);
+}
+
+/**
+ * The tail of the pipeline shared by Task, Parallel and Map: ResultSelector, Assign,
+ * ResultPath, OutputPath.
+ */
+export function finishResult(
+  ctx: StepContext,
+  state: {
+    ResultSelector?: JsonObject;
+    ResultPath?: string | null;
+    OutputPath?: string | null;
+    Assign?: JsonObject;
+  },
+  rawInput: Json,
+  result: Json,
+): Json {
+  const selected = applyTemplate(ctx, state.ResultSelector, result, "ResultSelector");
+  evaluateAssign(ctx, state.Assign, selected);
+  const merged = applyResultPath(state.ResultPath, rawInput, selected);
+  return applyOutputPath(ctx, state.OutputPath, merged);
+}

@@ -1,0 +1,196 @@
+import { selectChoice } from "../choice/evaluate.js";
+import { StatesError } from "../core/errors.js";
+import { isJsonObject, type Json } from "../core/json.js";
+import { parseOffsetDateTime } from "../core/timestamp.js";
+import { readPath } from "../jsonpath/index.js";
+import type { StepContext } from "../step-context.js";
+import {
+  applyInputPath,
+  applyOutputPath,
+  applyResultPath,
+  applyTemplate,
+  evaluateAssign,
+  finishResult,
+} from "./jsonpath-io.js";
+import type { LanguageIO, NumericField } from "./language.js";
+import { evaluatePayloadTemplate } from "./payload-template.js";
+
+function runtime(ctx: StepContext, message: string): StatesError {
+  return new StatesError("States.Runtime", `${ctx.causePrefix()} ${message}`);
+}
+
+/** `MaxConcurrencyPath` and friends read integers (`Count`, `MaxConcurrency`) or floats. */
+const FLOAT_FIELDS: ReadonlySet<NumericField> = new Set(["ToleratedFailurePercentage"]);
+
+export const jsonPathLanguage: LanguageIO = {
+  pass(ctx, state, raw) {
+    const input = applyInputPath(ctx, state.InputPath, raw);
+    const effective = applyTemplate(ctx, state.Parameters, input, "Parameters");
+    const result = state.Result !== undefined ? state.Result : effective;
+    evaluateAssign(ctx, state.Assign, result);
+    return applyOutputPath(ctx, state.OutputPath, applyResultPath(state.ResultPath, raw, result));
+  },
+
+  arguments(ctx, state, raw, taskToken) {
+    const input = applyInputPath(ctx, state.InputPath, raw);
+    const extra = taskToken === undefined ? undefined : { taskToken };
+    return applyTemplate(ctx, state.Parameters, input, "Parameters", extra);
+  },
+
+  result(ctx, state, raw, result) {
+    return finishResult(ctx, state, raw, result);
+  },
+
+  choose(ctx, state, raw) {
+    const input = applyInputPath(ctx, state.InputPath, raw);
+    const scope = ctx.pathScope(input);
+    let rule;
+    try {
+      rule = selectChoice(state.Choices, (path) => readPath(path, scope));
+    } catch (e) {
+      // The choice module words the problem; AWS prefixes it with the state and event.
+      if (e instanceof StatesError) throw new StatesError(e.error, `${ctx.causePrefix()} ${e.cause}`);
+      throw e;
+    }
+    const next = rule ? rule.Next : state.Default;
+    const assign = rule ? rule.Assign : state.Assign;
+    if (next !== undefined) evaluateAssign(ctx, isJsonObject(assign) ? assign : undefined, input);
+    return { next, output: applyOutputPath(ctx, state.OutputPath, input) };
+  },
+
+  wait(ctx, state, raw) {
+    const input = applyInputPath(ctx, state.InputPath, raw);
+    const output = applyOutputPath(ctx, state.OutputPath, input);
+    const base = Date.parse(ctx.frame.enteredTime);
+    if (typeof state.Seconds === "number") return { until: base + state.Seconds * 1000, output };
+    if (state.Timestamp !== undefined) {
+      const at = parseOffsetDateTime(state.Timestamp);
+      if (at === undefined) {
+        throw runtime(
+          ctx,
+          `The Timestamp field cannot be parsed as an ISO-8601 extended offset date-time format string: ${state.Timestamp}`,
+        );
+      }
+      return { until: at, output };
+    }
+    if (state.SecondsPath !== undefined) {
+      const found = readPath(state.SecondsPath, ctx.pathScope(input));
+      if (!found.found || typeof found.value !== "number" || !Number.isInteger(found.value)) {
+        throw runtime(ctx, `The SecondsPath parameter does not reference an input value: ${state.SecondsPath}`);
+      }
+      if (found.value < 0) {
+        throw runtime(
+          ctx,
+          `The SecondsPath parameter references a negative value: ${state.SecondsPath} == ${found.value}`,
+        );
+      }
+      return { until: base + found.value * 1000, output };
+    }
+    if (state.TimestampPath !== undefined) {
+      const found = readPath(state.TimestampPath, ctx.pathScope(input));
+      const at =
+        found.found && typeof found.value === "string" ? parseOffsetDateTime(found.value) : undefined;
+      if (at === undefined) {
+        const shown = found.found ? (typeof found.value === "string" ? found.value : JSON.stringify(found.value)) : "";
+        throw runtime(
+          ctx,
+          `The TimestampPath parameter does not reference a valid ISO-8601 extended offset date-time format string: ${state.TimestampPath} == ${shown}`,
+        );
+      }
+      return { until: at, output };
+    }
+    return { until: base, output };
+  },
+
+  succeed(ctx, state, raw) {
+    return applyOutputPath(ctx, state.OutputPath, applyInputPath(ctx, state.InputPath, raw));
+  },
+
+  fail(ctx, state, raw) {
+    const out: { error?: string; cause?: string } = {};
+    const read = (path: string, field: string): string => {
+      const found = readPath(path, ctx.pathScope(raw));
+      if (!found.found || typeof found.value !== "string") {
+        throw runtime(ctx, `The ${field} field refers to an invalid value: ${path}`);
+      }
+      return found.value;
+    };
+    if (state.Error !== undefined) out.error = state.Error;
+    else if (state.ErrorPath !== undefined) out.error = evaluateStringPath(ctx, state.ErrorPath, raw, "ErrorPath", read);
+    if (state.Cause !== undefined) out.cause = state.Cause;
+    else if (state.CausePath !== undefined) out.cause = evaluateStringPath(ctx, state.CausePath, raw, "CausePath", read);
+    return out;
+  },
+
+  catchOutput(ctx, _state, catcher, raw, errorOutput) {
+    evaluateAssign(ctx, catcher.Assign, errorOutput);
+    return applyResultPath(catcher.ResultPath, raw, errorOutput);
+  },
+
+  mapItems(ctx, state, raw) {
+    const effective = applyInputPath(ctx, state.InputPath, raw);
+    if (state.ItemReader) {
+      throw new StatesError(
+        "States.ItemReaderFailed",
+        `${ctx.causePrefix()} ItemReader is not supported by Stepwise: items must come from the state input.`,
+      );
+    }
+    let items: Json = effective;
+    if (state.ItemsPath !== undefined && state.ItemsPath !== "$") {
+      const found = readPath(state.ItemsPath, ctx.pathScope(effective));
+      if (!found.found) {
+        throw runtime(
+          ctx,
+          `Invalid path '${state.ItemsPath}' : No results for path: ${state.ItemsPath}`,
+        );
+      }
+      items = found.value;
+    }
+    if (!Array.isArray(items)) {
+      throw runtime(ctx, `Map state input must be an array but was: ${JSON.stringify(items)}`);
+    }
+    return { items, effective };
+  },
+
+  mapItemInput(ctx, state, effective, item, index) {
+    const template = state.ItemSelector ?? state.Parameters;
+    if (template === undefined) return item;
+    const scope = ctx.pathScope(effective);
+    const context = { ...(scope.context as Record<string, Json>), Map: { Item: { Index: index, Value: item } } };
+    return evaluatePayloadTemplate(template, { ...scope, context }, ctx.random, "ItemSelector");
+  },
+
+  number(ctx, state, field, raw) {
+    const s = state as unknown as Record<string, Json | undefined>;
+    const literal = s[field];
+    if (typeof literal === "number") return literal;
+    const path = s[`${field}Path`];
+    if (typeof path !== "string") return undefined;
+    const found = readPath(path, ctx.pathScope(raw));
+    const value = found.found ? found.value : undefined;
+    const float = FLOAT_FIELDS.has(field);
+    if (typeof value !== "number" || (!float && !Number.isInteger(value))) {
+      const shown = value === undefined ? "null" : typeof value === "string" ? value : JSON.stringify(value);
+      throw runtime(
+        ctx,
+        `The ${field}Path field refers to value "${shown}" which is not a valid ${float ? "float" : "integer"}: ${path}`,
+      );
+    }
+    return value;
+  },
+};
+
+function evaluateStringPath(
+  ctx: StepContext,
+  path: string,
+  raw: Json,
+  field: string,
+  read: (path: string, field: string) => string,
+): string {
+  if (path.startsWith("States.")) {
+    const value = evaluatePayloadTemplate({ "v.$": path }, ctx.pathScope(raw), ctx.random, field);
+    const v = isJsonObject(value) ? value.v : undefined;
+    return typeof v === "string" ? v : JSON.stringify(v ?? null);
+  }
+  return read(path, field);
+}

@@ -1,0 +1,18 @@
+import type { State } from "../core/definition.js";
+import type { RunOutcome } from "../core/events.js";
+import type { Json } from "../core/json.js";
+import type { StepContext } from "../step-context.js";
+
+/**
+ * One ASL state type. `enter` runs when a run reaches the state; the other hooks
+ * run when an event addressed to the state's pending work arrives. Each hook
+ * records history, changes the run through `ctx`, and emits effects.
+ */
+export interface StateHandler<S extends State> {
+  enter(ctx: StepContext, state: S): void;
+  onTaskSucceeded?(ctx: StepContext, state: S, output: Json): void;
+  onTaskFailed?(ctx: StepContext, state: S, error: string, cause: string | undefined): void;
+  onHeartbeat?(ctx: StepContext, state: S): void;
+  onTimer?(ctx: StepContext, state: S, timerId: string): void;
+  onChildEnded?(ctx: StepContext, state: S, index: number, outcome: RunOutcome): void;
+}

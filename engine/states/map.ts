@@ -1,0 +1,106 @@
+import type { MapState } from "../core/definition.js";
+import { StatesError } from "../core/errors.js";
+import type { Json } from "../core/json.js";
+import { failWith, guarded } from "../flow/failure.js";
+import { applyChildEnded, openJoin } from "../flow/join.js";
+import { io } from "../io/index.js";
+import { processorScope } from "../program.js";
+import type { StepContext } from "../step-context.js";
+import { batchItems } from "./map-batches.js";
+import type { StateHandler } from "./handler.js";
+
+function runtime(ctx: StepContext, message: string): StatesError {
+  return new StatesError("States.Runtime", `${ctx.causePrefix()} ${message}`);
+}
+
+function start(ctx: StepContext, state: MapState): void {
+  const lang = io(ctx, state);
+  const raw = ctx.frame.input;
+  if (state.ResultWriter) {
+    throw new StatesError(
+      "States.ResultWriterFailed",
+      `${ctx.causePrefix()} ResultWriter is not supported by Stepwise: results are returned as the state's output.`,
+    );
+  }
+  const { items, effective } = lang.mapItems(ctx, state, raw);
+  const maxConcurrency = lang.number(ctx, state, "MaxConcurrency", raw) ?? 0;
+  const toleratedFailureCount = lang.number(ctx, state, "ToleratedFailureCount", raw);
+  const toleratedFailurePercentage = lang.number(ctx, state, "ToleratedFailurePercentage", raw);
+  if (toleratedFailureCount !== undefined && toleratedFailureCount < 0) {
+    throw runtime(ctx, "ToleratedFailureCount cannot be negative.");
+  }
+  if (
+    toleratedFailurePercentage !== undefined &&
+    (toleratedFailurePercentage < 0 || toleratedFailurePercentage > 100)
+  ) {
+    throw runtime(ctx, "ToleratedFailurePercentage must be between 0 and 100.");
+  }
+  const selected = items.map((item, i) => lang.mapItemInput(ctx, state, effective, item, i));
+  const inputs = state.ItemBatcher ? batchItems(ctx, state, selected, raw) : selected;
+  ctx.record("MapStateStarted", { length: inputs.length });
+  const name = ctx.frame.name;
+  const scope = processorScope(ctx.run.scope, name, !state.ItemProcessor);
+  const plan: Parameters<typeof openJoin>[1] = {
+    inputs,
+    maxConcurrency: Math.max(0, maxConcurrency),
+    scopeOf: () => scope,
+    iterations: true,
+  };
+  if (toleratedFailureCount !== undefined) plan.toleratedFailureCount = toleratedFailureCount;
+  if (toleratedFailurePercentage !== undefined) {
+    plan.toleratedFailurePercentage = toleratedFailurePercentage;
+  }
+  const join = openJoin(ctx, plan, (index) => iterationStarted(ctx, name, index));
+  ctx.setPhase({ kind: "children", join });
+  if (join.total === 0) succeed(ctx, state, []);
+}
+
+function iterationStarted(ctx: StepContext, name: string, index: number): void {
+  ctx.record("MapIterationStarted", { name, index });
+}
+
+function succeed(ctx: StepContext, state: MapState, results: Json[]): void {
+  ctx.record("MapStateSucceeded");
+  guarded(ctx, state, () => {
+    ctx.exit("Map", state, io(ctx, state).result(ctx, state, ctx.frame.input, results));
+  });
+}
+
+/**
+ * Map: one child run per item of the input array (or per batch with ItemBatcher),
+ * at most `MaxConcurrency` at once; the output lists the children's outputs in
+ * item order. DISTRIBUTED mode over inline items behaves like INLINE here.
+ */
+export const map: StateHandler<MapState> = {
+  enter(ctx, state) {
+    ctx.recordEntered("Map");
+    guarded(ctx, state, () => start(ctx, state));
+  },
+
+  onTimer(ctx, state, timerId) {
+    const phase = ctx.frame.phase;
+    if (phase.kind === "backoff" && phase.timerId === timerId) guarded(ctx, state, () => start(ctx, state));
+  },
+
+  onChildEnded(ctx, state, index, outcome) {
+    const phase = ctx.frame.phase;
+    if (phase.kind !== "children") return;
+    const name = ctx.frame.name;
+    const scope = processorScope(ctx.run.scope, name, !state.ItemProcessor);
+    const { join, verdict } = applyChildEnded(ctx, phase.join, index, outcome, {
+      scopeOf: () => scope,
+      iterations: true,
+      onStart: (i) => iterationStarted(ctx, name, i),
+    });
+    ctx.setPhase({ kind: "children", join });
+    if (verdict.kind === "succeeded") succeed(ctx, state, verdict.results);
+    else if (verdict.kind === "failed") {
+      const error = verdict.exceededTolerance ? "States.ExceedToleratedFailureThreshold" : verdict.error;
+      const cause = verdict.exceededTolerance
+        ? "The specified tolerated failure threshold was exceeded"
+        : verdict.cause;
+      ctx.record("MapStateFailed", { error, cause });
+      failWith(ctx, state, error, cause);
+    }
+  },
+};

@@ -1,0 +1,175 @@
+import type { TaskState } from "../core/definition.js";
+import { StatesError } from "../core/errors.js";
+import type { Json } from "../core/json.js";
+import { guarded, handleStateError } from "../flow/failure.js";
+import { io } from "../io/index.js";
+import type { StepContext } from "../step-context.js";
+import type { StateHandler } from "./handler.js";
+
+/**
+ * How AWS splits a resource ARN in history events: `arn:aws:states:::lambda:invoke`
+ * is resourceType `lambda`, resource `invoke`; anything else keeps its own prefix.
+ */
+export function describeResource(resource: string): { resourceType: string; resource: string } {
+  const m = /^arn:[^:]+:states:[^:]*:[^:]*:([^:]+):(.+)$/.exec(resource);
+  if (m) return { resourceType: m[1]!, resource: m[2]! };
+  const lambda = /^arn:[^:]+:lambda:[^:]*:[^:]*:function:(.+)$/.exec(resource);
+  if (lambda) return { resourceType: "lambda", resource: resource };
+  const i = resource.indexOf(":");
+  return i > 0
+    ? { resourceType: resource.slice(0, i), resource: resource.slice(i + 1) }
+    : { resourceType: "function", resource };
+}
+
+/** `.waitForTaskToken` pauses the task until a callback answers for its token. */
+export function waitsForToken(resource: string): boolean {
+  return resource.endsWith(".waitForTaskToken");
+}
+
+function schedule(ctx: StepContext, state: TaskState): void {
+  const raw = ctx.frame.input;
+  const token = waitsForToken(state.Resource) ? taskToken(ctx) : undefined;
+  const lang = io(ctx, state);
+  const input = lang.arguments(ctx, state, raw, token);
+  const timeoutSeconds = lang.number(ctx, state, "TimeoutSeconds", raw);
+  const heartbeatSeconds = lang.number(ctx, state, "HeartbeatSeconds", raw);
+  const attempt = ctx.frame.retryCount ?? 0;
+  const taskId = `${ctx.run.runId}#${ctx.nextSerial()}`;
+  const described = describeResource(state.Resource);
+  ctx.record("TaskScheduled", {
+    ...described,
+    region: "local",
+    parameters: JSON.stringify(input),
+    timeoutInSeconds: timeoutSeconds,
+    heartbeatInSeconds: heartbeatSeconds,
+  });
+  const timerIds: string[] = [];
+  let heartbeatTimerId: string | undefined;
+  if (timeoutSeconds !== undefined) {
+    const timerId = ctx.newTimerId();
+    timerIds.push(timerId);
+    ctx.emit({
+      type: "ArmTimer",
+      runId: ctx.run.runId,
+      timerId,
+      at: ctx.now + timeoutSeconds * 1000,
+      purpose: "taskTimeout",
+    });
+  }
+  if (heartbeatSeconds !== undefined) {
+    heartbeatTimerId = ctx.newTimerId();
+    ctx.emit({
+      type: "ArmTimer",
+      runId: ctx.run.runId,
+      timerId: heartbeatTimerId,
+      at: ctx.now + heartbeatSeconds * 1000,
+      purpose: "heartbeat",
+    });
+  }
+  const phase: Extract<typeof ctx.frame.phase, { kind: "task" }> = { kind: "task", taskId, timerIds };
+  if (heartbeatTimerId) phase.heartbeatTimerId = heartbeatTimerId;
+  if (token !== undefined) phase.token = token;
+  ctx.setPhase(phase);
+  const effect: Extract<Parameters<typeof ctx.emit>[0], { type: "RunTask" }> = {
+    type: "RunTask",
+    runId: ctx.run.runId,
+    taskId,
+    stateName: ctx.frame.name,
+    resource: state.Resource,
+    input,
+    attempt,
+  };
+  if (timeoutSeconds !== undefined) effect.timeoutSeconds = timeoutSeconds;
+  if (heartbeatSeconds !== undefined) effect.heartbeatSeconds = heartbeatSeconds;
+  if (token !== undefined) effect.taskToken = token;
+  if (state.Credentials) effect.credentials = state.Credentials;
+  ctx.emit(effect);
+}
+
+/**
+ * Task tokens must be unguessable: they come from the driver's entropy (`nonce`),
+ * recorded with the event so that replay rebuilds the same token.
+ */
+function taskToken(ctx: StepContext): string {
+  const nonce = ctx.event.nonce;
+  if (!nonce) throw new Error("a task token needs the driver to supply a nonce with the event");
+  return nonce;
+}
+
+/** Ends the attempt: its timers no longer matter. */
+function settle(ctx: StepContext): void {
+  const phase = ctx.frame.phase;
+  if (phase.kind !== "task") return;
+  for (const timerId of [...phase.timerIds, ...(phase.heartbeatTimerId ? [phase.heartbeatTimerId] : [])]) {
+    ctx.emit({ type: "CancelTimer", runId: ctx.run.runId, timerId });
+  }
+}
+
+function failAttempt(ctx: StepContext, state: TaskState, error: string, cause: string): void {
+  const phase = ctx.frame.phase;
+  settle(ctx);
+  if (phase.kind === "task") {
+    const cancel: Extract<Parameters<typeof ctx.emit>[0], { type: "CancelTask" }> = {
+      type: "CancelTask",
+      runId: ctx.run.runId,
+      taskId: phase.taskId,
+    };
+    if (phase.token) cancel.taskToken = phase.token;
+    ctx.emit(cancel);
+  }
+  ctx.record("TaskTimedOut", { ...describeResource(state.Resource), error, cause });
+  handleStateError(ctx, state, new StatesError(error, cause));
+}
+
+/** Task: hands work to a resource and waits for its result (ASL spec, "Task State"). */
+export const task: StateHandler<TaskState> = {
+  enter(ctx, state) {
+    ctx.recordEntered("Task");
+    guarded(ctx, state, () => schedule(ctx, state));
+  },
+
+  onTaskSucceeded(ctx, state, output: Json) {
+    settle(ctx);
+    ctx.record("TaskSucceeded", { ...describeResource(state.Resource), output: JSON.stringify(output) });
+    guarded(ctx, state, () => {
+      ctx.exit("Task", state, io(ctx, state).result(ctx, state, ctx.frame.input, output));
+    });
+  },
+
+  onTaskFailed(ctx, state, error, cause) {
+    settle(ctx);
+    const details: Record<string, Json | undefined> = { ...describeResource(state.Resource), error };
+    if (cause !== undefined) details.cause = cause;
+    ctx.record("TaskFailed", details);
+    handleStateError(ctx, state, new StatesError(error, cause ?? ""));
+  },
+
+  onHeartbeat(ctx, state) {
+    const phase = ctx.frame.phase;
+    if (phase.kind !== "task" || !phase.heartbeatTimerId) return;
+    const raw = ctx.frame.input;
+    const seconds = io(ctx, state).number(ctx, state, "HeartbeatSeconds", raw);
+    if (seconds === undefined) return;
+    ctx.emit({ type: "CancelTimer", runId: ctx.run.runId, timerId: phase.heartbeatTimerId });
+    const heartbeatTimerId = ctx.newTimerId();
+    ctx.setPhase({ ...phase, heartbeatTimerId });
+    ctx.emit({
+      type: "ArmTimer",
+      runId: ctx.run.runId,
+      timerId: heartbeatTimerId,
+      at: ctx.now + seconds * 1000,
+      purpose: "heartbeat",
+    });
+  },
+
+  onTimer(ctx, state, timerId) {
+    const phase = ctx.frame.phase;
+    if (phase.kind === "backoff" && phase.timerId === timerId) {
+      guarded(ctx, state, () => schedule(ctx, state));
+    } else if (phase.kind === "task" && phase.timerIds.includes(timerId)) {
+      failAttempt(ctx, state, "States.Timeout", "The task timed out.");
+    } else if (phase.kind === "task" && phase.heartbeatTimerId === timerId) {
+      failAttempt(ctx, state, "States.HeartbeatTimeout", "The task did not send a heartbeat in time.");
+    }
+  },
+};

@@ -1,0 +1,236 @@
+import type { QueryLanguage, State } from "./core/definition.js";
+import type { Effect } from "./core/effects.js";
+import type { RunEvent, RunOutcome } from "./core/events.js";
+import {
+  HistoryWriter,
+  type HistoryEvent,
+  type HistoryEventType,
+  type StateKind,
+} from "./core/history.js";
+import { StatesError } from "./core/errors.js";
+import type { Json, JsonObject } from "./core/json.js";
+import { seededRandom, type RandomSource } from "./core/random.js";
+import type { ExecutionContext, Frame, Phase, RunState } from "./core/run.js";
+import type { PathScope } from "./jsonpath/index.js";
+import { queryLanguageOf, scopeOf, type CompiledScope, type Program } from "./program.js";
+
+/**
+ * Everything one call of `step` works with. The run is copied once on entry and
+ * only the copy is changed, so `step` stays pure for its caller.
+ */
+export class StepContext {
+  readonly run: RunState;
+  readonly history: HistoryWriter;
+  readonly effects: Effect[] = [];
+  readonly random: RandomSource;
+  readonly scope: CompiledScope;
+
+  constructor(
+    readonly program: Program,
+    readonly execution: ExecutionContext,
+    run: RunState,
+    readonly event: RunEvent,
+  ) {
+    this.run = { ...run };
+    this.history = new HistoryWriter(event.eventId, run.lastEventId, event.time);
+    this.random = seededRandom(`${execution.seed}/${run.runId}`, run.random);
+    this.scope = scopeOf(program, run.scope);
+  }
+
+  get now(): number {
+    return Date.parse(this.event.time);
+  }
+
+  get frame(): Frame {
+    const frame = this.run.current;
+    if (!frame) throw new Error(`run ${this.run.runId} has no current state`);
+    return frame;
+  }
+
+  state(name: string): State {
+    const state = this.scope.states[name];
+    if (!state) throw new Error(`state '${name}' is not in scope '${this.scope.pointer}'`);
+    return state;
+  }
+
+  get currentState(): State {
+    return this.state(this.frame.name);
+  }
+
+  language(state: State): QueryLanguage {
+    return queryLanguageOf(this.program, state);
+  }
+
+  setPhase(phase: Phase): void {
+    this.run.current = { ...this.frame, phase };
+  }
+
+  /** The variables visible here: enclosing scopes' (read-only) overlaid by this scope's. */
+  variables(): Readonly<Record<string, Json>> {
+    return this.run.outer ? { ...this.run.outer, ...this.run.variables } : this.run.variables;
+  }
+
+  /** The context object `$$` (AWS "Context object"). */
+  contextObject(extra?: { taskToken?: string }): JsonObject {
+    const frame = this.run.current;
+    const ctx: JsonObject = {
+      Execution: {
+        Id: this.execution.executionId,
+        Input: this.execution.input,
+        Name: this.execution.name,
+        RoleArn: this.execution.roleArn ?? "arn:aws:iam::000000000000:role/stepwise",
+        StartTime: this.execution.startTime,
+        RedriveCount: 0,
+      },
+      StateMachine: { Id: this.execution.stateMachineId, Name: this.execution.stateMachineName },
+    };
+    if (frame) {
+      ctx.State = {
+        EnteredTime: frame.enteredTime,
+        Name: frame.name,
+        RetryCount: frame.retryCount ?? 0,
+      };
+    }
+    if (extra?.taskToken !== undefined) ctx.Task = { Token: extra.taskToken };
+    return ctx;
+  }
+
+  pathScope(input: Json, extra?: { taskToken?: string }): PathScope {
+    return { input, context: this.contextObject(extra), variables: this.variables() };
+  }
+
+  /** Assigns variables in this scope (values computed against the pre-state variables). */
+  assign(values: Record<string, Json>): void {
+    this.run.variables = { ...this.run.variables, ...values };
+  }
+
+  emit(effect: Effect): void {
+    this.effects.push(effect);
+  }
+
+  record(type: HistoryEventType, details?: Record<string, Json | undefined>): number {
+    return this.history.add(type, details);
+  }
+
+  /** A serial number unique within this run, for task and timer ids. */
+  nextSerial(): number {
+    this.run.serial += 1;
+    return this.run.serial;
+  }
+
+  /** Moves the run into state `name` with `input`; the state executes on the next `Continue`. */
+  enter(name: string, input: Json): void {
+    this.run.current = {
+      name,
+      input,
+      enteredTime: this.event.time,
+      enteredEventId: 0,
+      phase: { kind: "entering" },
+    };
+    this.emit({ type: "Continue", runId: this.run.runId });
+  }
+
+  /** Writes `<Type>StateEntered` for the current state and remembers its event id. */
+  recordEntered(kind: StateKind): void {
+    const frame = this.frame;
+    const id = this.record(`${kind}StateEntered`, {
+      name: frame.name,
+      input: jsonText(frame.input),
+    });
+    this.run.current = { ...frame, enteredTime: this.event.time, enteredEventId: id };
+  }
+
+  /** Leaves the current state with `output`: follow `Next`, or end the run at `End`. */
+  exit(kind: StateKind, state: State, output: Json): void {
+    this.exitTo(kind, "Next" in state ? state.Next : undefined, output);
+  }
+
+  /** Leaves the current state for `next` (or ends the run when there is none). */
+  exitTo(kind: StateKind, next: string | undefined, output: Json): void {
+    const text = jsonText(output);
+    if (exceedsDataLimit(text)) {
+      // AWS's wording (States.DataLimitExceeded); not catchable by States.ALL.
+      throw new StatesError(
+        "States.DataLimitExceeded",
+        `The state/task '${this.frame.name}' returned a result with a size exceeding the maximum number of bytes service limit.`,
+      );
+    }
+    this.record(`${kind}StateExited`, { name: this.frame.name, output: text });
+    if (next !== undefined) this.enter(next, output);
+    else this.endRun({ status: "SUCCEEDED", output });
+  }
+
+  newTimerId(): string {
+    return `${this.run.runId}#t${this.nextSerial()}`;
+  }
+
+  /** Ends the run; the driver joins a child into its parent or finishes the execution. */
+  endRun(outcome: RunOutcome): void {
+    const run = this.run;
+    delete run.current;
+    if (outcome.status === "SUCCEEDED") {
+      run.status = "SUCCEEDED";
+      run.output = outcome.output;
+    } else if (outcome.status === "FAILED") {
+      run.status = "FAILED";
+      run.error = outcome.error;
+      run.cause = outcome.cause;
+    } else {
+      run.status = "ABORTED";
+    }
+    if (!run.parent) this.recordExecutionEnd(outcome);
+    else if (run.iteration !== undefined) this.recordIterationEnd(outcome);
+    const effect: Effect = { type: "RunEnded", runId: run.runId, outcome };
+    if (run.parent) effect.parent = run.parent;
+    this.emit(effect);
+  }
+
+  private recordExecutionEnd(outcome: RunOutcome): void {
+    if (outcome.status === "SUCCEEDED") {
+      this.record("ExecutionSucceeded", { output: jsonText(outcome.output) });
+    } else if (outcome.status === "FAILED") {
+      this.record("ExecutionFailed", { error: outcome.error, cause: outcome.cause });
+    }
+  }
+
+  private recordIterationEnd(outcome: RunOutcome): void {
+    const type =
+      outcome.status === "SUCCEEDED"
+        ? "MapIterationSucceeded"
+        : outcome.status === "FAILED"
+          ? "MapIterationFailed"
+          : "MapIterationAborted";
+    this.record(type, { name: this.parentStateName(), index: this.run.iteration ?? 0 });
+  }
+
+  private parentStateName(): string {
+    const match = /\/States\/([^/]*)\/(?:ItemProcessor|Iterator)$/.exec(this.run.scope);
+    return match ? match[1]!.replace(/~1/g, "/").replace(/~0/g, "~") : "";
+  }
+
+  /** AWS's prefix for runtime errors: names the state and its entered event. */
+  causePrefix(): string {
+    const frame = this.frame;
+    return `An error occurred while executing the state '${frame.name}' (entered at the event id #${frame.enteredEventId}).`;
+  }
+
+  finish(): { run: RunState; history: HistoryEvent[]; effects: Effect[] } {
+    this.run.random = this.random.counter;
+    this.run.lastEventId = this.history.lastId;
+    return { run: this.run, history: this.history.events, effects: this.effects };
+  }
+}
+
+/** AWS's payload limit: 256 KiB of UTF-8 per state input or output. */
+export const DATA_LIMIT_BYTES = 256 * 1024;
+
+export function exceedsDataLimit(text: string): boolean {
+  // A UTF-16 unit encodes to at most 3 UTF-8 bytes: short texts need no encoding.
+  if (text.length * 3 <= DATA_LIMIT_BYTES) return false;
+  return new TextEncoder().encode(text).length > DATA_LIMIT_BYTES;
+}
+
+/** History carries inputs and outputs as JSON text, as AWS's history does. */
+export function jsonText(value: Json): string {
+  return JSON.stringify(value);
+}

@@ -1,0 +1,170 @@
+import type { State } from "./core/definition.js";
+import type { Effect } from "./core/effects.js";
+import { StatesError } from "./core/errors.js";
+import type { RunEvent } from "./core/events.js";
+import type { HistoryEvent } from "./core/history.js";
+import type { ExecutionContext, RunState } from "./core/run.js";
+import type { Program } from "./program.js";
+import { choice } from "./states/choice.js";
+import { fail } from "./states/fail.js";
+import type { StateHandler } from "./states/handler.js";
+import { map } from "./states/map.js";
+import { parallel } from "./states/parallel.js";
+import { pass } from "./states/pass.js";
+import { succeed } from "./states/succeed.js";
+import { task } from "./states/task.js";
+import { wait } from "./states/wait.js";
+import { stopRunning } from "./flow/join.js";
+import { jsonText, StepContext } from "./step-context.js";
+
+export interface StepResult {
+  run: RunState;
+  history: HistoryEvent[];
+  effects: Effect[];
+}
+
+const HANDLERS: { [T in State["Type"]]: StateHandler<Extract<State, { Type: T }>> } = {
+  Pass: pass,
+  Task: task,
+  Choice: choice,
+  Wait: wait,
+  Succeed: succeed,
+  Fail: fail,
+  Parallel: parallel,
+  Map: map,
+};
+
+function handlerOf(state: State): StateHandler<State> {
+  return HANDLERS[state.Type] as StateHandler<State>;
+}
+
+/** A new run record, before its `Started` event. */
+export function newRun(
+  runId: string,
+  scope: string,
+  options: {
+    parent?: RunState["parent"];
+    outer?: RunState["outer"];
+    iteration?: number;
+  } = {},
+): RunState {
+  const run: RunState = {
+    runId,
+    scope,
+    status: "RUNNING",
+    variables: {},
+    random: 0,
+    lastEventId: 0,
+    serial: 0,
+  };
+  if (options.parent) run.parent = options.parent;
+  if (options.outer && Object.keys(options.outer).length > 0) run.outer = options.outer;
+  if (options.iteration !== undefined) run.iteration = options.iteration;
+  return run;
+}
+
+/**
+ * The interpreter: one event in, the next state of the run out, with the history
+ * events it wrote and the effects the driver must carry out. Pure: no I/O, no
+ * clock, no randomness beyond the seeded stream in the run. Events that no longer
+ * apply (a stale task result, a timer of a finished state) change nothing.
+ */
+export function step(
+  program: Program,
+  execution: ExecutionContext,
+  run: RunState,
+  event: RunEvent,
+): StepResult {
+  const ctx = new StepContext(program, execution, run, event);
+  if (event.type === "Started") {
+    if (run.current || run.status !== "RUNNING") return unchanged(run);
+    if (!run.parent) {
+      ctx.record("ExecutionStarted", {
+        input: jsonText(event.input),
+        roleArn: execution.roleArn ?? "arn:aws:iam::000000000000:role/stepwise",
+      });
+    }
+    ctx.enter(ctx.scope.startAt, event.input);
+    return ctx.finish();
+  }
+  if (run.status !== "RUNNING" || !run.current) return unchanged(run);
+  if (event.type === "Stop") {
+    stop(ctx, event);
+    return ctx.finish();
+  }
+  const state = ctx.currentState;
+  const handler = handlerOf(state);
+  const phase = run.current.phase;
+  try {
+    switch (event.type) {
+      case "Continue":
+        if (phase.kind !== "entering") return unchanged(run);
+        handler.enter(ctx, state);
+        break;
+      case "TaskSucceeded":
+        if (phase.kind !== "task" || phase.taskId !== event.taskId) return unchanged(run);
+        handler.onTaskSucceeded?.(ctx, state, event.output);
+        break;
+      case "TaskFailed":
+        if (phase.kind !== "task" || phase.taskId !== event.taskId) return unchanged(run);
+        handler.onTaskFailed?.(ctx, state, event.error, event.cause);
+        break;
+      case "TaskHeartbeat":
+        if (phase.kind !== "task" || phase.taskId !== event.taskId) return unchanged(run);
+        handler.onHeartbeat?.(ctx, state);
+        break;
+      case "TimerFired":
+        handler.onTimer?.(ctx, state, event.timerId);
+        break;
+      case "ChildEnded":
+        if (phase.kind !== "children" || !event.childRunId.startsWith(`${phase.join.prefix}/`)) {
+          return unchanged(run);
+        }
+        handler.onChildEnded?.(ctx, state, event.index, event.outcome);
+        break;
+    }
+  } catch (e) {
+    // Terminal errors raised outside a state's own Retry/Catch (e.g. the data limit).
+    if (!(e instanceof StatesError)) throw e;
+    ctx.endRun({ status: "FAILED", error: e.error, cause: e.cause });
+  }
+  return ctx.finish();
+}
+
+function unchanged(run: RunState): StepResult {
+  return { run, history: [], effects: [] };
+}
+
+/** Stop: cancel what the run waits for, stop its children, and end it ABORTED (or TIMED_OUT). */
+function stop(ctx: StepContext, event: Extract<RunEvent, { type: "Stop" }>): void {
+  const frame = ctx.frame;
+  const phase = frame.phase;
+  const runId = ctx.run.runId;
+  switch (phase.kind) {
+    case "task": {
+      for (const timerId of phase.timerIds) ctx.emit({ type: "CancelTimer", runId, timerId });
+      if (phase.heartbeatTimerId) ctx.emit({ type: "CancelTimer", runId, timerId: phase.heartbeatTimerId });
+      const cancel: Effect = { type: "CancelTask", runId, taskId: phase.taskId };
+      if (phase.token) cancel.taskToken = phase.token;
+      ctx.emit(cancel);
+      break;
+    }
+    case "waiting":
+    case "backoff":
+      ctx.emit({ type: "CancelTimer", runId, timerId: phase.timerId });
+      break;
+    case "children":
+      stopRunning(ctx, phase.join);
+      break;
+    case "entering":
+      break;
+  }
+  if (!ctx.run.parent) {
+    const details: Record<string, string | undefined> = {};
+    if (event.error !== undefined) details.error = event.error;
+    if (event.cause !== undefined) details.cause = event.cause;
+    ctx.record(event.status === "TIMED_OUT" ? "ExecutionTimedOut" : "ExecutionAborted", details);
+  }
+  ctx.endRun({ status: "ABORTED" });
+  if (event.status === "TIMED_OUT") ctx.run.status = "TIMED_OUT";
+}
