@@ -22,8 +22,8 @@ export class StepContext {
   readonly run: RunState;
   readonly history: HistoryWriter;
   readonly effects: Effect[] = [];
-  readonly random: RandomSource;
   readonly scope: CompiledScope;
+  private rng: RandomSource | undefined;
 
   constructor(
     readonly program: Program,
@@ -33,8 +33,21 @@ export class StepContext {
   ) {
     this.run = { ...run };
     this.history = new HistoryWriter(event.eventId, run.lastEventId, event.time);
-    this.random = seededRandom(`${execution.seed}/${run.runId}`, run.random);
     this.scope = scopeOf(program, run.scope);
+  }
+
+  /** The run's seeded random stream; the real stream is created on the first draw (most steps draw nothing). */
+  readonly random: RandomSource = {
+    next: () => this.stream().next(),
+    uuid: () => this.stream().uuid(),
+    get counter(): number {
+      throw new Error("read the counter from the stream");
+    },
+  };
+
+  private stream(): RandomSource {
+    this.rng ??= seededRandom(`${this.execution.seed}/${this.run.runId}`, this.run.random);
+    return this.rng;
   }
 
   get now(): number {
@@ -95,8 +108,23 @@ export class StepContext {
     return ctx;
   }
 
+  /** What paths read: `$` the input, `$$` the context object, `$name` variables (both built lazily). */
   pathScope(input: Json, extra?: { taskToken?: string }): PathScope {
-    return { input, context: this.contextObject(extra), variables: this.variables() };
+    const build = {
+      context: (): JsonObject => this.contextObject(extra),
+      variables: (): Readonly<Record<string, Json>> => this.variables(),
+    };
+    let context: JsonObject | undefined;
+    let variables: Readonly<Record<string, Json>> | undefined;
+    return {
+      input,
+      get context() {
+        return (context ??= build.context());
+      },
+      get variables() {
+        return (variables ??= build.variables());
+      },
+    };
   }
 
   /** Assigns variables in this scope (values computed against the pre-state variables). */
@@ -118,26 +146,24 @@ export class StepContext {
     return this.run.serial;
   }
 
-  /** Moves the run into state `name` with `input`; the state executes on the next `Continue`. */
-  enter(name: string, input: Json): void {
+  /**
+   * Moves the run into state `name` with `input` and writes `<Type>StateEntered`;
+   * the state executes on the next `Continue`. `inputText` is the input's JSON
+   * when the caller has it already (the previous state's output).
+   */
+  enter(name: string, input: Json, inputText?: string): void {
+    const enteredEventId = this.record(`${this.state(name).Type}StateEntered`, {
+      name,
+      input: inputText ?? jsonText(input),
+    });
     this.run.current = {
       name,
       input,
       enteredTime: this.event.time,
-      enteredEventId: 0,
+      enteredEventId,
       phase: { kind: "entering" },
     };
     this.emit({ type: "Continue", runId: this.run.runId });
-  }
-
-  /** Writes `<Type>StateEntered` for the current state and remembers its event id. */
-  recordEntered(kind: StateKind): void {
-    const frame = this.frame;
-    const id = this.record(`${kind}StateEntered`, {
-      name: frame.name,
-      input: jsonText(frame.input),
-    });
-    this.run.current = { ...frame, enteredTime: this.event.time, enteredEventId: id };
   }
 
   /** Leaves the current state with `output`: follow `Next`, or end the run at `End`. */
@@ -156,7 +182,7 @@ export class StepContext {
       );
     }
     this.record(`${kind}StateExited`, { name: this.frame.name, output: text });
-    if (next !== undefined) this.enter(next, output);
+    if (next !== undefined) this.enter(next, output, text);
     else this.endRun({ status: "SUCCEEDED", output });
   }
 
@@ -215,7 +241,7 @@ export class StepContext {
   }
 
   finish(): { run: RunState; history: HistoryEvent[]; effects: Effect[] } {
-    this.run.random = this.random.counter;
+    if (this.rng) this.run.random = this.rng.counter;
     this.run.lastEventId = this.history.lastId;
     return { run: this.run, history: this.history.events, effects: this.effects };
   }

@@ -143,7 +143,8 @@ function stop(ctx: StepContext, event: Extract<RunEvent, { type: "Stop" }>): voi
   switch (phase.kind) {
     case "task": {
       for (const timerId of phase.timerIds) ctx.emit({ type: "CancelTimer", runId, timerId });
-      if (phase.heartbeatTimerId) ctx.emit({ type: "CancelTimer", runId, timerId: phase.heartbeatTimerId });
+      if (phase.heartbeatTimerId)
+        ctx.emit({ type: "CancelTimer", runId, timerId: phase.heartbeatTimerId });
       const cancel: Effect = { type: "CancelTask", runId, taskId: phase.taskId };
       if (phase.token) cancel.taskToken = phase.token;
       ctx.emit(cancel);

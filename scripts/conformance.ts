@@ -24,7 +24,10 @@ function perFeature(results: CaseResult[]): string[] {
   }
   return [...byFeature.entries()]
     .sort((a, b) => b[1].total - a[1].total)
-    .map(([f, e]) => `  ${f.padEnd(16)} ${String(e.pass).padStart(4)}/${String(e.total).padEnd(4)} ${((100 * e.pass) / e.total).toFixed(1)}%`);
+    .map(
+      ([f, e]) =>
+        `  ${f.padEnd(16)} ${String(e.pass).padStart(4)}/${String(e.total).padEnd(4)} ${((100 * e.pass) / e.total).toFixed(1)}%`,
+    );
 }
 
 function summary(label: string, results: CaseResult[]): string[] {

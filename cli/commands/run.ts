@@ -66,11 +66,16 @@ export const runCommand: Command = {
     let tasks: TaskHandlers | undefined;
     const tasksModule = args.values.get("tasks");
     if (tasksModule !== undefined) {
-      const mod = (await import(pathToFileURL(resolve(tasksModule)).href)) as Record<string, unknown>;
+      const mod = (await import(pathToFileURL(resolve(tasksModule)).href)) as Record<
+        string,
+        unknown
+      >;
       tasks = (mod.default ?? mod) as TaskHandlers;
     }
     const mocksFile = args.values.get("mocks");
-    const mocks = mocksFile ? ((await readJson(mocksFile, "mocks file")) as Record<string, MockResponse[]>) : undefined;
+    const mocks = mocksFile
+      ? ((await readJson(mocksFile, "mocks file")) as Record<string, MockResponse[]>)
+      : undefined;
     const name = args.values.get("name");
     const result = await runExecution(loaded, {
       input,
@@ -87,7 +92,9 @@ export const runCommand: Command = {
       io.stdout(JSON.stringify(result.output, null, 2) + "\n");
       return EXIT.ok;
     }
-    io.stderr(`${result.status}\nerror: ${result.error ?? "(none)"}\ncause: ${result.cause ?? "(none)"}\n`);
+    io.stderr(
+      `${result.status}\nerror: ${result.error ?? "(none)"}\ncause: ${result.cause ?? "(none)"}\n`,
+    );
     return EXIT.failed;
   },
 };

@@ -1,5 +1,10 @@
 import { readFile, writeFile } from "node:fs/promises";
-import { parseCases, runCases, type CaseResult, type TestCase } from "../../engine/testing/cases.js";
+import {
+  parseCases,
+  runCases,
+  type CaseResult,
+  type TestCase,
+} from "../../engine/testing/cases.js";
 import { numberOption, parseArgs } from "../args.js";
 import { EXIT, UsageError, type Command } from "../command.js";
 
@@ -28,7 +33,8 @@ export const testCommand: Command = {
       flags: ["real-time"],
       values: ["report", "concurrency", "filter"],
     });
-    if (args.positionals.length !== 1) throw new UsageError("test takes exactly one CASES.jsonl file");
+    if (args.positionals.length !== 1)
+      throw new UsageError("test takes exactly one CASES.jsonl file");
     const file = args.positionals[0]!;
     let cases: TestCase[];
     try {

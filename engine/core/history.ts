@@ -14,7 +14,8 @@ export interface HistoryEvent {
   [detailsKey: `${string}EventDetails`]: Record<string, Json | undefined> | undefined;
 }
 
-export type StateKind = "Pass" | "Task" | "Choice" | "Wait" | "Succeed" | "Fail" | "Parallel" | "Map";
+export type StateKind =
+  "Pass" | "Task" | "Choice" | "Wait" | "Succeed" | "Fail" | "Parallel" | "Map";
 
 export type HistoryEventType =
   | "ExecutionStarted"
@@ -102,7 +103,12 @@ export class HistoryWriter {
   /** Appends an event; returns its id. `previousEventId` chains through this run. */
   add(type: HistoryEventType, details?: Record<string, Json | undefined>): number {
     const id = this.nextId++;
-    const event: HistoryEvent = { id, previousEventId: this.previous, timestamp: this.timestamp, type };
+    const event: HistoryEvent = {
+      id,
+      previousEventId: this.previous,
+      timestamp: this.timestamp,
+      type,
+    };
     const key = detailsKey(type);
     if (key && details) event[key] = details;
     this.events.push(event);

@@ -33,7 +33,10 @@ export function seededRandom(seed: string, startCounter = 0): RandomSource {
     next: draw,
     uuid() {
       let hex = "";
-      while (hex.length < 32) hex += Math.floor(draw() * 2 ** 32).toString(16).padStart(8, "0");
+      while (hex.length < 32)
+        hex += Math.floor(draw() * 2 ** 32)
+          .toString(16)
+          .padStart(8, "0");
       const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
       return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
     },

@@ -17,10 +17,19 @@ export function parseOffsetDateTime(text: string): number | undefined {
   const hour = Number(h);
   const minute = Number(mi);
   const second = Number(s);
-  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59)
+    return undefined;
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   if (day > daysInMonth) return undefined;
-  let ms = Date.UTC(year, month - 1, day, hour, minute, second, Number(frac.padEnd(3, "0").slice(0, 3)));
+  let ms = Date.UTC(
+    year,
+    month - 1,
+    day,
+    hour,
+    minute,
+    second,
+    Number(frac.padEnd(3, "0").slice(0, 3)),
+  );
   if (offset && offset !== "Z" && offset !== "z") {
     const sign = offset[0] === "-" ? -1 : 1;
     const oh = Number(offset.slice(1, 3));

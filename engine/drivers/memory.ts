@@ -158,7 +158,11 @@ class MemoryDriver {
     this.queue.push({ runId: root.runId, event: { type: "Started", input: this.execution.input } });
     const timeout = this.program.definition.TimeoutSeconds;
     if (timeout !== undefined) {
-      this.timers.add({ runId: root.runId, timerId: "execution-timeout", at: this.now + timeout * 1000 });
+      this.timers.add({
+        runId: root.runId,
+        timerId: "execution-timeout",
+        at: this.now + timeout * 1000,
+      });
     }
     while (!this.outcome) {
       if (this.queue.length > 0) {
@@ -205,7 +209,9 @@ class MemoryDriver {
     if (++this.transitions > this.maxTransitions) {
       throw new TransitionLimitExceeded(`more than ${this.maxTransitions} transitions`);
     }
-    const event = { ...item.event, time: new Date(this.now).toISOString(), eventId: this.nextEventId } as RunEvent;
+    const event = item.event as RunEvent;
+    event.time = this.isoNow();
+    event.eventId = this.nextEventId;
     if (this.needsNonce(run, event)) event.nonce = this.nonce();
     this.journal.push({ runId: run.runId, event });
     const result = step(this.program, this.execution, run, event);
@@ -213,6 +219,14 @@ class MemoryDriver {
     for (const h of result.history) this.history.push(h);
     this.nextEventId += result.history.length;
     for (const effect of result.effects) this.apply(effect, result.run);
+  }
+
+  private isoCache = { at: Number.NaN, text: "" };
+
+  private isoNow(): string {
+    if (this.isoCache.at !== this.now)
+      this.isoCache = { at: this.now, text: new Date(this.now).toISOString() };
+    return this.isoCache.text;
   }
 
   /** Only a step that may schedule a `.waitForTaskToken` task needs fresh entropy. */
@@ -255,13 +269,19 @@ class MemoryDriver {
         }
         break;
       case "StopChildren":
-        for (const id of effect.childRunIds) this.queue.unshift({ runId: id, event: { type: "Stop" } });
+        for (const id of effect.childRunIds)
+          this.queue.unshift({ runId: id, event: { type: "Stop" } });
         break;
       case "RunEnded":
         if (effect.parent) {
           this.queue.push({
             runId: effect.parent.runId,
-            event: { type: "ChildEnded", childRunId: effect.runId, index: effect.parent.index, outcome: effect.outcome },
+            event: {
+              type: "ChildEnded",
+              childRunId: effect.runId,
+              index: effect.parent.index,
+              outcome: effect.outcome,
+            },
           });
         } else {
           this.outcome = effect.outcome;
@@ -281,22 +301,31 @@ class MemoryDriver {
       return;
     }
     this.inFlight += 1;
-    resolved.promise.then(
-      (event) => settle(event),
-      (err: unknown) => settle({ type: "TaskFailed", taskId: effect.taskId, error: "States.TaskFailed", cause: String(err) }),
-    ).finally(() => {
-      this.inFlight -= 1;
-      const wake = this.wake;
-      this.wake = undefined;
-      wake?.();
-    });
+    resolved.promise
+      .then(
+        (event) => settle(event),
+        (err: unknown) =>
+          settle({
+            type: "TaskFailed",
+            taskId: effect.taskId,
+            error: "States.TaskFailed",
+            cause: String(err),
+          }),
+      )
+      .finally(() => {
+        this.inFlight -= 1;
+        const wake = this.wake;
+        this.wake = undefined;
+        wake?.();
+      });
   }
 
   private result(): ExecutionResult {
     const root = this.runs.get(this.execution.executionId)!;
     const outcome = this.outcome!;
     const unusedMocks: Record<string, number> = {};
-    for (const [name, list] of Object.entries(this.mocks)) if (list.length > 0) unusedMocks[name] = list.length;
+    for (const [name, list] of Object.entries(this.mocks))
+      if (list.length > 0) unusedMocks[name] = list.length;
     const base = {
       history: this.history,
       journal: this.journal,
@@ -305,8 +334,10 @@ class MemoryDriver {
       unusedMocks,
       transitions: this.transitions,
     };
-    if (root.status === "TIMED_OUT") return { ...base, status: "TIMED_OUT", error: "States.Timeout" };
-    if (outcome.status === "SUCCEEDED") return { ...base, status: "SUCCEEDED", output: outcome.output };
+    if (root.status === "TIMED_OUT")
+      return { ...base, status: "TIMED_OUT", error: "States.Timeout" };
+    if (outcome.status === "SUCCEEDED")
+      return { ...base, status: "SUCCEEDED", output: outcome.output };
     if (outcome.status === "FAILED") {
       const r: ExecutionResult = { ...base, status: "FAILED" };
       if (outcome.error !== undefined) r.error = outcome.error;

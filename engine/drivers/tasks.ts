@@ -16,8 +16,7 @@ export interface TaskInvocation {
 export type TaskHandler = (input: Json, invocation: TaskInvocation) => Json | Promise<Json>;
 
 export type TaskHandlers =
-  | Record<string, TaskHandler>
-  | ((resource: string) => TaskHandler | undefined);
+  Record<string, TaskHandler> | ((resource: string) => TaskHandler | undefined);
 
 /** AWS Step Functions Local's mocked response, one per invocation. */
 export type MockResponse = { Return: Json } | { Throw: { Error: string; Cause?: string } };
@@ -68,8 +67,14 @@ export function resolveTask(
         } as TaskEvent,
       };
     }
-    if ("Return" in next) return { kind: "now", event: { type: "TaskSucceeded", taskId, output: next.Return } as TaskEvent };
-    const event = { type: "TaskFailed", taskId, error: next.Throw.Error } as TaskEvent & { cause?: string };
+    if ("Return" in next)
+      return {
+        kind: "now",
+        event: { type: "TaskSucceeded", taskId, output: next.Return } as TaskEvent,
+      };
+    const event = { type: "TaskFailed", taskId, error: next.Throw.Error } as TaskEvent & {
+      cause?: string;
+    };
     if (next.Throw.Cause !== undefined) event.cause = next.Throw.Cause;
     return { kind: "now", event };
   }

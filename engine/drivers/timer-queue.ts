@@ -49,7 +49,10 @@ export class TimerQueue {
   }
 
   private dropCancelled(): void {
-    while (this.heap.length > 0 && !this.live.has(TimerQueue.key(this.heap[0]!.runId, this.heap[0]!.timerId))) {
+    while (
+      this.heap.length > 0 &&
+      !this.live.has(TimerQueue.key(this.heap[0]!.runId, this.heap[0]!.timerId))
+    ) {
       this.removeTop();
     }
   }

@@ -69,7 +69,12 @@ function recover(ctx: StepContext, state: Recoverable, catcher: Catcher, err: St
  * A child's failure becomes the parent's. A Fail state without `Error` fails with
  * no error name at all; AWS then fails the parent the same way, past its catchers.
  */
-export function failWith(ctx: StepContext, state: State, error: string | undefined, cause: string | undefined): void {
+export function failWith(
+  ctx: StepContext,
+  state: State,
+  error: string | undefined,
+  cause: string | undefined,
+): void {
   if (error === undefined) {
     ctx.endRun(cause === undefined ? { status: "FAILED" } : { status: "FAILED", cause });
     return;

@@ -25,7 +25,11 @@ export function childRunId(join: Join, index: number): string {
 }
 
 /** Creates the join and spawns the first window of children. */
-export function openJoin(ctx: StepContext, plan: JoinPlan, onStart?: (index: number) => void): Join {
+export function openJoin(
+  ctx: StepContext,
+  plan: JoinPlan,
+  onStart?: (index: number) => void,
+): Join {
   const total = plan.inputs.length;
   const join: Join = {
     prefix: `${ctx.run.runId}/${ctx.nextSerial()}`,
@@ -37,7 +41,8 @@ export function openJoin(ctx: StepContext, plan: JoinPlan, onStart?: (index: num
     maxConcurrency: plan.maxConcurrency,
     outer: { ...ctx.variables() },
   };
-  if (plan.toleratedFailureCount !== undefined) join.toleratedFailureCount = plan.toleratedFailureCount;
+  if (plan.toleratedFailureCount !== undefined)
+    join.toleratedFailureCount = plan.toleratedFailureCount;
   if (plan.toleratedFailurePercentage !== undefined) {
     join.toleratedFailurePercentage = plan.toleratedFailurePercentage;
   }
@@ -85,7 +90,11 @@ export function applyChildEnded(
   join: Join,
   index: number,
   outcome: RunOutcome,
-  next: { scopeOf: (index: number) => string; iterations?: boolean; onStart?: (index: number) => void },
+  next: {
+    scopeOf: (index: number) => string;
+    iterations?: boolean;
+    onStart?: (index: number) => void;
+  },
 ): { join: Join; verdict: JoinVerdict } {
   if (join.progress[index] !== "r") return { join, verdict: { kind: "pending" } };
   const j: Join = { ...join, results: [...join.results] };
@@ -99,7 +108,8 @@ export function applyChildEnded(
   } else {
     j.failed += 1;
     mark(index, "f");
-    const tolerated = j.toleratedFailureCount !== undefined || j.toleratedFailurePercentage !== undefined;
+    const tolerated =
+      j.toleratedFailureCount !== undefined || j.toleratedFailurePercentage !== undefined;
     if (!tolerated || exceedsTolerance(j)) {
       stopRunning(ctx, j);
       const verdict: JoinVerdict = { kind: "failed", exceededTolerance: tolerated };
@@ -126,7 +136,8 @@ export function applyChildEnded(
       delete j.pendingInputs;
     }
   }
-  if (j.succeeded + j.failed === j.total) return { join: j, verdict: { kind: "succeeded", results: j.results } };
+  if (j.succeeded + j.failed === j.total)
+    return { join: j, verdict: { kind: "succeeded", results: j.results } };
   return { join: j, verdict: { kind: "pending" } };
 }
 

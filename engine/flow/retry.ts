@@ -5,9 +5,7 @@ import { errorMatches } from "./errors-match.js";
 /** Defaults of the ASL spec, "Retrying after error". */
 export const RETRY_DEFAULTS = { IntervalSeconds: 1, MaxAttempts: 3, BackoffRate: 2 } as const;
 
-export type RetryDecision =
-  | { retry: true; index: number; delayMs: number }
-  | { retry: false };
+export type RetryDecision = { retry: true; index: number; delayMs: number } | { retry: false };
 
 /**
  * The first retrier whose `ErrorEquals` matches decides; when its attempts are

@@ -16,7 +16,8 @@ export function checkCall(call: IntrinsicCall): string | undefined {
   const fn = INTRINSIC_FUNCTIONS.get(call.name);
   if (fn === undefined) return `Unknown intrinsic function '${call.name}'.`;
   const count = call.args.length;
-  if (count < fn.minArgs || count > fn.maxArgs) return `${call.name} ${arityText(fn.minArgs, fn.maxArgs)}, but ${count} ${count === 1 ? "was" : "were"} given.`;
+  if (count < fn.minArgs || count > fn.maxArgs)
+    return `${call.name} ${arityText(fn.minArgs, fn.maxArgs)}, but ${count} ${count === 1 ? "was" : "were"} given.`;
   for (const arg of call.args) {
     if (arg.kind === "call") {
       const message = checkCall(arg);
@@ -33,31 +34,52 @@ function arityText(min: number, max: number): string {
   return `takes ${min} to ${max} arguments`;
 }
 
+/** Calls already checked; parsed calls are cached, so each is checked once. */
+const checked = new WeakSet<IntrinsicCall>();
+
 /** Parses and checks a call, raising States.IntrinsicFailure when it is malformed. */
 function compile(text: string): IntrinsicCall {
   let call: IntrinsicCall;
   try {
     call = parseIntrinsic(text);
   } catch (error) {
-    if (error instanceof IntrinsicSyntaxError) throw new StatesError("States.IntrinsicFailure", error.message);
+    if (error instanceof IntrinsicSyntaxError)
+      throw new StatesError("States.IntrinsicFailure", error.message);
     throw error;
   }
+  if (checked.has(call)) return call;
   const problem = checkCall(call);
   if (problem !== undefined) throw new StatesError("States.IntrinsicFailure", problem);
+  checked.add(call);
   return call;
 }
 
-export function evaluateIntrinsic(text: string, scope: PathScope, random: RandomSource, field?: string): Json {
+export function evaluateIntrinsic(
+  text: string,
+  scope: PathScope,
+  random: RandomSource,
+  field?: string,
+): Json {
   return evaluateCall(compile(text), scope, random, field);
 }
 
-function evaluateCall(call: IntrinsicCall, scope: PathScope, random: RandomSource, field: string | undefined): Json {
+function evaluateCall(
+  call: IntrinsicCall,
+  scope: PathScope,
+  random: RandomSource,
+  field: string | undefined,
+): Json {
   const fn = INTRINSIC_FUNCTIONS.get(call.name)!;
   const args = call.args.map((arg) => evaluateArg(arg, scope, random, field));
   return fn.evaluate(args, { name: call.name, nodes: call.args, random });
 }
 
-function evaluateArg(arg: IntrinsicArg, scope: PathScope, random: RandomSource, field: string | undefined): Json {
+function evaluateArg(
+  arg: IntrinsicArg,
+  scope: PathScope,
+  random: RandomSource,
+  field: string | undefined,
+): Json {
   switch (arg.kind) {
     case "literal":
       return arg.value;
@@ -66,7 +88,8 @@ function evaluateArg(arg: IntrinsicArg, scope: PathScope, random: RandomSource, 
     case "path": {
       const result = readPath(arg.path, scope);
       // A path argument that selects nothing is a runtime error, not an intrinsic failure.
-      if (!result.found) throw new StatesError("States.Runtime", missingPathCause(arg.path, scope, field));
+      if (!result.found)
+        throw new StatesError("States.Runtime", missingPathCause(arg.path, scope, field));
       return result.value;
     }
   }

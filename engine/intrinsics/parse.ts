@@ -67,12 +67,14 @@ class IntrinsicParser {
     this.skipSpaces();
     const call = this.call(1);
     this.skipSpaces();
-    if (this.pos < this.text.length) this.fail(`unexpected '${this.text.slice(this.pos)}' after the call`);
+    if (this.pos < this.text.length)
+      this.fail(`unexpected '${this.text.slice(this.pos)}' after the call`);
     return call;
   }
 
   private call(depth: number): IntrinsicCall {
-    if (depth > MAX_NESTING) this.fail(`intrinsic functions can be nested at most ${MAX_NESTING} deep`);
+    if (depth > MAX_NESTING)
+      this.fail(`intrinsic functions can be nested at most ${MAX_NESTING} deep`);
     const match = /^States\.[A-Za-z0-9_]+/.exec(this.text.slice(this.pos));
     if (match === null) this.fail("expected a function name such as 'States.Format'");
     const name = match[0];
@@ -93,7 +95,10 @@ class IntrinsicParser {
         this.pos++;
         return { kind: "call", name, args };
       }
-      if (this.peek() !== ",") this.fail(this.peek() === "" ? "missing ')'" : `expected ',' or ')' but found '${this.peek()}'`);
+      if (this.peek() !== ",")
+        this.fail(
+          this.peek() === "" ? "missing ')'" : `expected ',' or ')' but found '${this.peek()}'`,
+        );
       this.pos++;
     }
   }
@@ -188,7 +193,8 @@ class IntrinsicParser {
     try {
       parsePath(path);
     } catch (error) {
-      if (error instanceof PathSyntaxError) this.fail(`invalid path argument '${path}': ${error.message}`, start);
+      if (error instanceof PathSyntaxError)
+        this.fail(`invalid path argument '${path}': ${error.message}`, start);
       throw error;
     }
     return path;

@@ -61,7 +61,11 @@ function select(ctx: StepContext, path: string, scope: PathScope): Json {
 }
 
 /** InputPath: absent or `$` keeps the input; `null` gives `{}`. */
-export function applyInputPath(ctx: StepContext, path: string | null | undefined, input: Json): Json {
+export function applyInputPath(
+  ctx: StepContext,
+  path: string | null | undefined,
+  input: Json,
+): Json {
   if (path === undefined || path === "$") return input;
   if (path === null) return {};
   return select(ctx, path, ctx.pathScope(input));
@@ -87,14 +91,22 @@ export function applyResultPath(path: string | null | undefined, input: Json, re
 }
 
 /** OutputPath: absent or `$` keeps the output; `null` gives `{}`. */
-export function applyOutputPath(ctx: StepContext, path: string | null | undefined, output: Json): Json {
+export function applyOutputPath(
+  ctx: StepContext,
+  path: string | null | undefined,
+  output: Json,
+): Json {
   if (path === undefined || path === "$") return output;
   if (path === null) return {};
   return select(ctx, path, ctx.pathScope(output));
 }
 
 /** Assign (JSONPath): a payload template over `value`; every value sees the pre-state variables. */
-export function evaluateAssign(ctx: StepContext, assign: JsonObject | undefined, value: Json): void {
+export function evaluateAssign(
+  ctx: StepContext,
+  assign: JsonObject | undefined,
+  value: Json,
+): void {
   if (!assign) return;
   const values = evaluatePayloadTemplate(assign, ctx.pathScope(value), ctx.random, "Assign");
   ctx.assign(values as Record<string, Json>);

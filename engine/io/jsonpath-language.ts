@@ -49,7 +49,8 @@ export const jsonPathLanguage: LanguageIO = {
       rule = selectChoice(state.Choices, (path) => readPath(path, scope));
     } catch (e) {
       // The choice module words the problem; AWS prefixes it with the state and event.
-      if (e instanceof StatesError) throw new StatesError(e.error, `${ctx.causePrefix()} ${e.cause}`);
+      if (e instanceof StatesError)
+        throw new StatesError(e.error, `${ctx.causePrefix()} ${e.cause}`);
       throw e;
     }
     const next = rule ? rule.Next : state.Default;
@@ -76,7 +77,10 @@ export const jsonPathLanguage: LanguageIO = {
     if (state.SecondsPath !== undefined) {
       const found = readPath(state.SecondsPath, ctx.pathScope(input));
       if (!found.found || typeof found.value !== "number" || !Number.isInteger(found.value)) {
-        throw runtime(ctx, `The SecondsPath parameter does not reference an input value: ${state.SecondsPath}`);
+        throw runtime(
+          ctx,
+          `The SecondsPath parameter does not reference an input value: ${state.SecondsPath}`,
+        );
       }
       if (found.value < 0) {
         throw runtime(
@@ -89,9 +93,15 @@ export const jsonPathLanguage: LanguageIO = {
     if (state.TimestampPath !== undefined) {
       const found = readPath(state.TimestampPath, ctx.pathScope(input));
       const at =
-        found.found && typeof found.value === "string" ? parseOffsetDateTime(found.value) : undefined;
+        found.found && typeof found.value === "string"
+          ? parseOffsetDateTime(found.value)
+          : undefined;
       if (at === undefined) {
-        const shown = found.found ? (typeof found.value === "string" ? found.value : JSON.stringify(found.value)) : "";
+        const shown = found.found
+          ? typeof found.value === "string"
+            ? found.value
+            : JSON.stringify(found.value)
+          : "";
         throw runtime(
           ctx,
           `The TimestampPath parameter does not reference a valid ISO-8601 extended offset date-time format string: ${state.TimestampPath} == ${shown}`,
@@ -116,9 +126,11 @@ export const jsonPathLanguage: LanguageIO = {
       return found.value;
     };
     if (state.Error !== undefined) out.error = state.Error;
-    else if (state.ErrorPath !== undefined) out.error = evaluateStringPath(ctx, state.ErrorPath, raw, "ErrorPath", read);
+    else if (state.ErrorPath !== undefined)
+      out.error = evaluateStringPath(ctx, state.ErrorPath, raw, "ErrorPath", read);
     if (state.Cause !== undefined) out.cause = state.Cause;
-    else if (state.CausePath !== undefined) out.cause = evaluateStringPath(ctx, state.CausePath, raw, "CausePath", read);
+    else if (state.CausePath !== undefined)
+      out.cause = evaluateStringPath(ctx, state.CausePath, raw, "CausePath", read);
     return out;
   },
 
@@ -156,7 +168,10 @@ export const jsonPathLanguage: LanguageIO = {
     const template = state.ItemSelector ?? state.Parameters;
     if (template === undefined) return item;
     const scope = ctx.pathScope(effective);
-    const context = { ...(scope.context as Record<string, Json>), Map: { Item: { Index: index, Value: item } } };
+    const context = {
+      ...(scope.context as Record<string, Json>),
+      Map: { Item: { Index: index, Value: item } },
+    };
     return evaluatePayloadTemplate(template, { ...scope, context }, ctx.random, "ItemSelector");
   },
 
@@ -170,7 +185,8 @@ export const jsonPathLanguage: LanguageIO = {
     const value = found.found ? found.value : undefined;
     const float = FLOAT_FIELDS.has(field);
     if (typeof value !== "number" || (!float && !Number.isInteger(value))) {
-      const shown = value === undefined ? "null" : typeof value === "string" ? value : JSON.stringify(value);
+      const shown =
+        value === undefined ? "null" : typeof value === "string" ? value : JSON.stringify(value);
       throw runtime(
         ctx,
         `The ${field}Path field refers to value "${shown}" which is not a valid ${float ? "float" : "integer"}: ${path}`,

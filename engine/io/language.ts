@@ -33,9 +33,18 @@ export interface LanguageIO {
     taskToken?: string,
   ): Json;
   /** Task/Parallel/Map: the state output once the result is known (with Assign). */
-  result(ctx: StepContext, state: TaskState | ParallelState | MapState, raw: Json, result: Json): Json;
+  result(
+    ctx: StepContext,
+    state: TaskState | ParallelState | MapState,
+    raw: Json,
+    result: Json,
+  ): Json;
   /** Choice: the next state (undefined when nothing matched and there is no Default) and output. */
-  choose(ctx: StepContext, state: ChoiceState, raw: Json): { next: string | undefined; output: Json };
+  choose(
+    ctx: StepContext,
+    state: ChoiceState,
+    raw: Json,
+  ): { next: string | undefined; output: Json };
   /** Wait: the instant (epoch ms) to wake at, and the output. */
   wait(ctx: StepContext, state: WaitState, raw: Json): { until: number; output: Json };
   succeed(ctx: StepContext, state: SucceedState, raw: Json): Json;

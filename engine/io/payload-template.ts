@@ -19,8 +19,14 @@ import { missingPathCause, PathSyntaxError, readPath } from "../jsonpath/index.j
  * read from the input are shared, not copied: the engine never mutates JSON.
  * `field` names the template (Parameters, ResultSelector, ...) for messages.
  */
-export function evaluatePayloadTemplate(template: Json, scope: PathScope, random: RandomSource, field: string): Json {
-  if (Array.isArray(template)) return template.map((item) => evaluatePayloadTemplate(item, scope, random, field));
+export function evaluatePayloadTemplate(
+  template: Json,
+  scope: PathScope,
+  random: RandomSource,
+  field: string,
+): Json {
+  if (Array.isArray(template))
+    return template.map((item) => evaluatePayloadTemplate(item, scope, random, field));
   if (!isJsonObject(template)) return template;
   const out: JsonObject = {};
   for (const key of Object.keys(template)) {
@@ -34,7 +40,13 @@ export function evaluatePayloadTemplate(template: Json, scope: PathScope, random
   return out;
 }
 
-function evaluateDynamic(key: string, value: Json, scope: PathScope, random: RandomSource, field: string): Json {
+function evaluateDynamic(
+  key: string,
+  value: Json,
+  scope: PathScope,
+  random: RandomSource,
+  field: string,
+): Json {
   if (typeof value === "string") {
     if (isIntrinsicCall(value)) return evaluateIntrinsic(value, scope, random, key);
     if (value.startsWith("$")) {
@@ -42,10 +54,12 @@ function evaluateDynamic(key: string, value: Json, scope: PathScope, random: Ran
       try {
         result = readPath(value, scope);
       } catch (error) {
-        if (error instanceof PathSyntaxError) throw new StatesError("States.Runtime", error.message);
+        if (error instanceof PathSyntaxError)
+          throw new StatesError("States.Runtime", error.message);
         throw error;
       }
-      if (!result.found) throw new StatesError("States.Runtime", missingPathCause(value, scope, key));
+      if (!result.found)
+        throw new StatesError("States.Runtime", missingPathCause(value, scope, key));
       return result.value;
     }
   }
@@ -56,7 +70,16 @@ function evaluateDynamic(key: string, value: Json, scope: PathScope, random: Ran
   );
 }
 
-/** Own data property even for a "__proto__" key. */
+/** Plain assignment, except that a "__proto__" key must become an own data property. */
 function define(obj: JsonObject, key: string, value: Json): void {
-  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === "__proto__") {
+    Object.defineProperty(obj, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  } else {
+    obj[key] = value;
+  }
 }

@@ -90,8 +90,26 @@ export function renderSegment(segment: Segment): string {
 }
 
 /** `$['a']['b'][0]`, as Jayway prints paths in PathNotFoundException messages. */
-export function renderPath(root: PathRoot, segments: readonly Segment[], count = segments.length): string {
+export function renderPath(
+  root: PathRoot,
+  segments: readonly Segment[],
+  count = segments.length,
+): string {
   let out = root.kind === "variable" ? `$${root.name}` : "$";
   for (let i = 0; i < count; i++) out += renderSegment(segments[i]!);
   return out;
+}
+
+/**
+ * Jayway's "definite" path: only single properties, indexes and functions, or
+ * a multi-property token at the end (merged into one object, "kinda definite").
+ */
+export function isDefinite(segments: readonly Segment[]): boolean {
+  return segments.every(
+    (s, i) =>
+      s.kind === "property" ||
+      s.kind === "index" ||
+      s.kind === "function" ||
+      (s.kind === "properties" && i === segments.length - 1),
+  );
 }

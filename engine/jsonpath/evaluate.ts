@@ -17,7 +17,8 @@ export type PathResult = { found: true; value: Json } | { found: false };
 /** One shared miss, so that reading an absent path allocates nothing. */
 const NOT_FOUND: PathResult = Object.freeze({ found: false });
 
-const hasOwn = (obj: JsonObject, key: string): boolean => Object.prototype.hasOwnProperty.call(obj, key);
+const hasOwn = (obj: JsonObject, key: string): boolean =>
+  Object.prototype.hasOwnProperty.call(obj, key);
 
 /**
  * Reads a path with Jayway semantics: a definite path gives its node (or
@@ -42,7 +43,9 @@ export function rootValue(root: PathRoot, scope: PathScope): Json | undefined {
     case "context":
       return scope.context;
     case "variable":
-      return Object.prototype.hasOwnProperty.call(scope.variables, root.name) ? scope.variables[root.name] : undefined;
+      return Object.prototype.hasOwnProperty.call(scope.variables, root.name)
+        ? scope.variables[root.name]
+        : undefined;
   }
 }
 
@@ -83,9 +86,13 @@ export function evaluateSegments(
 function stepDefinite(segment: Segment, current: Json, isLast: boolean): Json | undefined {
   switch (segment.kind) {
     case "property":
-      return isJsonObject(current) && hasOwn(current, segment.name) ? current[segment.name] : undefined;
+      return isJsonObject(current) && hasOwn(current, segment.name)
+        ? current[segment.name]
+        : undefined;
     case "index":
-      return Array.isArray(current) ? current[normalizeIndex(segment.index, current.length)] : undefined;
+      return Array.isArray(current)
+        ? current[normalizeIndex(segment.index, current.length)]
+        : undefined;
     case "properties":
       return isLast && isJsonObject(current) ? mergeProperties(current, segment.names) : undefined;
     case "function":
@@ -103,12 +110,24 @@ function normalizeIndex(index: number, length: number): number {
 function mergeProperties(obj: JsonObject, names: readonly string[]): JsonObject {
   const merged: JsonObject = {};
   for (const name of names) {
-    if (hasOwn(obj, name)) Object.defineProperty(merged, name, { value: obj[name], enumerable: true, writable: true, configurable: true });
+    if (hasOwn(obj, name))
+      Object.defineProperty(merged, name, {
+        value: obj[name],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return merged;
 }
 
-function applySegment(segment: Segment, node: Json, isLast: boolean, document: Json, out: Json[]): void {
+function applySegment(
+  segment: Segment,
+  node: Json,
+  isLast: boolean,
+  document: Json,
+  out: Json[],
+): void {
   switch (segment.kind) {
     case "property":
       if (isJsonObject(node) && hasOwn(node, segment.name)) out.push(node[segment.name]!);
@@ -141,7 +160,9 @@ function applySegment(segment: Segment, node: Json, isLast: boolean, document: J
       return;
     case "slice":
       // Jayway's slices clamp to the array and count negative bounds from the end, as Array.slice does.
-      if (Array.isArray(node)) for (const item of node.slice(segment.start ?? 0, segment.end ?? node.length)) out.push(item);
+      if (Array.isArray(node))
+        for (const item of node.slice(segment.start ?? 0, segment.end ?? node.length))
+          out.push(item);
       return;
     case "filter":
       if (Array.isArray(node)) {
@@ -167,7 +188,8 @@ function applySegment(segment: Segment, node: Json, isLast: boolean, document: J
 function scan(target: Segment, node: Json, isLast: boolean, document: Json, out: Json[]): void {
   if (target.kind === "filter") {
     const children = Array.isArray(node) ? node : isJsonObject(node) ? Object.values(node) : [];
-    for (const child of children) if (testFilter(target.predicate, child, document)) out.push(child);
+    for (const child of children)
+      if (testFilter(target.predicate, child, document)) out.push(child);
   } else if (Array.isArray(node) || isJsonObject(node)) {
     applySegment(target, node, isLast, document, out);
   }

@@ -22,7 +22,10 @@ export function testFilter(expr: FilterExpr, item: Json, document: Json): boolea
     case "exists":
       return resolve(expr.operand, item, document) !== undefined;
     case "compare":
-      return OPERATORS[expr.op]!(resolve(expr.left, item, document), resolve(expr.right, item, document));
+      return OPERATORS[expr.op]!(
+        resolve(expr.left, item, document),
+        resolve(expr.right, item, document),
+      );
   }
 }
 
@@ -33,7 +36,12 @@ function resolve(operand: FilterOperand, item: Json, document: Json): Value {
     case "regex":
       return operand.regex;
     case "path": {
-      const result = evaluateSegments(operand.segments, operand.definite, operand.relative ? item : document, document);
+      const result = evaluateSegments(
+        operand.segments,
+        operand.definite,
+        operand.relative ? item : document,
+        document,
+      );
       return result.found ? result.value : undefined;
     }
   }
@@ -47,8 +55,10 @@ const isJson = (v: Value): v is Json => v !== undefined && !(v instanceof RegExp
  */
 function equals(left: Value, right: Value): boolean {
   if (!isJson(left) || !isJson(right)) return false;
-  if (typeof left === "number" && typeof right === "string") return right.trim() !== "" && Number(right) === left;
-  if (typeof left === "string" && typeof right === "number") return left.trim() !== "" && Number(left) === right;
+  if (typeof left === "number" && typeof right === "string")
+    return right.trim() !== "" && Number(right) === left;
+  if (typeof left === "string" && typeof right === "number")
+    return left.trim() !== "" && Number(left) === right;
   return jsonEqual(left, right);
 }
 
@@ -56,7 +66,8 @@ function equals(left: Value, right: Value): boolean {
 function ordered(test: (order: number) => boolean): Operator {
   return (left, right) => {
     if (typeof left === "number" && typeof right === "number") return test(left - right);
-    if (typeof left === "string" && typeof right === "string") return test(left < right ? -1 : left > right ? 1 : 0);
+    if (typeof left === "string" && typeof right === "string")
+      return test(left < right ? -1 : left > right ? 1 : 0);
     return false;
   };
 }
@@ -88,4 +99,3 @@ const OPERATORS: Readonly<Record<string, Operator>> = {
 
 /** For the parser's tests: every operator has an implementation. */
 export const FILTER_OPERATORS: readonly string[] = Object.keys(OPERATORS);
-

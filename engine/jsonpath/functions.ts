@@ -51,6 +51,8 @@ const PATH_FUNCTIONS: Readonly<Record<string, PathFunction>> = {
 };
 
 export function applyPathFunction(name: string, value: Json): Json | undefined {
-  const fn = Object.prototype.hasOwnProperty.call(PATH_FUNCTIONS, name) ? PATH_FUNCTIONS[name] : undefined;
+  const fn = Object.prototype.hasOwnProperty.call(PATH_FUNCTIONS, name)
+    ? PATH_FUNCTIONS[name]
+    : undefined;
   return fn === undefined ? undefined : fn(value);
 }

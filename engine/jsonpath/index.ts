@@ -2,7 +2,13 @@
  * JSONPath as AWS Step Functions evaluates it (Jayway JsonPath semantics plus
  * `$$` for the context object and `$name` for workflow variables).
  */
-export { parsePath, isReferencePath, isValidPath, PathSyntaxError, PATH_FUNCTIONS } from "./parse.js";
+export {
+  parsePath,
+  isReferencePath,
+  isValidPath,
+  PathSyntaxError,
+  PATH_FUNCTIONS,
+} from "./parse.js";
 export { readPath, evaluatePath, rootValue } from "./evaluate.js";
 export type { PathScope, PathResult } from "./evaluate.js";
 export { writeReferencePath } from "./write.js";

@@ -51,7 +51,9 @@ export function missingPathReason(path: string, scope: PathScope): string {
         return `Expected to find an object with property ['${segment.name}'] in path ${renderPath(expr.root, expr.segments, i)} but found '${javaTypeName(current)}'. This is not a json object according to the JsonProvider.`;
       }
       if (!Object.prototype.hasOwnProperty.call(current, segment.name)) {
-        return i === last ? whole : `Missing property in path ${renderPath(expr.root, expr.segments, i + 1)}`;
+        return i === last
+          ? whole
+          : `Missing property in path ${renderPath(expr.root, expr.segments, i + 1)}`;
       }
       current = current[segment.name]!;
     } else if (segment.kind === "index" && Array.isArray(current)) {
@@ -72,7 +74,8 @@ function javaTypeName(value: Json): string {
   if (Array.isArray(value)) return "java.util.ArrayList";
   if (typeof value === "string") return "java.lang.String";
   if (typeof value === "boolean") return "java.lang.Boolean";
-  if (typeof value === "number") return Number.isInteger(value) ? "java.lang.Integer" : "java.lang.Double";
+  if (typeof value === "number")
+    return Number.isInteger(value) ? "java.lang.Integer" : "java.lang.Double";
   return "java.util.LinkedHashMap";
 }
 

@@ -1,21 +1,15 @@
-import type { Json } from "../core/json.js";
-import type { FilterExpr, FilterOperand, PathExpr, PathRoot, Segment } from "./ast.js";
+import type { PathExpr, PathRoot, Segment } from "./ast.js";
+import { isDefinite } from "./ast.js";
+import { FilterParser } from "./parse-filter.js";
+import { isDigit, PathSyntaxError } from "./scanner.js";
+
+export { PathSyntaxError } from "./scanner.js";
 
 /**
  * Parser for ASL JSONPath, following Jayway JsonPath's syntax (AWS Step
  * Functions, "Paths": https://docs.aws.amazon.com/step-functions/latest/dg/amazon-states-language-paths.html).
  * Roots: `$` (state input), `$$` (context object), `$name` (workflow variable).
  */
-export class PathSyntaxError extends Error {
-  constructor(
-    readonly path: string,
-    readonly position: number,
-    detail: string,
-  ) {
-    super(`Invalid JSONPath '${path}': ${detail} (at position ${position})`);
-    this.name = "PathSyntaxError";
-  }
-}
 
 /** Path functions Jayway offers (`$.items.length()`); see evaluate.ts for their meaning. */
 export const PATH_FUNCTIONS: ReadonlySet<string> = new Set([
@@ -30,10 +24,6 @@ export const PATH_FUNCTIONS: ReadonlySet<string> = new Set([
   "first",
   "last",
 ]);
-
-/** Comparison operators of Jayway filters; word operators need a space around them. */
-const SYMBOL_OPERATORS = ["==", "!=", "<=", ">=", "=~", "<", ">"] as const;
-const WORD_OPERATORS = ["subsetof", "anyof", "noneof", "nin", "in", "size", "empty"] as const;
 
 const VARIABLE_START = /[\p{L}_]/u;
 const VARIABLE_PART = /[\p{L}\p{N}_]/u;
@@ -76,26 +66,9 @@ export function isValidPath(text: string): boolean {
   }
 }
 
-function isDefinite(segments: readonly Segment[]): boolean {
-  return segments.every(
-    (s, i) =>
-      s.kind === "property" ||
-      s.kind === "index" ||
-      s.kind === "function" ||
-      // Jayway: a trailing multi-property token merges into one object, "kinda definite".
-      (s.kind === "properties" && i === segments.length - 1),
-  );
-}
-
-class PathParser {
-  private pos = 0;
-
-  constructor(private readonly text: string) {}
-
+class PathParser extends FilterParser {
   parse(): PathExpr {
     const text = this.text;
-    // Jayway trims the path before compiling it.
-    this.skipSpaces();
     if (this.peek() !== "$") this.fail("a path must start with '$'");
     this.pos++;
     let root: PathRoot;
@@ -113,13 +86,13 @@ class PathParser {
     this.skipSpaces();
     if (this.pos < text.length) this.fail(`unexpected character '${this.peek()}'`);
     const reference = segments.every((s) => s.kind === "property" || s.kind === "index");
-    return { text, root, segments, definite: isDefinite(segments), reference };
+    return { text: this.original, root, segments, definite: isDefinite(segments), reference };
   }
 
   // ---- segments ------------------------------------------------------------
 
   /** Reads `.a`, `[..]`, `..x` segments until something else comes. */
-  private segments(inFilter: boolean): Segment[] {
+  protected segments(inFilter: boolean): Segment[] {
     const out: Segment[] = [];
     for (;;) {
       const c = this.peek();
@@ -217,15 +190,19 @@ class PathParser {
       while (this.peek() === ",") {
         this.pos++;
         this.skipSpaces();
-        if (this.peek() !== "'" && this.peek() !== '"') this.fail("expected a quoted property name");
+        if (this.peek() !== "'" && this.peek() !== '"')
+          this.fail("expected a quoted property name");
         names.push(this.quoted());
         this.skipSpaces();
       }
-      segment = names.length === 1 ? { kind: "property", name: names[0]! } : { kind: "properties", names };
+      segment =
+        names.length === 1 ? { kind: "property", name: names[0]! } : { kind: "properties", names };
     } else if (c === "-" || c === ":" || isDigit(c)) {
       segment = this.indexOrSlice();
     } else if (c === "]") {
       this.fail("empty brackets");
+    } else if (c === "") {
+      this.fail("expected ']' but the path ended");
     } else {
       this.fail(`unexpected character '${c}' in brackets`);
     }
@@ -255,224 +232,4 @@ class PathParser {
     }
     return indexes.length === 1 ? { kind: "index", index: first } : { kind: "indexes", indexes };
   }
-
-  private integer(): number {
-    const start = this.pos;
-    if (this.peek() === "-") this.pos++;
-    while (isDigit(this.peek())) this.pos++;
-    const digits = this.text.slice(start, this.pos);
-    if (digits === "" || digits === "-") this.fail("expected an integer");
-    return Number(digits);
-  }
-
-  /** A quoted string with backslash escapes (Jayway unescapes them as Java does). */
-  private quoted(): string {
-    const quote = this.peek();
-    this.pos++;
-    let out = "";
-    for (;;) {
-      if (this.pos >= this.text.length) this.fail("unterminated string");
-      const c = this.text[this.pos++]!;
-      if (c === quote) return out;
-      if (c === "\\") {
-        const e = this.text[this.pos++];
-        if (e === undefined) this.fail("unterminated string");
-        out += ESCAPES[e] ?? e;
-      } else {
-        out += c;
-      }
-    }
-  }
-
-  // ---- filter predicates (Jayway FilterCompiler) -----------------------------
-
-  private orExpr(): FilterExpr {
-    let left = this.andExpr();
-    for (;;) {
-      this.skipSpaces();
-      if (!this.text.startsWith("||", this.pos)) return left;
-      this.pos += 2;
-      left = { kind: "or", left, right: this.andExpr() };
-    }
-  }
-
-  private andExpr(): FilterExpr {
-    let left = this.unaryExpr();
-    for (;;) {
-      this.skipSpaces();
-      if (!this.text.startsWith("&&", this.pos)) return left;
-      this.pos += 2;
-      left = { kind: "and", left, right: this.unaryExpr() };
-    }
-  }
-
-  private unaryExpr(): FilterExpr {
-    this.skipSpaces();
-    if (this.peek() === "!" && this.peek(1) !== "=") {
-      this.pos++;
-      return { kind: "not", operand: this.unaryExpr() };
-    }
-    if (this.peek() === "(") {
-      this.pos++;
-      const inner = this.orExpr();
-      this.skipSpaces();
-      this.expect(")");
-      return inner;
-    }
-    const left = this.operand();
-    this.skipSpaces();
-    const op = this.operator();
-    if (op === undefined) {
-      if (left.kind !== "path") this.fail("expected a comparison operator");
-      return { kind: "exists", operand: left };
-    }
-    this.skipSpaces();
-    return { kind: "compare", op, left, right: this.operand() };
-  }
-
-  private operator(): string | undefined {
-    for (const op of SYMBOL_OPERATORS) {
-      if (this.text.startsWith(op, this.pos)) {
-        this.pos += op.length;
-        return op;
-      }
-    }
-    for (const op of WORD_OPERATORS) {
-      const after = this.text[this.pos + op.length];
-      if (this.text.startsWith(op, this.pos) && (after === " " || after === undefined)) {
-        this.pos += op.length;
-        return op;
-      }
-    }
-    return undefined;
-  }
-
-  private operand(): FilterOperand {
-    const c = this.peek();
-    if (c === "@" || c === "$") {
-      this.pos++;
-      const segments = this.segments(true);
-      return { kind: "path", relative: c === "@", segments, definite: isDefinite(segments) };
-    }
-    if (c === "/") return { kind: "regex", regex: this.regex() };
-    return { kind: "literal", value: this.literal() };
-  }
-
-  private literal(): Json {
-    this.skipSpaces();
-    const c = this.peek();
-    if (c === "'" || c === '"') return this.quoted();
-    if (c === "-" || isDigit(c)) return this.number();
-    if (c === "[") {
-      this.pos++;
-      const items: Json[] = [];
-      this.skipSpaces();
-      if (this.peek() === "]") {
-        this.pos++;
-        return items;
-      }
-      for (;;) {
-        items.push(this.literal());
-        this.skipSpaces();
-        if (this.peek() === "]") {
-          this.pos++;
-          return items;
-        }
-        this.expect(",");
-      }
-    }
-    if (c === "{") {
-      this.pos++;
-      const obj: { [key: string]: Json } = {};
-      this.skipSpaces();
-      if (this.peek() === "}") {
-        this.pos++;
-        return obj;
-      }
-      for (;;) {
-        this.skipSpaces();
-        if (this.peek() !== "'" && this.peek() !== '"') this.fail("expected a quoted key");
-        const key = this.quoted();
-        this.skipSpaces();
-        this.expect(":");
-        obj[key] = this.literal();
-        this.skipSpaces();
-        if (this.peek() === "}") {
-          this.pos++;
-          return obj;
-        }
-        this.expect(",");
-      }
-    }
-    for (const [word, value] of KEYWORDS) {
-      if (this.text.startsWith(word, this.pos)) {
-        this.pos += word.length;
-        return value;
-      }
-    }
-    this.fail(c === "" ? "unexpected end of filter" : `unexpected character '${c}' in filter`);
-  }
-
-  private number(): number {
-    const match = /^-?\d+(\.\d+)?([eE][+-]?\d+)?/.exec(this.text.slice(this.pos));
-    if (match === null) this.fail("expected a number");
-    this.pos += match[0].length;
-    return Number(match[0]);
-  }
-
-  /** `/pattern/flags`; Jayway matches the whole string (Matcher.matches). */
-  private regex(): RegExp {
-    this.pos++;
-    let source = "";
-    for (;;) {
-      if (this.pos >= this.text.length) this.fail("unterminated regular expression");
-      const c = this.text[this.pos++]!;
-      if (c === "/") break;
-      if (c === "\\" && this.peek() === "/") {
-        source += "/";
-        this.pos++;
-      } else {
-        source += c;
-      }
-    }
-    let flags = "";
-    while (/[imsx]/.test(this.peek())) flags += this.text[this.pos++]!;
-    try {
-      return new RegExp(`^(?:${source})$`, flags.replace("x", ""));
-    } catch {
-      this.fail(`invalid regular expression /${source}/`);
-    }
-  }
-
-  // ---- scanner helpers ------------------------------------------------------
-
-  private peek(offset = 0): string {
-    return this.text[this.pos + offset] ?? "";
-  }
-
-  private skipSpaces(): void {
-    while (this.peek() === " " || this.peek() === "\t" || this.peek() === "\n") this.pos++;
-  }
-
-  private expect(c: string): void {
-    if (this.peek() !== c) {
-      this.fail(this.peek() === "" ? `expected '${c}' but the path ended` : `expected '${c}' but found '${this.peek()}'`);
-    }
-    this.pos++;
-  }
-
-  private fail(detail: string): never {
-    throw new PathSyntaxError(this.text, this.pos, detail);
-  }
-}
-
-const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f" };
-const KEYWORDS: ReadonlyArray<readonly [string, Json]> = [
-  ["true", true],
-  ["false", false],
-  ["null", null],
-];
-
-function isDigit(c: string): boolean {
-  return c >= "0" && c <= "9";
 }

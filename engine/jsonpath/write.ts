@@ -25,20 +25,34 @@ export function writeReferencePath(target: Json, path: string, value: Json): Jso
   return write(target, segments, 0, value, path, target);
 }
 
-function write(node: Json, segments: readonly Segment[], i: number, value: Json, path: string, target: Json): Json {
+function write(
+  node: Json,
+  segments: readonly Segment[],
+  i: number,
+  value: Json,
+  path: string,
+  target: Json,
+): Json {
   const segment = segments[i];
   if (segment === undefined) return value;
   if (segment.kind === "property") {
     if (!isJsonObject(node)) throw matchFailure(path, target);
-    const child: Json = Object.prototype.hasOwnProperty.call(node, segment.name) ? node[segment.name]! : {};
+    const child: Json = Object.prototype.hasOwnProperty.call(node, segment.name)
+      ? node[segment.name]!
+      : {};
     const copy: JsonObject = { ...node };
-    // defineProperty so that a "__proto__" key is stored as data.
-    Object.defineProperty(copy, segment.name, {
-      value: write(child, segments, i + 1, value, path, target),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    const written = write(child, segments, i + 1, value, path, target);
+    if (segment.name === "__proto__") {
+      // A "__proto__" key must stay plain data, not replace the prototype.
+      Object.defineProperty(copy, segment.name, {
+        value: written,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else {
+      copy[segment.name] = written;
+    }
     return copy;
   }
   if (segment.kind === "index" && Array.isArray(node)) {

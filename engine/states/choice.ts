@@ -7,7 +7,6 @@ import type { StateHandler } from "./handler.js";
 /** Choice: takes the `Next` of the first matching rule, else `Default` (ASL spec, "Choice State"). */
 export const choice: StateHandler<ChoiceState> = {
   enter(ctx, state) {
-    ctx.recordEntered("Choice");
     guarded(ctx, state, () => {
       const { next, output } = io(ctx, state).choose(ctx, state, ctx.frame.input);
       // AWS's cause for this error is literally "No Matches!".

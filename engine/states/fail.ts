@@ -9,7 +9,6 @@ import type { StateHandler } from "./handler.js";
  */
 export const fail: StateHandler<FailState> = {
   enter(ctx, state) {
-    ctx.recordEntered("Fail");
     guarded(ctx, state, () => {
       const { error, cause } = io(ctx, state).fail(ctx, state, ctx.frame.input);
       const outcome: { status: "FAILED"; error?: string; cause?: string } = { status: "FAILED" };

@@ -18,7 +18,12 @@ export function batchItems(ctx: StepContext, state: MapState, items: Json[], raw
     const path = batcher[`${field}Path`];
     if (typeof path !== "string") return undefined;
     const found = readPath(path, ctx.pathScope(raw));
-    if (!found.found || typeof found.value !== "number" || !Number.isInteger(found.value) || found.value < 1) {
+    if (
+      !found.found ||
+      typeof found.value !== "number" ||
+      !Number.isInteger(found.value) ||
+      found.value < 1
+    ) {
       throw new StatesError(
         "States.Runtime",
         `${ctx.causePrefix()} The ${field}Path field refers to an invalid value: ${path}`,
@@ -37,7 +42,9 @@ export function batchItems(ctx: StepContext, state: MapState, items: Json[], raw
   let bytes = 0;
   const flush = (): void => {
     if (current.length === 0) return;
-    batches.push(batchInput === undefined ? { Items: current } : { Items: current, BatchInput: batchInput });
+    batches.push(
+      batchInput === undefined ? { Items: current } : { Items: current, BatchInput: batchInput },
+    );
     current = [];
     bytes = 0;
   };

@@ -73,13 +73,13 @@ function succeed(ctx: StepContext, state: MapState, results: Json[]): void {
  */
 export const map: StateHandler<MapState> = {
   enter(ctx, state) {
-    ctx.recordEntered("Map");
     guarded(ctx, state, () => start(ctx, state));
   },
 
   onTimer(ctx, state, timerId) {
     const phase = ctx.frame.phase;
-    if (phase.kind === "backoff" && phase.timerId === timerId) guarded(ctx, state, () => start(ctx, state));
+    if (phase.kind === "backoff" && phase.timerId === timerId)
+      guarded(ctx, state, () => start(ctx, state));
   },
 
   onChildEnded(ctx, state, index, outcome) {
@@ -95,7 +95,9 @@ export const map: StateHandler<MapState> = {
     ctx.setPhase({ kind: "children", join });
     if (verdict.kind === "succeeded") succeed(ctx, state, verdict.results);
     else if (verdict.kind === "failed") {
-      const error = verdict.exceededTolerance ? "States.ExceedToleratedFailureThreshold" : verdict.error;
+      const error = verdict.exceededTolerance
+        ? "States.ExceedToleratedFailureThreshold"
+        : verdict.error;
       const cause = verdict.exceededTolerance
         ? "The specified tolerated failure threshold was exceeded"
         : verdict.cause;

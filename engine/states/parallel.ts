@@ -20,7 +20,11 @@ function start(ctx: StepContext, state: ParallelState): void {
   if (join.total === 0) succeed(ctx, state, []);
 }
 
-function succeed(ctx: StepContext, state: ParallelState, results: import("../core/json.js").Json[]): void {
+function succeed(
+  ctx: StepContext,
+  state: ParallelState,
+  results: import("../core/json.js").Json[],
+): void {
   ctx.record("ParallelStateSucceeded");
   guarded(ctx, state, () => {
     ctx.exit("Parallel", state, io(ctx, state).result(ctx, state, ctx.frame.input, results));
@@ -34,13 +38,13 @@ function succeed(ctx: StepContext, state: ParallelState, results: import("../cor
  */
 export const parallel: StateHandler<ParallelState> = {
   enter(ctx, state) {
-    ctx.recordEntered("Parallel");
     guarded(ctx, state, () => start(ctx, state));
   },
 
   onTimer(ctx, state, timerId) {
     const phase = ctx.frame.phase;
-    if (phase.kind === "backoff" && phase.timerId === timerId) guarded(ctx, state, () => start(ctx, state));
+    if (phase.kind === "backoff" && phase.timerId === timerId)
+      guarded(ctx, state, () => start(ctx, state));
   },
 
   onChildEnded(ctx, state, index, outcome) {

@@ -6,7 +6,6 @@ import type { StateHandler } from "./handler.js";
 /** Pass: passes its input (or `Result`) to its output (ASL spec, "Pass State"). */
 export const pass: StateHandler<PassState> = {
   enter(ctx, state) {
-    ctx.recordEntered("Pass");
     guarded(ctx, state, () => {
       ctx.exit("Pass", state, io(ctx, state).pass(ctx, state, ctx.frame.input));
     });

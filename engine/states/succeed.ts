@@ -6,7 +6,6 @@ import type { StateHandler } from "./handler.js";
 /** Succeed: ends the run successfully (ASL spec, "Succeed State"). */
 export const succeed: StateHandler<SucceedState> = {
   enter(ctx, state) {
-    ctx.recordEntered("Succeed");
     guarded(ctx, state, () => {
       ctx.exit("Succeed", state, io(ctx, state).succeed(ctx, state, ctx.frame.input));
     });

@@ -66,7 +66,11 @@ function schedule(ctx: StepContext, state: TaskState): void {
       purpose: "heartbeat",
     });
   }
-  const phase: Extract<typeof ctx.frame.phase, { kind: "task" }> = { kind: "task", taskId, timerIds };
+  const phase: Extract<typeof ctx.frame.phase, { kind: "task" }> = {
+    kind: "task",
+    taskId,
+    timerIds,
+  };
   if (heartbeatTimerId) phase.heartbeatTimerId = heartbeatTimerId;
   if (token !== undefined) phase.token = token;
   ctx.setPhase(phase);
@@ -100,7 +104,10 @@ function taskToken(ctx: StepContext): string {
 function settle(ctx: StepContext): void {
   const phase = ctx.frame.phase;
   if (phase.kind !== "task") return;
-  for (const timerId of [...phase.timerIds, ...(phase.heartbeatTimerId ? [phase.heartbeatTimerId] : [])]) {
+  for (const timerId of [
+    ...phase.timerIds,
+    ...(phase.heartbeatTimerId ? [phase.heartbeatTimerId] : []),
+  ]) {
     ctx.emit({ type: "CancelTimer", runId: ctx.run.runId, timerId });
   }
 }
@@ -124,13 +131,15 @@ function failAttempt(ctx: StepContext, state: TaskState, error: string, cause: s
 /** Task: hands work to a resource and waits for its result (ASL spec, "Task State"). */
 export const task: StateHandler<TaskState> = {
   enter(ctx, state) {
-    ctx.recordEntered("Task");
     guarded(ctx, state, () => schedule(ctx, state));
   },
 
   onTaskSucceeded(ctx, state, output: Json) {
     settle(ctx);
-    ctx.record("TaskSucceeded", { ...describeResource(state.Resource), output: JSON.stringify(output) });
+    ctx.record("TaskSucceeded", {
+      ...describeResource(state.Resource),
+      output: JSON.stringify(output),
+    });
     guarded(ctx, state, () => {
       ctx.exit("Task", state, io(ctx, state).result(ctx, state, ctx.frame.input, output));
     });
@@ -138,7 +147,10 @@ export const task: StateHandler<TaskState> = {
 
   onTaskFailed(ctx, state, error, cause) {
     settle(ctx);
-    const details: Record<string, Json | undefined> = { ...describeResource(state.Resource), error };
+    const details: Record<string, Json | undefined> = {
+      ...describeResource(state.Resource),
+      error,
+    };
     if (cause !== undefined) details.cause = cause;
     ctx.record("TaskFailed", details);
     handleStateError(ctx, state, new StatesError(error, cause ?? ""));
@@ -169,7 +181,12 @@ export const task: StateHandler<TaskState> = {
     } else if (phase.kind === "task" && phase.timerIds.includes(timerId)) {
       failAttempt(ctx, state, "States.Timeout", "The task timed out.");
     } else if (phase.kind === "task" && phase.heartbeatTimerId === timerId) {
-      failAttempt(ctx, state, "States.HeartbeatTimeout", "The task did not send a heartbeat in time.");
+      failAttempt(
+        ctx,
+        state,
+        "States.HeartbeatTimeout",
+        "The task did not send a heartbeat in time.",
+      );
     }
   },
 };

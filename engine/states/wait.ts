@@ -6,7 +6,6 @@ import type { StateHandler } from "./handler.js";
 /** Wait: a durable timer; the run sleeps in the driver, never in a process (ASL spec, "Wait State"). */
 export const wait: StateHandler<WaitState> = {
   enter(ctx, state) {
-    ctx.recordEntered("Wait");
     guarded(ctx, state, () => {
       const { until, output } = io(ctx, state).wait(ctx, state, ctx.frame.input);
       const timerId = ctx.newTimerId();

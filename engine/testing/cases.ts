@@ -90,7 +90,8 @@ export async function runCase(tc: TestCase, options: CaseOptions = {}): Promise<
   const result: CaseResult = {
     id: tc.id,
     passed: difference === undefined,
-    causeMatched: difference === undefined && (expectedCause === undefined || expectedCause === actual.cause),
+    causeMatched:
+      difference === undefined && (expectedCause === undefined || expectedCause === actual.cause),
     actual,
     features,
   };
@@ -102,7 +103,10 @@ export async function runCase(tc: TestCase, options: CaseOptions = {}): Promise<
 function compare(tc: TestCase, actual: Actual): string | undefined {
   const expect = tc.expect;
   if (expect.status !== actual.status) {
-    const detail = actual.status === "SUCCEEDED" ? show(actual.output) : `${actual.error ?? "-"}: ${actual.cause ?? ""}`;
+    const detail =
+      actual.status === "SUCCEEDED"
+        ? show(actual.output)
+        : `${actual.error ?? "-"}: ${actual.cause ?? ""}`;
     return `status ${actual.status} (${detail.slice(0, 300)}), expected ${expect.status}`;
   }
   if (tc.nondeterministic) return undefined;
@@ -150,7 +154,12 @@ export function parseCases(text: string): TestCase[] {
       } catch (err) {
         throw new Error(`line ${n}: not JSON (${(err as Error).message})`);
       }
-      if (typeof parsed !== "object" || parsed === null || !("definition" in parsed) || !("expect" in parsed)) {
+      if (
+        typeof parsed !== "object" ||
+        parsed === null ||
+        !("definition" in parsed) ||
+        !("expect" in parsed)
+      ) {
         throw new Error(`line ${n}: a case needs "definition" and "expect"`);
       }
       const tc = parsed as TestCase;

@@ -50,8 +50,7 @@ export function parseYamlText(text: string): YamlTextResult {
 
   const diagnostics: Diagnostic[] = [];
   for (const error of doc.errors.slice(0, MAX_SOURCE_DIAGNOSTICS)) {
-    const at = error.linePos?.[0];
-    const where = at ? { line: at.line, column: at.col } : {};
+    const where = position(error.pos[0]);
     if (error.code === "DUPLICATE_KEY") {
       const pointer = pointerAt(doc.contents, error.pos[0]);
       const key = segmentsOf(pointer).pop();
@@ -66,8 +65,12 @@ export function parseYamlText(text: string): YamlTextResult {
         ...where,
       });
     } else {
+      const message =
+        error.code === "MULTIPLE_DOCS"
+          ? "The YAML holds more than one document ('---'); a definition is a single document"
+          : `The YAML does not parse: ${firstLine(error.message)}`;
       diagnostics.push({
-        ...diagnostic("INVALID_YAML_DESCRIPTION", `The YAML does not parse: ${firstLine(error.message)}`, ""),
+        ...diagnostic("INVALID_YAML_DESCRIPTION", message, ""),
         ...where,
       });
     }

@@ -15,11 +15,20 @@ import { isStatesError, StatesError } from "../../engine/core/errors.js";
 import { jsonEqual, type Json, type JsonObject } from "../../engine/core/json.js";
 import { seededRandom } from "../../engine/core/random.js";
 import { evaluatePayloadTemplate } from "../../engine/io/payload-template.js";
-import { invalidPathCause, readPath, writeReferencePath, type PathScope } from "../../engine/jsonpath/index.js";
+import {
+  invalidPathCause,
+  readPath,
+  writeReferencePath,
+  type PathScope,
+} from "../../engine/jsonpath/index.js";
 
-const CASES_FILE = fileURLToPath(new URL("../../../shared/conformance/cases.jsonl", import.meta.url));
+const CASES_FILE = fileURLToPath(
+  new URL("../../../shared/conformance/cases.jsonl", import.meta.url),
+);
 
-type Outcome = { status: "SUCCEEDED"; output: Json } | { status: "FAILED"; error: string | null; cause?: string };
+type Outcome =
+  | { status: "SUCCEEDED"; output: Json }
+  | { status: "FAILED"; error: string | null; cause?: string };
 
 interface Case {
   id: string;
@@ -31,14 +40,17 @@ interface Case {
 
 /** Cases that need more than this file's Pass evaluator, with the reason. */
 const OUT_OF_SCOPE: Readonly<Record<string, string>> = {
-  "localstack:test_states_errors::test_start_large_input": "the 256 KiB payload limit (States.DataLimitExceeded) belongs to the interpreter",
+  "localstack:test_states_errors::test_start_large_input":
+    "the 256 KiB payload limit (States.DataLimitExceeded) belongs to the interpreter",
 };
 
 /** A definition of JSONPath Pass states only, without JSONata anywhere. */
 function isPassChain(definition: StateMachineDefinition): boolean {
   if (definition.QueryLanguage === "JSONata") return false;
   if (JSON.stringify(definition).includes("{%")) return false;
-  return Object.values(definition.States).every((s) => s.Type === "Pass" && s.QueryLanguage !== "JSONata");
+  return Object.values(definition.States).every(
+    (s) => s.Type === "Pass" && s.QueryLanguage !== "JSONata",
+  );
 }
 
 function loadCases(): Case[] {
@@ -60,7 +72,10 @@ function contextObject(input: Json, stateName: string): JsonObject {
       StartTime: "2024-01-01T00:00:00.000Z",
     },
     State: { Name: stateName, EnteredTime: "2024-01-01T00:00:00.000Z", RetryCount: 0 },
-    StateMachine: { Id: "arn:aws:states:us-east-1:000000000000:stateMachine:machine", Name: "machine" },
+    StateMachine: {
+      Id: "arn:aws:states:us-east-1:000000000000:stateMachine:machine",
+      Name: "machine",
+    },
   };
 }
 
@@ -91,7 +106,14 @@ function runPassChain(definition: StateMachineDefinition, input: Json): Outcome 
       const result = state.Result !== undefined ? state.Result : parameters;
       // Assign reads the state's result and the variables as they were before the state.
       const assigned =
-        state.Assign === undefined ? {} : (evaluatePayloadTemplate(state.Assign, scopeOf(result), random, "Assign") as JsonObject);
+        state.Assign === undefined
+          ? {}
+          : (evaluatePayloadTemplate(
+              state.Assign,
+              scopeOf(result),
+              random,
+              "Assign",
+            ) as JsonObject);
       const merged =
         state.ResultPath === undefined
           ? result
@@ -127,7 +149,8 @@ describe("conformance: Pass states with JSONPath, intrinsic functions and payloa
     if (c.expect.status === "FAILED" && outcome.status === "FAILED") {
       expect(outcome.error).toBe(c.expect.error);
       // AWS prefixes causes with the state and event id; the interpreter adds that part.
-      if (c.expect.cause !== undefined) expect(c.expect.cause.endsWith(outcome.cause ?? "")).toBe(true);
+      if (c.expect.cause !== undefined)
+        expect(c.expect.cause.endsWith(outcome.cause ?? "")).toBe(true);
     }
   });
 });

@@ -2,7 +2,12 @@
  * Merkle–Damgård padding shared by MD5 and the SHA family: append 0x80, zeros,
  * then the message length in bits (`lengthBytes` wide, big or little endian).
  */
-export function padMessage(message: Uint8Array, blockBytes: number, lengthBytes: number, littleEndian: boolean): Uint8Array {
+export function padMessage(
+  message: Uint8Array,
+  blockBytes: number,
+  lengthBytes: number,
+  littleEndian: boolean,
+): Uint8Array {
   const total = Math.ceil((message.length + 1 + lengthBytes) / blockBytes) * blockBytes;
   const padded = new Uint8Array(total);
   padded.set(message);

@@ -72,8 +72,26 @@ function digest(message: Uint8Array, init: readonly [number, number][], outWords
       wLo[i] = lo;
       wHi[i] = wHi[i - 16]! + s0h + wHi[i - 7]! + s1h + Math.floor(lo / 0x100000000);
     }
-    let [ah, bh, ch, dh, eh, fh, gh, hh] = hHi as [number, number, number, number, number, number, number, number];
-    let [al, bl, cl, dl, el, fl, gl, hl] = hLo as [number, number, number, number, number, number, number, number];
+    let [ah, bh, ch, dh, eh, fh, gh, hh] = hHi as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
+    let [al, bl, cl, dl, el, fl, gl, hl] = hLo as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     for (let i = 0; i < 80; i++) {
       const S1h = rotrHi(eh, el, 14) ^ rotrHi(eh, el, 18) ^ rotrHi(eh, el, 41);
       const S1l = rotrLo(eh, el, 14) ^ rotrLo(eh, el, 18) ^ rotrLo(eh, el, 41);
@@ -119,7 +137,8 @@ function digest(message: Uint8Array, init: readonly [number, number][], outWords
   }
   let out = "";
   for (let i = 0; i < outWords; i++) {
-    out += (hHi[i]! >>> 0).toString(16).padStart(8, "0") + (hLo[i]! >>> 0).toString(16).padStart(8, "0");
+    out +=
+      (hHi[i]! >>> 0).toString(16).padStart(8, "0") + (hLo[i]! >>> 0).toString(16).padStart(8, "0");
   }
   return out;
 }

@@ -24,7 +24,9 @@ export const ARRAY_FUNCTIONS: IntrinsicTable = {
       const array = arrayArg(args, 0, context);
       const size = integerArg(args, 1, context);
       if (size <= 0) {
-        intrinsicFailure(`Invalid arguments in ${context.name}: the chunk size must be a positive integer, but was ${size}.`);
+        intrinsicFailure(
+          `Invalid arguments in ${context.name}: the chunk size must be a positive integer, but was ${size}.`,
+        );
       }
       const chunks: Json[] = [];
       for (let i = 0; i < array.length; i += size) chunks.push(array.slice(i, i + size));
@@ -50,8 +52,12 @@ export const ARRAY_FUNCTIONS: IntrinsicTable = {
       const start = integerArg(args, 0, context);
       const end = integerArg(args, 1, context);
       const step = integerArg(args, 2, context);
-      if (step === 0) intrinsicFailure(`Invalid arguments in ${context.name}: the step must not be 0.`);
-      const count = end === start || Math.sign(end - start) === Math.sign(step) ? Math.floor((end - start) / step) + 1 : 0;
+      if (step === 0)
+        intrinsicFailure(`Invalid arguments in ${context.name}: the step must not be 0.`);
+      const count =
+        end === start || Math.sign(end - start) === Math.sign(step)
+          ? Math.floor((end - start) / step) + 1
+          : 0;
       if (count > MAX_RANGE_ITEMS) {
         intrinsicFailure(
           `Invalid arguments in ${context.name}: the range would have ${count} items; arrays cannot contain more than ${MAX_RANGE_ITEMS} items.`,

@@ -23,7 +23,8 @@ export const ENCODING_FUNCTIONS: IntrinsicTable = {
   "States.Base64Encode": {
     minArgs: 1,
     maxArgs: 1,
-    evaluate: (args, context) => encodeBase64(new TextEncoder().encode(limitedString(args, context))),
+    evaluate: (args, context) =>
+      encodeBase64(new TextEncoder().encode(limitedString(args, context))),
   },
 
   "States.Base64Decode": {
@@ -32,7 +33,9 @@ export const ENCODING_FUNCTIONS: IntrinsicTable = {
     evaluate(args, context) {
       const bytes = decodeBase64(limitedString(args, context));
       if (bytes === undefined) {
-        intrinsicFailure(`Invalid arguments in ${context.name}: the input string is not valid base64.`);
+        intrinsicFailure(
+          `Invalid arguments in ${context.name}: the input string is not valid base64.`,
+        );
       }
       return new TextDecoder().decode(bytes);
     },

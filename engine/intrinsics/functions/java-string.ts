@@ -20,12 +20,17 @@ export function javaString(value: Json): string {
 }
 
 /**
- * Integers print with all their digits (JSON integers are Java longs/BigIntegers,
- * never `1.0E21`); fractions print as the shortest round-trip decimal, as Java
- * does, with Java's exponent marker.
+ * Integers print with all their digits (JSON integers are Java ints, longs or
+ * BigIntegers, never `1.0E21`). Fractions print as Java's Double.toString does:
+ * the shortest round-trip digits, plain between 10^-3 and 10^7, otherwise
+ * `d.dddE±n` (recorded: 1.1 prints as "1.1").
  */
 export function javaNumber(value: number): string {
-  if (Number.isInteger(value) && Math.abs(value) < 1e21) return value.toFixed(0);
-  if (Number.isInteger(value)) return BigInt(value).toString();
-  return String(value).replace("e+", "E").replace("e-", "E-");
+  if (Number.isInteger(value)) {
+    return Math.abs(value) < 1e21 ? value.toFixed(0) : BigInt(value).toString();
+  }
+  const abs = Math.abs(value);
+  if (abs >= 1e-3 && abs < 1e7) return String(value);
+  const [mantissa = "", exponent = "0"] = value.toExponential().split("e");
+  return `${mantissa.includes(".") ? mantissa : `${mantissa}.0`}E${Number(exponent)}`;
 }

@@ -14,7 +14,9 @@ export const JSON_FUNCTIONS: IntrinsicTable = {
       try {
         return JSON.parse(text) as Json;
       } catch {
-        intrinsicFailure(`Invalid arguments in ${context.name}: the string is not valid JSON: ${text}`);
+        intrinsicFailure(
+          `Invalid arguments in ${context.name}: the string is not valid JSON: ${text}`,
+        );
       }
     },
   },

@@ -25,7 +25,9 @@ export const MATH_FUNCTIONS: IntrinsicTable = {
         );
       }
       const draw =
-        args.length === 3 ? seededRandom(`States.MathRandom:${integerArg(args, 2, context)}`).next() : context.random.next();
+        args.length === 3
+          ? seededRandom(`States.MathRandom:${integerArg(args, 2, context)}`).next()
+          : context.random.next();
       return start + Math.floor(draw * (end - start));
     },
   },

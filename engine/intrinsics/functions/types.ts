@@ -63,13 +63,21 @@ export function arrayArg(args: readonly Json[], index: number, context: Intrinsi
   return value;
 }
 
-export function objectArg(args: readonly Json[], index: number, context: IntrinsicContext): { [key: string]: Json } {
+export function objectArg(
+  args: readonly Json[],
+  index: number,
+  context: IntrinsicContext,
+): { [key: string]: Json } {
   const value = args[index] ?? null;
   if (!isJsonObject(value)) wrongType(context, index, "a JSON object", value);
   return value;
 }
 
-export function booleanArg(args: readonly Json[], index: number, context: IntrinsicContext): boolean {
+export function booleanArg(
+  args: readonly Json[],
+  index: number,
+  context: IntrinsicContext,
+): boolean {
   const value = args[index] ?? null;
   if (typeof value !== "boolean") wrongType(context, index, "a boolean", value);
   return value;
@@ -86,7 +94,11 @@ export function numberArg(args: readonly Json[], index: number, context: Intrins
  * halves towards positive infinity as Java's Math.round does (recorded:
  * MathAdd(1.49, 1.5) = 3, MathAdd(-2.5, 0) = -2); JavaScript's Math.round agrees.
  */
-export function integerArg(args: readonly Json[], index: number, context: IntrinsicContext): number {
+export function integerArg(
+  args: readonly Json[],
+  index: number,
+  context: IntrinsicContext,
+): number {
   const value = numberArg(args, index, context);
   const rounded = Math.round(value);
   if (rounded < JAVA_INT_MIN || rounded > JAVA_INT_MAX) {

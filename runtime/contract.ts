@@ -1,0 +1,143 @@
+import type { StateMachineDefinition } from "../engine/core/definition.js";
+import type { HistoryEvent } from "../engine/core/history.js";
+import type { Json } from "../engine/core/json.js";
+
+/**
+ * What the durable runtime offers the REST API (and tests): the one seam between
+ * `api/` and `runtime/`. Methods throw `RuntimeError` with a stable name; the API
+ * maps each name to an HTTP status in `api/errors.ts`.
+ */
+
+export interface StateMachineSummary {
+  name: string;
+  version: number;
+  definitionHash: string;
+  createdAt: string;
+}
+
+export interface StateMachineVersion extends StateMachineSummary {
+  definition: StateMachineDefinition;
+}
+
+export interface StateMachineDetail extends StateMachineVersion {
+  /** Every version, oldest first (without definitions). */
+  versions: StateMachineSummary[];
+  /** The newest version. */
+  latestVersion: number;
+}
+
+export type ExecutionStatus = "RUNNING" | "SUCCEEDED" | "FAILED" | "TIMED_OUT" | "ABORTED";
+
+export interface ExecutionRecord {
+  executionId: string;
+  name: string;
+  stateMachine: string;
+  /** The definition version this execution is pinned to, forever. */
+  version: number;
+  status: ExecutionStatus;
+  input: Json;
+  output?: Json;
+  error?: string;
+  cause?: string;
+  startedAt: string;
+  stoppedAt?: string;
+}
+
+/** Who did something: an API key's name, recorded in the history. */
+export interface Caller {
+  name: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Opaque; absent on the last page. */
+  nextCursor?: string;
+}
+
+export interface StartResult {
+  executionId: string;
+  startedAt: string;
+  /** False when an execution with this name and the same input already existed. */
+  created: boolean;
+}
+
+export interface ActivityTask {
+  taskToken: string;
+  input: Json;
+}
+
+export interface Runtime {
+  createStateMachine(
+    name: string,
+    definition: StateMachineDefinition,
+  ): Promise<StateMachineSummary>;
+  /** A new version; executions already running stay on theirs. */
+  updateStateMachine(
+    name: string,
+    definition: StateMachineDefinition,
+  ): Promise<StateMachineSummary>;
+  getStateMachine(name: string, version?: number): Promise<StateMachineDetail>;
+  listStateMachines(options?: {
+    cursor?: string;
+    limit?: number;
+  }): Promise<Page<StateMachineSummary>>;
+
+  /** Idempotent by `name`: the same name and input returns the same execution; another input is a conflict. */
+  startExecution(
+    stateMachine: string,
+    options: { input?: Json; name?: string; caller?: Caller },
+  ): Promise<StartResult>;
+  describeExecution(executionId: string): Promise<ExecutionRecord>;
+  listExecutions(options?: {
+    stateMachine?: string;
+    status?: ExecutionStatus;
+    cursor?: string;
+    limit?: number;
+  }): Promise<Page<ExecutionRecord>>;
+  getHistory(
+    executionId: string,
+    options?: { cursor?: string; limit?: number; reverse?: boolean },
+  ): Promise<Page<HistoryEvent>>;
+  stopExecution(
+    executionId: string,
+    options?: { error?: string; cause?: string; caller?: Caller },
+  ): Promise<ExecutionRecord>;
+  /** Resolves when the execution has ended or `timeoutMs` passed (then with its RUNNING record). */
+  waitForExecution(executionId: string, timeoutMs: number): Promise<ExecutionRecord>;
+
+  sendTaskSuccess(token: string, output: Json, caller?: Caller): Promise<void>;
+  sendTaskFailure(token: string, error?: string, cause?: string, caller?: Caller): Promise<void>;
+  sendTaskHeartbeat(token: string, caller?: Caller): Promise<void>;
+  /** Long-poll: the next task of `activity`, or null after `waitSeconds`. */
+  getActivityTask(
+    activity: string,
+    waitSeconds: number,
+    workerName?: string,
+  ): Promise<ActivityTask | null>;
+}
+
+/** Stable error names of the runtime; `api/errors.ts` maps them to HTTP statuses. */
+export type RuntimeErrorName =
+  | "StateMachineDoesNotExist"
+  | "StateMachineAlreadyExists"
+  | "StateMachineVersionDoesNotExist"
+  | "ExecutionDoesNotExist"
+  | "ExecutionAlreadyExists"
+  | "ExecutionNotRunning"
+  | "InvalidDefinition"
+  | "InvalidToken"
+  | "TaskDoesNotExist"
+  | "TaskTimedOut"
+  | "InvalidCursor"
+  | "States.DataLimitExceeded";
+
+export class RuntimeError extends Error {
+  constructor(
+    readonly code: RuntimeErrorName,
+    message: string,
+    readonly details: Json[] = [],
+  ) {
+    super(message);
+    this.name = "RuntimeError";
+  }
+}

@@ -1,0 +1,42 @@
+import { readSource } from "../source/index.js";
+function t(name: string, src: unknown, fmt?: "json" | "yaml") {
+  const t0 = performance.now();
+  const r = readSource(src, fmt);
+  console.log(name, (performance.now() - t0).toFixed(1) + "ms", r.value === undefined ? "NOVALUE" : "value", JSON.stringify(r.diagnostics).slice(0, 300));
+  return r;
+}
+t("empty", "");
+t("ws", "  \n ");
+t("null", null);
+t("binary", Buffer.from([0xff, 0xfe, 0x00, 0x12]));
+t("nul", "abc\u0000def");
+t("big", "a".repeat(1024 * 1024 + 1));
+t("deepjson", "[".repeat(10000) + "]".repeat(10000));
+t("deepobj", '{"a":'.repeat(10000) + "1" + "}".repeat(10000));
+t("deepyamlflow", "a: " + "[".repeat(10000) + "]".repeat(10000), "yaml");
+t("deepyamlblock", "- ".repeat(10000) + "x");
+t("deepyamlmap", Array.from({ length: 10000 }, (_, i) => " ".repeat(i % 1000) + "a:").join("\n"));
+let bomb = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
+const names = "abcdefghi";
+for (let i = 1; i < 9; i++) bomb += `${names[i]}: &${names[i]} [${Array(9).fill("*" + names[i - 1]).join(",")}]\n`;
+t("bomb", bomb);
+t("dupjson", '{\n  "StartAt": "A",\n  "StartAt": "B"\n}');
+t("dupyaml", 'StartAt: A\nStates:\n  A:\n    Type: Pass\n    Type: Task\n');
+t("number", "42");
+t("notdef", "not a definition");
+t("notjson", "{ not json");
+t("flowyaml", "{StartAt: A, States: {}}");
+t("nan", { a: NaN, b: [undefined], c: new Date() });
+const cyc: any = { a: {} }; cyc.a.b = cyc;
+t("cycle", cyc);
+let deep: any = {}; const root = deep; for (let i = 0; i < 10000; i++) { deep.x = {}; deep = deep.x; }
+t("deepobjinput", root);
+const r = t("ok", '{\n  "StartAt": "A",\n  "States": {\n    "A": {"Type": "Pass", "End": true}\n  }\n}');
+console.log(r.locate("/States/A/End"), r.locate("/States/A/Nope"), r.locate(""));
+const y = t("okyaml", 'StartAt: A\nStates:\n  A:\n    Type: Pass\n    End: true\n');
+console.log(y.locate("/States/A/End"), y.locate("/States/A/Nope"), y.locate(""));
+t("yamlinf", "a: .inf\nb: !!binary aGVsbG8=");
+t("badescape", '{"a": "\\q"}');
+t("ctrl", '{"a": "x\ty"}');
+t("trailing", '{"a": 1,}');
+t("multi", "a: 1\n---\nb: 2\n");
