@@ -25,28 +25,16 @@ function passChain(n: number): StateMachineDefinition {
 const choiceLoop: StateMachineDefinition = {
   StartAt: "Init",
   States: {
-    Init: { Type: "Pass", Result: 0, ResultPath: "$.i", Next: "Check" },
+    Init: { Type: "Pass", Result: { i: 0 }, Next: "Check" },
     Check: {
       Type: "Choice",
       Choices: [{ Variable: "$.i", NumericLessThan: 5000, Next: "Increment" }],
       Default: "Done",
     },
-    Increment: {
-      Type: "Pass",
-      Parameters: { "value.$": "States.MathAdd($.i, 1)" },
-      OutputPath: "$.value",
-      ResultPath: "$.i",
-      Next: "Check",
-    } as State,
+    Increment: { Type: "Pass", Parameters: { "i.$": "States.MathAdd($.i, 1)" }, Next: "Check" },
     Done: { Type: "Succeed" },
   },
 };
-// Increment writes {value} into $.i then keeps $.i only... keep the loop simple and correct:
-(choiceLoop.States.Increment as { Parameters: unknown }).Parameters = {
-  "i.$": "States.MathAdd($.i, 1)",
-};
-delete (choiceLoop.States.Increment as { OutputPath?: unknown }).OutputPath;
-delete (choiceLoop.States.Increment as { ResultPath?: unknown }).ResultPath;
 
 const inlineMap: StateMachineDefinition = {
   StartAt: "Fan",

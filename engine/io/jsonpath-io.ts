@@ -1,6 +1,11 @@
 import { StatesError } from "../core/errors.js";
 import type { Json, JsonObject } from "../core/json.js";
-import { readPath, writeReferencePath, type PathScope } from "../jsonpath/index.js";
+import {
+  invalidPathCause,
+  readPath,
+  writeReferencePath,
+  type PathScope,
+} from "../jsonpath/index.js";
 import { evaluatePayloadTemplate } from "./payload-template.js";
 import type { StepContext } from "../step-context.js";
 
@@ -11,50 +16,12 @@ import type { StepContext } from "../step-context.js";
  * they were before the state.
  */
 
-/** The segments of a simple path in Jayway's normalized form: `$.a[0]` → `['a']`, `[0]`. */
-function normalizedSegments(path: string): { root: string; segments: string[]; raw: string[] } {
-  const root = path.startsWith("$$") ? "$$" : "$";
-  const segments: string[] = [];
-  const raw: string[] = [];
-  const re = /\.([^.[\]]+)|\[(\d+)\]|\['([^']*)'\]|\["([^"]*)"\]/g;
-  const rest = path.slice(root.length);
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(rest)) !== null) {
-    raw.push(m[0]);
-    if (m[1] !== undefined) segments.push(`['${m[1]}']`);
-    else if (m[2] !== undefined) segments.push(`[${m[2]}]`);
-    else segments.push(`['${m[3] ?? m[4]}']`);
-  }
-  return { root, segments, raw };
-}
-
-/** Jayway's normalized form of a path, which AWS quotes in its causes: `$['a']['b'][0]`. */
-export function normalizedPath(path: string): string {
-  const { root, segments } = normalizedSegments(path);
-  return root + segments.join("");
-}
-
-/**
- * AWS (Jayway) words a missing path two ways: a missing leaf is "No results for
- * path: $['a']['b']", a missing intermediate is "Missing property in path $['a']".
- */
-export function missingPathMessage(path: string, scope: PathScope): string {
-  const { root, segments, raw } = normalizedSegments(path);
-  if (!path.startsWith("$$") && /^\$[A-Za-z_]/.test(path)) return `No results for path: ${path}`;
-  for (let k = 1; k < segments.length; k++) {
-    if (!readPath(root + raw.slice(0, k).join(""), scope).found) {
-      return `Missing property in path ${root}${segments.slice(0, k).join("")}`;
-    }
-  }
-  return `No results for path: ${root}${segments.join("")}`;
-}
-
 function select(ctx: StepContext, path: string, scope: PathScope): Json {
   const found = readPath(path, scope);
   if (!found.found) {
     throw new StatesError(
       "States.Runtime",
-      `${ctx.causePrefix()} Invalid path '${path}' : ${missingPathMessage(path, scope)}`,
+      `${ctx.causePrefix()} ${invalidPathCause(path, scope)}`,
     );
   }
   return found.value;

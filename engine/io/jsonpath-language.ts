@@ -2,7 +2,7 @@ import { selectChoice } from "../choice/evaluate.js";
 import { StatesError } from "../core/errors.js";
 import { isJsonObject, type Json } from "../core/json.js";
 import { parseOffsetDateTime } from "../core/timestamp.js";
-import { readPath } from "../jsonpath/index.js";
+import { invalidPathCause, readPath } from "../jsonpath/index.js";
 import type { StepContext } from "../step-context.js";
 import {
   applyInputPath,
@@ -151,10 +151,7 @@ export const jsonPathLanguage: LanguageIO = {
     if (state.ItemsPath !== undefined && state.ItemsPath !== "$") {
       const found = readPath(state.ItemsPath, ctx.pathScope(effective));
       if (!found.found) {
-        throw runtime(
-          ctx,
-          `Invalid path '${state.ItemsPath}' : No results for path: ${state.ItemsPath}`,
-        );
+        throw runtime(ctx, invalidPathCause(state.ItemsPath, ctx.pathScope(effective)));
       }
       items = found.value;
     }

@@ -1,0 +1,190 @@
+import type { RuntimeErrorName } from "../runtime/contract.js";
+
+/**
+ * The one registry of REST errors (after fastify's lib/errors.js): every name a
+ * client can see in `{error, message, details}` has its HTTP status, a message
+ * template and a one-line description here. `test/e2e/errors-documented.test.ts`
+ * checks that each entry appears in the OpenAPI document and in api/README.md, and
+ * the type below forces every runtime error name to have an entry.
+ *
+ * Names are stable (clients match on them); messages may improve. Where AWS Step
+ * Functions has an exception for the same situation we reuse its name
+ * (StateMachineDoesNotExist, ExecutionAlreadyExists, TaskDoesNotExist, …).
+ */
+export interface ErrorInfo {
+  readonly status: number;
+  /** `{param}` placeholders are filled from the params given to `apiError`. */
+  readonly template: string;
+  readonly description: string;
+}
+
+function entry(status: number, template: string, description: string): ErrorInfo {
+  return { status, template, description };
+}
+
+export const ERRORS = {
+  // --- The request itself -------------------------------------------------------------
+  InvalidRequest: entry(
+    400,
+    "Invalid {location}: {reason}",
+    "A path parameter, query parameter, header or body field is missing, unknown or malformed; `details` holds a JSON pointer per problem.",
+  ),
+  InvalidJson: entry(
+    400,
+    "The request body is not valid JSON: {reason}",
+    "The body does not parse as JSON, nests deeper than 256 levels, holds a number JSON cannot represent (1e400) or a `__proto__` key.",
+  ),
+  InvalidDefinition: entry(
+    400,
+    "The definition is invalid: {reason}",
+    "The state machine definition failed validation; `details` holds the validator's diagnostics (code, message, JSON pointer, line/column for text).",
+  ),
+  InvalidCursor: entry(
+    400,
+    "The cursor '{cursor}' is not one this service issued",
+    "A pagination cursor was altered or belongs to another listing.",
+  ),
+  InvalidToken: entry(
+    400,
+    "The task token is malformed",
+    "A task token that no Stepwise service could have issued.",
+  ),
+  UnsupportedMediaType: entry(
+    415,
+    "Content-Type '{contentType}' is not supported; send application/json or application/yaml",
+    "The body's Content-Type is neither JSON nor YAML (nor text/plain).",
+  ),
+  PayloadTooLarge: entry(
+    413,
+    "The request body is larger than {limit} bytes",
+    "The request body is over 1 MiB (the AWS request size quota).",
+  ),
+  "States.DataLimitExceeded": entry(
+    413,
+    "The execution input is {size} bytes; the limit is {limit} bytes (256 KiB)",
+    "An execution input or task output over 256 KiB, the AWS payload quota. Answered with 413 so clients can tell size problems from shape problems.",
+  ),
+
+  // --- Who is asking ------------------------------------------------------------------
+  Unauthorized: entry(
+    401,
+    "A valid API key is required: send 'Authorization: Bearer <secret>' or 'x-api-key: <secret>'",
+    "No API key, or an API key this service does not know.",
+  ),
+  Forbidden: entry(
+    403,
+    "The API key '{key}' has scope '{scope}', which may not {action}",
+    "The API key is valid but its scope (admin, run, callback) does not cover the route.",
+  ),
+
+  // --- What is asked for --------------------------------------------------------------
+  RouteNotFound: entry(404, "No route {method} {url}", "The method and path match no route."),
+  StateMachineDoesNotExist: entry(
+    404,
+    "State machine '{name}' does not exist",
+    "No state machine has this name.",
+  ),
+  StateMachineVersionDoesNotExist: entry(
+    404,
+    "State machine '{name}' has no version {version}",
+    "The state machine exists but not in the version asked for.",
+  ),
+  ExecutionDoesNotExist: entry(
+    404,
+    "Execution '{executionId}' does not exist",
+    "No execution has this id.",
+  ),
+  TaskDoesNotExist: entry(
+    404,
+    "No task is waiting for this token",
+    "The token was already answered, its execution ended, or it never existed.",
+  ),
+
+  // --- Conflicts with what is stored --------------------------------------------------
+  StateMachineAlreadyExists: entry(
+    409,
+    "State machine '{name}' already exists; use PUT /v1/state-machines/{name} for a new version",
+    "A state machine with this name exists already.",
+  ),
+  ExecutionAlreadyExists: entry(
+    409,
+    "An execution named '{name}' already exists with a different input",
+    "Idempotent start: the name is taken by an execution started with another input.",
+  ),
+  ExecutionNotRunning: entry(
+    409,
+    "Execution '{executionId}' is not running",
+    "Stop was asked of an execution that has already ended.",
+  ),
+  TaskTimedOut: entry(
+    409,
+    "The task for this token has timed out",
+    "The callback arrived after the task's TimeoutSeconds or HeartbeatSeconds ran out.",
+  ),
+
+  // --- The service --------------------------------------------------------------------
+  ServiceUnavailable: entry(
+    503,
+    "The service is not ready: {reason}",
+    "A dependency (Redis) does not answer; retry later.",
+  ),
+  InternalError: entry(
+    500,
+    "Internal error (request {requestId}); the service logged the details",
+    "A bug. Nothing the client sent should cause it; please report it with the request id.",
+  ),
+} as const satisfies Record<string, ErrorInfo>;
+
+export type ApiErrorName = keyof typeof ERRORS;
+
+/** Every runtime error name must have an entry: this fails to compile otherwise. */
+type MissingRuntimeErrors = Exclude<RuntimeErrorName, ApiErrorName>;
+const everyRuntimeErrorHasAnEntry: MissingRuntimeErrors extends never ? true : never = true;
+void everyRuntimeErrorHasAnEntry;
+
+export const ERROR_NAMES = Object.keys(ERRORS) as ApiErrorName[];
+
+/** The JSON body of every error answer. */
+export interface ErrorBody {
+  error: string;
+  message: string;
+  details: unknown[];
+}
+
+/** An error the API answers with; thrown from handlers and hooks, rendered by the error handler. */
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ApiErrorName,
+    message: string,
+    readonly details: unknown[] = [],
+  ) {
+    super(message);
+    this.name = "ApiError";
+    this.status = ERRORS[code].status;
+  }
+
+  toBody(): ErrorBody {
+    return { error: this.code, message: this.message, details: this.details };
+  }
+}
+
+/** Fills a template's `{param}` placeholders; unknown ones stay visible rather than vanish. */
+export function formatMessage(template: string, params: Record<string, string | number>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, key: string) =>
+    key in params ? String(params[key]) : whole,
+  );
+}
+
+export function apiError(
+  code: ApiErrorName,
+  params: Record<string, string | number> = {},
+  details: unknown[] = [],
+): ApiError {
+  return new ApiError(code, formatMessage(ERRORS[code].template, params), details);
+}
+
+export function isApiErrorName(name: string): name is ApiErrorName {
+  return Object.prototype.hasOwnProperty.call(ERRORS, name);
+}
