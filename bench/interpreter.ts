@@ -56,6 +56,7 @@ const inlineMap: StateMachineDefinition = {
   },
 };
 
+// Wall-clock figures: run it on a quiet machine (other processes on the two cores skew them).
 async function measure(
   name: string,
   program: Program,

@@ -1,0 +1,173 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { FastifyRequest } from "fastify";
+import type { Caller } from "../runtime/contract.js";
+import { apiError } from "./errors.js";
+
+/**
+ * API keys come from configuration (`STEPWISE_API_KEYS=name:scope:secret,...`). Each
+ * key has a name (recorded in the history as the caller) and one scope:
+ *
+ * - `admin`: everything;
+ * - `run`: start, stop and read executions, read state machines;
+ * - `callback`: task-token callbacks and activity polling only — an approval UI
+ *   holding this key can answer a token but neither start nor read executions.
+ */
+export type Scope = "admin" | "run" | "callback";
+export const SCOPES: readonly Scope[] = ["admin", "run", "callback"];
+
+/** What a route needs; each route declares one in its `config.permission`. */
+export type Permission =
+  | "public"
+  | "definitions:write"
+  | "definitions:read"
+  | "executions:write"
+  | "executions:read"
+  | "callback";
+
+const GRANTS: Record<Scope, ReadonlySet<Permission>> = {
+  admin: new Set<Permission>([
+    "definitions:write",
+    "definitions:read",
+    "executions:write",
+    "executions:read",
+    "callback",
+  ]),
+  run: new Set<Permission>(["definitions:read", "executions:write", "executions:read"]),
+  callback: new Set<Permission>(["callback"]),
+};
+
+/** Words for the 403 message: "may not <action>". */
+const ACTIONS: Record<Exclude<Permission, "public">, string> = {
+  "definitions:write": "create or change state machines",
+  "definitions:read": "read state machines",
+  "executions:write": "start or stop executions",
+  "executions:read": "read executions",
+  callback: "answer task tokens or poll activities",
+};
+
+export interface ApiKey {
+  name: string;
+  scope: Scope;
+  /** SHA-256 of the secret: compared in constant time, never the secret itself. */
+  digest: Buffer;
+}
+
+/** With no keys configured every request acts as this caller (the server binds to 127.0.0.1). */
+export const ANONYMOUS: Caller = { name: "anonymous" };
+
+const KEY_NAME = /^[A-Za-z0-9_.-]{1,80}$/;
+/** Short secrets are guessable; 16 characters is the floor. */
+const MIN_SECRET_LENGTH = 16;
+
+function digest(secret: string): Buffer {
+  return createHash("sha256").update(secret, "utf8").digest();
+}
+
+/**
+ * Parses `name:scope:secret` entries separated by commas (the secret is everything
+ * after the second colon, so it may contain colons). Throws on any malformed entry:
+ * a typo in key configuration must stop the service, not silently open or close it.
+ */
+export function parseApiKeys(text: string | undefined): ApiKey[] {
+  if (text === undefined || text.trim() === "") return [];
+  const keys: ApiKey[] = [];
+  const names = new Set<string>();
+  for (const [index, raw] of text.split(",").entries()) {
+    const part = raw.trim();
+    if (part === "") continue;
+    const first = part.indexOf(":");
+    const second = first < 0 ? -1 : part.indexOf(":", first + 1);
+    if (second < 0) {
+      throw new Error(`STEPWISE_API_KEYS entry ${index + 1} is not name:scope:secret`);
+    }
+    const name = part.slice(0, first);
+    const scope = part.slice(first + 1, second);
+    const secret = part.slice(second + 1);
+    if (!KEY_NAME.test(name)) {
+      throw new Error(`STEPWISE_API_KEYS entry ${index + 1}: the name must match ${KEY_NAME.source}`);
+    }
+    if (!SCOPES.includes(scope as Scope)) {
+      throw new Error(
+        `STEPWISE_API_KEYS key '${name}': scope '${scope}' is not one of ${SCOPES.join(", ")}`,
+      );
+    }
+    if (secret.length < MIN_SECRET_LENGTH) {
+      throw new Error(
+        `STEPWISE_API_KEYS key '${name}': the secret must have at least ${MIN_SECRET_LENGTH} characters`,
+      );
+    }
+    if (names.has(name)) throw new Error(`STEPWISE_API_KEYS names key '${name}' twice`);
+    names.add(name);
+    keys.push({ name, scope: scope as Scope, digest: digest(secret) });
+  }
+  return keys;
+}
+
+/** The secret a request presents: `Authorization: Bearer <secret>` or `x-api-key: <secret>`. */
+function presentedSecret(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (typeof header === "string") {
+    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+    return match?.[1];
+  }
+  const apiKey = request.headers["x-api-key"];
+  return typeof apiKey === "string" && apiKey !== "" ? apiKey : undefined;
+}
+
+/**
+ * Finds the key whose secret was presented. Comparing digests (equal length by
+ * construction) with timingSafeEqual, and visiting every key even after a match,
+ * keeps the time independent of how much of a secret was right and of which key matched.
+ */
+export function findKey(keys: readonly ApiKey[], secret: string): ApiKey | undefined {
+  const presented = digest(secret);
+  let found: ApiKey | undefined;
+  for (const key of keys) {
+    if (timingSafeEqual(key.digest, presented) && found === undefined) found = key;
+  }
+  return found;
+}
+
+/**
+ * Decides a request: returns the caller, or throws 401/403 from the registry. With no
+ * keys configured everyone is the anonymous admin — safe only because the server
+ * then binds to the loopback interface (see `listenAddress`).
+ */
+export function authorize(
+  keys: readonly ApiKey[],
+  request: FastifyRequest,
+  permission: Permission,
+): Caller | undefined {
+  if (permission === "public") return undefined;
+  if (keys.length === 0) return ANONYMOUS;
+  const secret = presentedSecret(request);
+  const key = secret === undefined ? undefined : findKey(keys, secret);
+  if (!key) throw apiError("Unauthorized");
+  if (!GRANTS[key.scope].has(permission)) {
+    throw apiError("Forbidden", { key: key.name, scope: key.scope, action: ACTIONS[permission] });
+  }
+  return { name: key.name };
+}
+
+/** Which scopes may use a permission (for the OpenAPI document). */
+export function scopesFor(permission: Permission): Scope[] {
+  return SCOPES.filter((scope) => permission !== "public" && GRANTS[scope].has(permission));
+}
+
+/**
+ * Where to listen. Without API keys the service is open to anyone who can reach it,
+ * so it refuses to leave the loopback interface whatever HOST says.
+ */
+export function listenAddress(
+  keys: readonly ApiKey[],
+  host: string | undefined,
+): { host: string; warning?: string } {
+  if (keys.length > 0) return { host: host ?? "0.0.0.0" };
+  return {
+    host: "127.0.0.1",
+    warning:
+      "STEPWISE_API_KEYS is not set: authentication is off, so the API binds to 127.0.0.1 only" +
+      (host !== undefined && host !== "127.0.0.1" ? ` (HOST=${host} ignored)` : "") +
+      ". Set STEPWISE_API_KEYS=name:admin:secret,... to serve other hosts.",
+  };
+}

@@ -1,0 +1,191 @@
+import { isJsonObject, type Json, type JsonObject } from "../../engine/core/json.js";
+import { CHOICE_OPERATORS } from "../asl/choice.js";
+import { diagnostic, type Diagnostic } from "../diagnostic.js";
+import { isJsonataTemplate } from "../jsonata.js";
+import { child } from "../pointer.js";
+import { objectItems, type Model, type StateInfo } from "./model.js";
+
+/**
+ * Which fields each query language takes (AWS "Transforming data with JSONata":
+ * JSONata states replace InputPath, Parameters, ResultSelector, ResultPath and
+ * OutputPath with Arguments and Output, the …Path fields with "{% %}" values, and
+ * Choice comparisons with Condition). "If JSONata is specified at the top level,
+ * JSONPath cannot be used in the state machine definition" (AWS CDK docs,
+ * QueryLanguage; AWS: "'QueryLanguage' can not be 'JSONPath' if set to 'JSONata'
+ * for whole state machine").
+ */
+
+/** JSONPath-only state fields, and what a JSONata state uses instead. */
+const JSONPATH_ONLY: Record<string, string> = {
+  InputPath: "read $states.input in Arguments or Output instead",
+  OutputPath: "use Output instead",
+  Parameters: "use Arguments instead",
+  ResultSelector: "use Output (with $states.result) instead",
+  ResultPath: "use Output (with $states.result) instead",
+  Result: "use Output instead",
+  ItemsPath: "use Items instead",
+  TimeoutSecondsPath: 'use TimeoutSeconds with a "{% ... %}" expression instead',
+  HeartbeatSecondsPath: 'use HeartbeatSeconds with a "{% ... %}" expression instead',
+  SecondsPath: 'use Seconds with a "{% ... %}" expression instead',
+  TimestampPath: 'use Timestamp with a "{% ... %}" expression instead',
+  MaxConcurrencyPath: 'use MaxConcurrency with a "{% ... %}" expression instead',
+  ToleratedFailurePercentagePath: 'use ToleratedFailurePercentage with a "{% ... %}" expression instead',
+  ToleratedFailureCountPath: 'use ToleratedFailureCount with a "{% ... %}" expression instead',
+  ErrorPath: 'use Error with a "{% ... %}" expression instead',
+  CausePath: 'use Cause with a "{% ... %}" expression instead',
+};
+
+/** JSONata-only state fields, and what a JSONPath state uses instead. */
+const JSONATA_ONLY: Record<string, string> = {
+  Arguments: "use Parameters instead",
+  Output: "use ResultSelector, ResultPath or OutputPath instead",
+  Items: "use ItemsPath instead",
+};
+
+/** Fields whose value may be a "{% %}" expression only in JSONata states. */
+const COMPUTED_VALUES: readonly (readonly string[])[] = [
+  ["TimeoutSeconds"],
+  ["HeartbeatSeconds"],
+  ["Seconds"],
+  ["Timestamp"],
+  ["MaxConcurrency"],
+  ["ToleratedFailurePercentage"],
+  ["ToleratedFailureCount"],
+  ["ItemSelector"],
+  ["ItemBatcher", "MaxItemsPerBatch"],
+  ["ItemBatcher", "MaxInputBytesPerBatch"],
+  ["ItemBatcher", "BatchInput"],
+  ["ItemReader", "ReaderConfig", "MaxItems"],
+];
+
+const RULE_JSONPATH_FIELDS = ["Variable", "And", "Or", "Not", ...Object.keys(CHOICE_OPERATORS)];
+
+export function checkQueryLanguages(model: Model): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  if (model.topLanguage === "JSONata") {
+    const downgrade = (pointer: string): void => {
+      out.push(
+        diagnostic(
+          "QUERY_LANGUAGE_DOWNGRADE",
+          "'QueryLanguage' can not be 'JSONPath' if set to 'JSONata' for whole state machine; remove it or set JSONata",
+          child(pointer, "QueryLanguage"),
+        ),
+      );
+    };
+    for (const scope of model.scopes) if (scope.pointer !== "" && scope.node.QueryLanguage === "JSONPath") downgrade(scope.pointer);
+    for (const state of model.states) if (state.node.QueryLanguage === "JSONPath") downgrade(state.pointer);
+  }
+  for (const state of model.states) {
+    if (state.language === "JSONata") checkJsonataState(state, out);
+    else checkJsonPathState(state, out);
+  }
+  return out;
+}
+
+function checkJsonataState(state: StateInfo, out: Diagnostic[]): void {
+  const { node, pointer } = state;
+  for (const field of Object.keys(node)) {
+    const hint = state.type === "Map" && field === "Parameters" ? "use ItemSelector instead" : JSONPATH_ONLY[field];
+    if (hint) out.push(misplaced("JSONPATH_FIELD_IN_JSONATA_STATE", state, field, child(pointer, field), hint));
+  }
+  for (const [i, catcher] of objectItems(node.Catch)) {
+    if ("ResultPath" in catcher) {
+      out.push(
+        misplaced("JSONPATH_FIELD_IN_JSONATA_STATE", state, `Catch[${i}].ResultPath`, child(pointer, "Catch", i, "ResultPath"), "use Output instead"),
+      );
+    }
+  }
+  for (const [i, rule] of objectItems(node.Choices)) {
+    for (const field of RULE_JSONPATH_FIELDS) {
+      if (field in rule) {
+        out.push(
+          misplaced(
+            "JSONPATH_FIELD_IN_JSONATA_STATE",
+            state,
+            `Choices[${i}].${field}`,
+            child(pointer, "Choices", i, field),
+            'write the test as "Condition": "{% ... %}" instead',
+          ),
+        );
+      }
+    }
+  }
+  nested(state, ["ItemReader"], "Parameters", "JSONPATH_FIELD_IN_JSONATA_STATE", "use Arguments instead", out);
+  nested(state, ["ResultWriter"], "Parameters", "JSONPATH_FIELD_IN_JSONATA_STATE", "use Arguments instead", out);
+  nested(state, ["ItemReader", "ReaderConfig"], "MaxItemsPath", "JSONPATH_FIELD_IN_JSONATA_STATE", 'use MaxItems with "{% ... %}" instead', out);
+  for (const field of ["MaxItemsPerBatchPath", "MaxInputBytesPerBatchPath"]) {
+    nested(state, ["ItemBatcher"], field, "JSONPATH_FIELD_IN_JSONATA_STATE", `use ${field.slice(0, -4)} with "{% ... %}" instead`, out);
+  }
+}
+
+function checkJsonPathState(state: StateInfo, out: Diagnostic[]): void {
+  const { node, pointer } = state;
+  for (const field of Object.keys(node)) {
+    const hint = JSONATA_ONLY[field];
+    if (hint) out.push(misplaced("JSONATA_FIELD_IN_JSONPATH_STATE", state, field, child(pointer, field), hint));
+  }
+  for (const [i, catcher] of objectItems(node.Catch)) {
+    if ("Output" in catcher) {
+      out.push(
+        misplaced("JSONATA_FIELD_IN_JSONPATH_STATE", state, `Catch[${i}].Output`, child(pointer, "Catch", i, "Output"), "use ResultPath instead"),
+      );
+    }
+  }
+  for (const [i, rule] of objectItems(node.Choices)) {
+    for (const field of ["Condition", "Output"]) {
+      if (field in rule) {
+        const hint = field === "Condition" ? "compare a Variable with an operator such as StringEquals instead" : "use the state's OutputPath instead";
+        out.push(misplaced("JSONATA_FIELD_IN_JSONPATH_STATE", state, `Choices[${i}].${field}`, child(pointer, "Choices", i, field), hint));
+      }
+    }
+  }
+  nested(state, ["ItemReader"], "Arguments", "JSONATA_FIELD_IN_JSONPATH_STATE", "use Parameters instead", out);
+  nested(state, ["ResultWriter"], "Arguments", "JSONATA_FIELD_IN_JSONPATH_STATE", "use Parameters instead", out);
+  for (const path of COMPUTED_VALUES) {
+    const value = at(node, path);
+    if (typeof value !== "string" || !isJsonataTemplate(value)) continue;
+    const field = path.join(".");
+    const extra = path[0] === "Timestamp" ? " (String does not match RFC3339 timestamp)" : "";
+    out.push(
+      diagnostic(
+        "JSONATA_IN_JSONPATH_STATE",
+        `${field} holds an expression${extra}, but state '${state.name}' uses JSONPath; set "QueryLanguage": "JSONata" to compute it, or use ${path[path.length - 1]}Path`,
+        child(pointer, ...path),
+      ),
+    );
+  }
+}
+
+function nested(
+  state: StateInfo,
+  path: readonly string[],
+  field: string,
+  code: "JSONPATH_FIELD_IN_JSONATA_STATE" | "JSONATA_FIELD_IN_JSONPATH_STATE",
+  hint: string,
+  out: Diagnostic[],
+): void {
+  const container = at(state.node, path);
+  if (isJsonObject(container) && field in container) {
+    out.push(misplaced(code, state, [...path, field].join("."), child(state.pointer, ...path, field), hint));
+  }
+}
+
+function misplaced(
+  code: "JSONPATH_FIELD_IN_JSONATA_STATE" | "JSONATA_FIELD_IN_JSONPATH_STATE",
+  state: StateInfo,
+  field: string,
+  pointer: string,
+  hint: string,
+): Diagnostic {
+  const [only, uses] = code === "JSONPATH_FIELD_IN_JSONATA_STATE" ? ["JSONPath", "JSONata"] : ["JSONata", "JSONPath"];
+  return diagnostic(code, `${field} is a ${only}-only field, but state '${state.name}' uses ${uses}; ${hint}`, pointer);
+}
+
+function at(node: JsonObject, path: readonly string[]): Json | undefined {
+  let value: Json | undefined = node;
+  for (const key of path) {
+    if (!isJsonObject(value)) return undefined;
+    value = value[key];
+  }
+  return value;
+}
