@@ -84,7 +84,9 @@ export function parseApiKeys(text: string | undefined): ApiKey[] {
     const scope = part.slice(first + 1, second);
     const secret = part.slice(second + 1);
     if (!KEY_NAME.test(name)) {
-      throw new Error(`STEPWISE_API_KEYS entry ${index + 1}: the name must match ${KEY_NAME.source}`);
+      throw new Error(
+        `STEPWISE_API_KEYS entry ${index + 1}: the name must match ${KEY_NAME.source}`,
+      );
     }
     if (!SCOPES.includes(scope as Scope)) {
       throw new Error(

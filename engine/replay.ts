@@ -32,7 +32,7 @@ export function replay(
           outer: child.outer,
           ...(child.iteration !== undefined ? { iteration: child.iteration } : {}),
         });
-        childRun.lastEventId = result.run.lastEventId;
+        childRun.lastEventId = child.previousEventId ?? result.run.lastEventId;
         runs.set(child.runId, childRun);
       }
     }

@@ -18,7 +18,11 @@ export function schemaDiagnostics(errors: readonly ErrorObject[]): Diagnostic[] 
     const branches = new Set((error.schema as SchemaObject[]).map(resolve));
     for (let j = index - 1; j >= 0; j--) {
       const previous = errors[j]!;
-      if (previous.instancePath !== error.instancePath || !branches.has(previous.parentSchema as SchemaObject)) break;
+      if (
+        previous.instancePath !== error.instancePath ||
+        !branches.has(previous.parentSchema as SchemaObject)
+      )
+        break;
       folded.add(previous);
     }
   });
@@ -55,7 +59,11 @@ function toDiagnostic(error: ErrorObject): Diagnostic {
     case "additionalProperties":
     case "unevaluatedProperties": {
       const field = String(params.additionalProperty ?? params.unevaluatedProperty);
-      return diagnostic("SCHEMA_VALIDATION_FAILED", unknownFieldMessage(field, path, error), child(path, field));
+      return diagnostic(
+        "SCHEMA_VALIDATION_FAILED",
+        unknownFieldMessage(field, path, error),
+        child(path, field),
+      );
     }
     case "not": {
       const pair = ((error.schema as SchemaObject).required ?? []) as string[];
@@ -68,11 +76,20 @@ function toDiagnostic(error: ErrorObject): Diagnostic {
     }
     case "anyOf":
     case "oneOf": {
-      const isObjectRule = typeof error.data === "object" && error.data !== null && !Array.isArray(error.data);
+      const isObjectRule =
+        typeof error.data === "object" && error.data !== null && !Array.isArray(error.data);
       if (isObjectRule && expected && !isValueUnion(error)) {
-        return diagnostic("SCHEMA_VALIDATION_FAILED", `${capital(containerLabel(path))} must have ${expected}`, path);
+        return diagnostic(
+          "SCHEMA_VALIDATION_FAILED",
+          `${capital(containerLabel(path))} must have ${expected}`,
+          path,
+        );
       }
-      return diagnostic("SCHEMA_VALIDATION_FAILED", `${fieldLabel(path)} must be ${expected ?? "valid"}${got}`, path);
+      return diagnostic(
+        "SCHEMA_VALIDATION_FAILED",
+        `${fieldLabel(path)} must be ${expected ?? "valid"}${got}`,
+        path,
+      );
     }
     case "format":
       return diagnostic(
@@ -84,12 +101,20 @@ function toDiagnostic(error: ErrorObject): Diagnostic {
     case "const": {
       const allowed = (params.allowedValues as unknown[] | undefined) ?? [params.allowedValue];
       const wanted = expected ?? `one of ${allowed.map((v) => showValue(v)).join(", ")}`;
-      return diagnostic("SCHEMA_VALIDATION_FAILED", `${fieldLabel(path)} must be ${wanted}${got}`, path);
+      return diagnostic(
+        "SCHEMA_VALIDATION_FAILED",
+        `${fieldLabel(path)} must be ${wanted}${got}`,
+        path,
+      );
     }
     case "type": {
       const ruleUnion = isObjectRuleSchema(error.parentSchema as SchemaObject | undefined);
       const wanted = (!ruleUnion && expected) || article(String(params.type));
-      return diagnostic("SCHEMA_VALIDATION_FAILED", `${fieldLabel(path)} must be ${wanted}${got}`, path);
+      return diagnostic(
+        "SCHEMA_VALIDATION_FAILED",
+        `${fieldLabel(path)} must be ${wanted}${got}`,
+        path,
+      );
     }
     default: {
       const wanted = expected ? `must be ${expected}` : (error.message ?? "is invalid");
@@ -173,7 +198,12 @@ function containerLabel(path: string): string {
   const beforeLast = segments[segments.length - 2];
   const owner = ownerLabel(path);
   if (beforeLast === "States") return `state '${last}'`;
-  if (last === "Credentials" || last === "ItemReader" || last === "ItemBatcher" || last === "ResultWriter") {
+  if (
+    last === "Credentials" ||
+    last === "ItemReader" ||
+    last === "ItemBatcher" ||
+    last === "ResultWriter"
+  ) {
     return `the ${last} of ${owner}`;
   }
   if (beforeLast === "Retry") return `retrier ${last} of ${owner}`;
@@ -193,8 +223,10 @@ function allowedFields(schema: SchemaObject | undefined): string[] {
   const names = new Set<string>();
   const visit = (s: SchemaObject, depth: number): void => {
     if (depth > 4) return;
-    for (const name of Object.keys((s.properties as SchemaObject | undefined) ?? {})) names.add(name);
-    for (const part of (s.allOf as SchemaObject[] | undefined) ?? []) visit(resolve(part), depth + 1);
+    for (const name of Object.keys((s.properties as SchemaObject | undefined) ?? {}))
+      names.add(name);
+    for (const part of (s.allOf as SchemaObject[] | undefined) ?? [])
+      visit(resolve(part), depth + 1);
   };
   visit(schema, 0);
   const list = [...names];

@@ -22,6 +22,7 @@ function code(severity: Severity, summary: string, aws = false): CodeInfo {
 export const CODES = {
   // --- Reading the source ---------------------------------------------------------
   MISSING_DESCRIPTION: code("error", "The definition is empty or null.", true),
+  UNREADABLE_FILE: code("error", "The definition file cannot be read (CLI)."),
   INVALID_JSON_DESCRIPTION: code("error", "The JSON text does not parse.", true),
   INVALID_YAML_DESCRIPTION: code("error", "The YAML text does not parse."),
   DEFINITION_TOO_LARGE: code("error", "The definition is larger than 1 MiB."),
@@ -33,18 +34,33 @@ export const CODES = {
   NOT_AN_OBJECT: code("error", "The definition is not a JSON object."),
 
   // --- Shape (JSON Schema) ----------------------------------------------------------
-  SCHEMA_VALIDATION_FAILED: code("error", "A field is missing, unknown or of the wrong type.", true),
+  SCHEMA_VALIDATION_FAILED: code(
+    "error",
+    "A field is missing, unknown or of the wrong type.",
+    true,
+  ),
   MUTUALLY_EXCLUSIVE_FIELDS: code("error", "Two fields that exclude each other are both set."),
 
   // --- Transitions and scopes -------------------------------------------------------
   INVALID_START_AT: code("error", "StartAt names no state of its scope."),
-  MISSING_TRANSITION_TARGET: code("error", "Next, Default or a Catch Next names no state of its scope.", true),
+  MISSING_TRANSITION_TARGET: code(
+    "error",
+    "Next, Default or a Catch Next names no state of its scope.",
+    true,
+  ),
   MISSING_NEXT_OR_END: code("error", "A state that must transition has neither Next nor End."),
   NEXT_AND_END: code("error", "A state has both Next and End."),
   UNREACHABLE_STATE: code("error", "No path from StartAt leads to the state."),
   MISSING_END_STATE: code("error", "A scope has no terminal state.", true),
-  NO_PATH_TO_END: code("warning", "From this state no terminal state can be reached (endless loop)."),
-  DUPLICATE_STATE_NAME: code("error", "Two states share a name anywhere in the state machine.", true),
+  NO_PATH_TO_END: code(
+    "warning",
+    "From this state no terminal state can be reached (endless loop).",
+  ),
+  DUPLICATE_STATE_NAME: code(
+    "error",
+    "Two states share a name anywhere in the state machine.",
+    true,
+  ),
   INVALID_STATE_NAME: code("error", "A state name is empty or longer than 80 characters.", true),
 
   // --- Errors, Retry and Catch ------------------------------------------------------
@@ -54,30 +70,80 @@ export const CODES = {
 
   // --- Query languages --------------------------------------------------------------
   QUERY_LANGUAGE_DOWNGRADE: code("error", "A state uses JSONPath in a JSONata state machine."),
-  JSONPATH_FIELD_IN_JSONATA_STATE: code("error", "A JSONPath-only field appears in a JSONata state."),
-  JSONATA_FIELD_IN_JSONPATH_STATE: code("error", "A JSONata-only field appears in a JSONPath state."),
-  JSONATA_IN_JSONPATH_STATE: code("error", "A JSONata expression is used where a JSONPath state needs a value."),
-  INVALID_JSONATA: code("error", "A JSONata expression does not compile, or its {% %} delimiters are broken."),
+  JSONPATH_FIELD_IN_JSONATA_STATE: code(
+    "error",
+    "A JSONPath-only field appears in a JSONata state.",
+  ),
+  JSONATA_FIELD_IN_JSONPATH_STATE: code(
+    "error",
+    "A JSONata-only field appears in a JSONPath state.",
+  ),
+  JSONATA_IN_JSONPATH_STATE: code(
+    "error",
+    "A JSONata expression is used where a JSONPath state needs a value.",
+  ),
+  INVALID_JSONATA: code(
+    "error",
+    "A JSONata expression does not compile, or its {% %} delimiters are broken.",
+  ),
 
   // --- Paths and intrinsic functions --------------------------------------------------
   INVALID_JSONPATH: code("error", "A JSONPath does not parse."),
-  INVALID_REFERENCE_PATH: code("error", "A field that needs a reference path holds another kind of path."),
+  INVALID_REFERENCE_PATH: code(
+    "error",
+    "A field that needs a reference path holds another kind of path.",
+  ),
   INVALID_PATH_FIELD: code("error", "A key ending '.$' holds no path or intrinsic function call."),
-  INVALID_INTRINSIC_FUNCTION: code("error", "An intrinsic function call does not parse, exist or fit its arity."),
+  INVALID_INTRINSIC_FUNCTION: code(
+    "error",
+    "An intrinsic function call does not parse, exist or fit its arity.",
+  ),
   DUPLICATE_PAYLOAD_FIELD: code("error", "A payload template has both 'x' and 'x.$'."),
-  NO_DOLLAR: code("warning", "A value looks like a path or intrinsic call but its key does not end in '.$'.", true),
-  NO_PATH: code("warning", "A value looks like a path but the field name does not end with 'Path'.", true),
-  PASS_RESULT_IS_STATIC: code("warning", "A Pass state's Result uses a path, which is never evaluated.", true),
+  NO_DOLLAR: code(
+    "warning",
+    "A value looks like a path or intrinsic call but its key does not end in '.$'.",
+    true,
+  ),
+  NO_PATH: code(
+    "warning",
+    "A value looks like a path but the field name does not end with 'Path'.",
+    true,
+  ),
+  PASS_RESULT_IS_STATIC: code(
+    "warning",
+    "A Pass state's Result uses a path, which is never evaluated.",
+    true,
+  ),
 
   // --- Task, Wait, Map ----------------------------------------------------------------
-  INVALID_RESOURCE: code("error", "A Task Resource is not a URI or names an unknown service integration.", true),
-  UNKNOWN_SERVICE_INTEGRATION: code("warning", "A Task Resource names a service Stepwise does not know."),
-  UNSUPPORTED_IN_EXPRESS: code("error", "An Express state machine uses an integration pattern it does not support."),
-  HEARTBEAT_NOT_BELOW_TIMEOUT: code("error", "HeartbeatSeconds is not smaller than TimeoutSeconds."),
+  INVALID_RESOURCE: code(
+    "error",
+    "A Task Resource is not a URI or names an unknown service integration.",
+    true,
+  ),
+  UNKNOWN_SERVICE_INTEGRATION: code(
+    "warning",
+    "A Task Resource names a service Stepwise does not know.",
+  ),
+  UNSUPPORTED_IN_EXPRESS: code(
+    "error",
+    "An Express state machine uses an integration pattern it does not support.",
+  ),
+  HEARTBEAT_NOT_BELOW_TIMEOUT: code(
+    "error",
+    "HeartbeatSeconds is not smaller than TimeoutSeconds.",
+  ),
   INVALID_TIMESTAMP: code("error", "A timestamp is not an RFC 3339 date-time."),
-  INVALID_LABEL_NAME: code("error", "A Map Label is empty, too long or has a forbidden character.", true),
+  INVALID_LABEL_NAME: code(
+    "error",
+    "A Map Label is empty, too long or has a forbidden character.",
+    true,
+  ),
   DUPLICATE_LABEL_NAME: code("error", "Two Map states share a Label.", true),
-  INVALID_CHOICE_RULE: code("error", "A Choice rule has no comparison, several, or misses its Variable."),
+  INVALID_CHOICE_RULE: code(
+    "error",
+    "A Choice rule has no comparison, several, or misses its Variable.",
+  ),
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -10,7 +10,8 @@ export function fieldLabel(pointer: string): string {
   const segments = segmentsOf(pointer);
   const stateAt = lastStateIndex(segments);
   const rest = stateAt >= 0 ? segments.slice(stateAt + 2) : segments;
-  if (rest.length === 0) return stateAt >= 0 ? `state '${segments[stateAt + 1]}'` : "the state machine";
+  if (rest.length === 0)
+    return stateAt >= 0 ? `state '${segments[stateAt + 1]}'` : "the state machine";
   let out = "";
   for (const segment of rest) {
     if (/^\d+$/.test(segment) && out !== "") out += `[${segment}]`;
@@ -73,7 +74,11 @@ function distance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
     for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      cur[j] = Math.min(
+        prev[j]! + 1,
+        cur[j - 1]! + 1,
+        prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
     }
     prev = cur;
   }

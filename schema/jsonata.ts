@@ -36,7 +36,10 @@ function compileProblem(expression: string): string | undefined {
   } catch (error) {
     const e = error as { code?: string; position?: number; token?: unknown; message?: string };
     const where = typeof e.position === "number" ? ` at character ${e.position}` : "";
-    const token = e.token !== undefined && !String(e.message ?? "").includes(String(e.token)) ? ` near '${String(e.token)}'` : "";
+    const token =
+      e.token !== undefined && !String(e.message ?? "").includes(String(e.token))
+        ? ` near '${String(e.token)}'`
+        : "";
     return `${e.message ?? String(error)}${token}${where}${e.code ? ` (${e.code})` : ""}`;
   }
 }

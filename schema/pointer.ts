@@ -1,7 +1,10 @@
 /** JSON pointers (RFC 6901): how diagnostics name a place in a definition. */
 
 export function escapeSegment(segment: string | number): string {
-  return String(segment).replace(/~/g, "~0").replace(/\//g, "~1");
+  if (typeof segment === "number") return String(segment);
+  // Most keys need no escaping; skip the regular expressions for them (hot path).
+  if (!segment.includes("~") && !segment.includes("/")) return segment;
+  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
 /** Appends segments to a pointer: child("/States", "A/B") is "/States/A~1B". */

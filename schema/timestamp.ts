@@ -4,7 +4,8 @@
  * denote that a numeric time zone offset is not present" (2016-03-14T01:59:00Z).
  * AWS refuses the rest at creation: "String does not match RFC3339 timestamp".
  */
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|([+-])(\d{2}):(\d{2}))$/;
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|([+-])(\d{2}):(\d{2}))$/;
 
 export function isRfc3339Timestamp(text: string): boolean {
   const m = RFC3339.exec(text);

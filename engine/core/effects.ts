@@ -45,6 +45,8 @@ export interface ChildSpec {
   outer: Record<string, Json>;
   /** Map iterations carry their index (history names them by it). */
   iteration?: number;
+  /** The event the child's first event follows (its MapIterationStarted); else the parent's last. */
+  previousEventId?: number;
 }
 
 export type EffectType = Effect["type"];

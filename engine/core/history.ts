@@ -75,10 +75,13 @@ export function detailsKey(type: HistoryEventType): `${string}EventDetails` | un
     case "MapStateStarted":
       return "mapStateStartedEventDetails";
     case "MapIterationStarted":
-    case "MapIterationSucceeded":
-    case "MapIterationFailed":
-    case "MapIterationAborted":
       return "mapIterationStartedEventDetails";
+    case "MapIterationSucceeded":
+      return "mapIterationSucceededEventDetails";
+    case "MapIterationFailed":
+      return "mapIterationFailedEventDetails";
+    case "MapIterationAborted":
+      return "mapIterationAbortedEventDetails";
     case "ParallelStateFailed":
     case "MapStateFailed":
       return "evaluationFailedEventDetails";

@@ -167,8 +167,19 @@ class MemoryDriver {
     while (!this.outcome) {
       if (this.queue.length > 0) {
         this.deliver(this.queue.shift()!);
-      } else if (this.inFlight > 0) {
+      } else if (this.inFlight > 0 && (!this.virtual || this.timers.size === 0)) {
         await new Promise<void>((resolve) => (this.wake = resolve));
+      } else if (this.inFlight > 0) {
+        // Virtual clock with a task in flight and a timer armed (a task timeout, a
+        // heartbeat): give the task a real moment to answer, then let time jump.
+        await new Promise<void>((resolve) => {
+          const handle = setTimeout(resolve, 20);
+          this.wake = () => {
+            clearTimeout(handle);
+            resolve();
+          };
+        });
+        if (this.queue.length === 0 && this.inFlight > 0) await this.fireNextTimer();
       } else if (this.timers.size > 0) {
         await this.fireNextTimer();
       } else {
@@ -263,7 +274,7 @@ class MemoryDriver {
             ...(child.iteration !== undefined ? { iteration: child.iteration } : {}),
           });
           // A child's first event follows the parent's event that started it.
-          childRun.lastEventId = run.lastEventId;
+          childRun.lastEventId = child.previousEventId ?? run.lastEventId;
           this.runs.set(child.runId, childRun);
           this.queue.push({ runId: child.runId, event: { type: "Started", input: child.input } });
         }

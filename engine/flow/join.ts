@@ -52,9 +52,13 @@ export function openJoin(
     for (let i = window; i < total; i++) join.pendingInputs[i] = plan.inputs[i]!;
   }
   const specs: ChildSpec[] = [];
-  for (let i = 0; i < window; i++) specs.push(childSpec(join, plan, i, plan.inputs[i]!));
+  for (let i = 0; i < window; i++) {
+    const spec = childSpec(join, plan, i, plan.inputs[i]!);
+    const started = onStart?.(i);
+    if (typeof started === "number") spec.previousEventId = started;
+    specs.push(spec);
+  }
   join.progress = "r".repeat(window) + join.progress.slice(window);
-  for (let i = 0; i < window; i++) onStart?.(i);
   if (specs.length > 0) ctx.emit({ type: "SpawnChildren", runId: ctx.run.runId, children: specs });
   return join;
 }
@@ -130,7 +134,8 @@ export function applyChildEnded(
       j.pendingInputs = pending;
       mark(nextIndex, "r");
       const spec = childSpec(j, next, nextIndex, input);
-      next.onStart?.(nextIndex);
+      const started = next.onStart?.(nextIndex);
+      if (typeof started === "number") spec.previousEventId = started;
       ctx.emit({ type: "SpawnChildren", runId: ctx.run.runId, children: [spec] });
     } else {
       delete j.pendingInputs;

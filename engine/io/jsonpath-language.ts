@@ -61,6 +61,7 @@ export const jsonPathLanguage: LanguageIO = {
 
   wait(ctx, state, raw) {
     const input = applyInputPath(ctx, state.InputPath, raw);
+    evaluateAssign(ctx, state.Assign, input);
     const output = applyOutputPath(ctx, state.OutputPath, input);
     const base = Date.parse(ctx.frame.enteredTime);
     if (typeof state.Seconds === "number") return { until: base + state.Seconds * 1000, output };

@@ -55,8 +55,8 @@ function start(ctx: StepContext, state: MapState): void {
   if (join.total === 0) succeed(ctx, state, []);
 }
 
-function iterationStarted(ctx: StepContext, name: string, index: number): void {
-  ctx.record("MapIterationStarted", { name, index });
+function iterationStarted(ctx: StepContext, name: string, index: number): number {
+  return ctx.record("MapIterationStarted", { name, index });
 }
 
 function succeed(ctx: StepContext, state: MapState, results: Json[]): void {

@@ -3,7 +3,7 @@ import { StatesError } from "../core/errors.js";
 import type { Json } from "../core/json.js";
 import { guarded, handleStateError } from "../flow/failure.js";
 import { io } from "../io/index.js";
-import type { StepContext } from "../step-context.js";
+import { exceedsDataLimit, type StepContext } from "../step-context.js";
 import type { StateHandler } from "./handler.js";
 
 /**
@@ -31,6 +31,13 @@ function schedule(ctx: StepContext, state: TaskState): void {
   const token = waitsForToken(state.Resource) ? taskToken(ctx) : undefined;
   const lang = io(ctx, state);
   const input = lang.arguments(ctx, state, raw, token);
+  // AWS: an effective input over the quota after Parameters fails before the task runs.
+  if (exceedsDataLimit(JSON.stringify(input))) {
+    throw new StatesError(
+      "States.DataLimitExceeded",
+      `The state/task '${ctx.frame.name}' has an input with a size exceeding the maximum number of bytes service limit.`,
+    );
+  }
   const timeoutSeconds = lang.number(ctx, state, "TimeoutSeconds", raw);
   const heartbeatSeconds = lang.number(ctx, state, "HeartbeatSeconds", raw);
   const attempt = ctx.frame.retryCount ?? 0;
@@ -136,10 +143,19 @@ export const task: StateHandler<TaskState> = {
 
   onTaskSucceeded(ctx, state, output: Json) {
     settle(ctx);
-    ctx.record("TaskSucceeded", {
-      ...describeResource(state.Resource),
-      output: JSON.stringify(output),
-    });
+    const text = JSON.stringify(output);
+    if (exceedsDataLimit(text)) {
+      // The raw result counts, even when ResultPath would discard it.
+      const cause = `The state/task '${ctx.frame.name}' returned a result with a size exceeding the maximum number of bytes service limit.`;
+      ctx.record("TaskFailed", {
+        ...describeResource(state.Resource),
+        error: "States.DataLimitExceeded",
+        cause,
+      });
+      handleStateError(ctx, state, new StatesError("States.DataLimitExceeded", cause));
+      return;
+    }
+    ctx.record("TaskSucceeded", { ...describeResource(state.Resource), output: text });
     guarded(ctx, state, () => {
       ctx.exit("Task", state, io(ctx, state).result(ctx, state, ctx.frame.input, output));
     });
@@ -181,12 +197,9 @@ export const task: StateHandler<TaskState> = {
     } else if (phase.kind === "task" && phase.timerIds.includes(timerId)) {
       failAttempt(ctx, state, "States.Timeout", "The task timed out.");
     } else if (phase.kind === "task" && phase.heartbeatTimerId === timerId) {
-      failAttempt(
-        ctx,
-        state,
-        "States.HeartbeatTimeout",
-        "The task did not send a heartbeat in time.",
-      );
+      // AWS documents States.HeartbeatTimeout, but its recorded executions fail a
+      // missed heartbeat with States.Timeout (task-cases: test_heartbeat_no_timeout).
+      failAttempt(ctx, state, "States.Timeout", "The task did not send a heartbeat in time.");
     }
   },
 };

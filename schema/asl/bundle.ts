@@ -14,7 +14,16 @@ import { waitState } from "./wait.js";
  * partials composed with allOf still refuse unknown fields). Compiled once by
  * ../compile.ts.
  */
-export const STATE_TYPES = ["Pass", "Task", "Choice", "Wait", "Succeed", "Fail", "Parallel", "Map"] as const;
+export const STATE_TYPES = [
+  "Pass",
+  "Task",
+  "Choice",
+  "Wait",
+  "Succeed",
+  "Fail",
+  "Parallel",
+  "Map",
+] as const;
 
 const STATE_SCHEMAS: Record<(typeof STATE_TYPES)[number], SchemaObject> = {
   Pass: passState,
@@ -63,7 +72,11 @@ export const aslSchema: SchemaObject = {
     ...choiceDefs,
     ...mapDefs,
     state,
-    states: { type: "object", additionalProperties: ref("state"), description: "an object of named states" },
+    states: {
+      type: "object",
+      additionalProperties: ref("state"),
+      description: "an object of named states",
+    },
     /** A scope: the top level, a Parallel branch, a Map ItemProcessor (ASL spec, "Parallel State"). */
     scopeFields: {
       type: "object",
@@ -76,7 +89,9 @@ export const aslSchema: SchemaObject = {
       required: ["StartAt", "States"],
     },
     scope: { allOf: [ref("scopeFields")], unevaluatedProperties: false },
-    ...Object.fromEntries(STATE_TYPES.map((type) => [`${type.toLowerCase()}State`, STATE_SCHEMAS[type]])),
+    ...Object.fromEntries(
+      STATE_TYPES.map((type) => [`${type.toLowerCase()}State`, STATE_SCHEMAS[type]]),
+    ),
   },
 };
 

@@ -65,8 +65,18 @@ export const choiceDefs: Record<string, SchemaObject> = {
     type: "object",
     properties: {
       Variable: ref("referencePath"),
-      And: { type: "array", minItems: 1, items: ref("nestedChoiceRule"), description: "a non-empty array of rules" },
-      Or: { type: "array", minItems: 1, items: ref("nestedChoiceRule"), description: "a non-empty array of rules" },
+      And: {
+        type: "array",
+        minItems: 1,
+        items: ref("nestedChoiceRule"),
+        description: "a non-empty array of rules",
+      },
+      Or: {
+        type: "array",
+        minItems: 1,
+        items: ref("nestedChoiceRule"),
+        description: "a non-empty array of rules",
+      },
       Not: ref("nestedChoiceRule"),
       Comment: ref("comment"),
       ...operatorProperties,
@@ -77,7 +87,10 @@ export const choiceDefs: Record<string, SchemaObject> = {
     allOf: [ref("choiceRuleBody")],
     properties: {
       Next: ref("stateName"),
-      Condition: { anyOf: [ref("jsonata"), { type: "boolean" }], description: 'a JSONata expression "{% ... %}"' },
+      Condition: {
+        anyOf: [ref("jsonata"), { type: "boolean" }],
+        description: 'a JSONata expression "{% ... %}"',
+      },
       Assign: ref("assign"),
       Output: true,
     },

@@ -100,8 +100,16 @@ export const commonDefs: Record<string, SchemaObject> = {
     type: "object",
     properties: {
       ErrorEquals: ref("errorEquals"),
-      IntervalSeconds: { ...commonSeconds(1), description: `a whole number of seconds from 1 to ${MAX_SECONDS}` },
-      MaxAttempts: { type: "integer", minimum: 0, maximum: MAX_SECONDS, description: "a whole number of at least 0" },
+      IntervalSeconds: {
+        ...commonSeconds(1),
+        description: `a whole number of seconds from 1 to ${MAX_SECONDS}`,
+      },
+      MaxAttempts: {
+        type: "integer",
+        minimum: 0,
+        maximum: MAX_SECONDS,
+        description: "a whole number of at least 0",
+      },
       BackoffRate: { type: "number", minimum: 1, description: "a number of at least 1.0" },
       MaxDelaySeconds: {
         type: "integer",
@@ -134,7 +142,11 @@ export const commonDefs: Record<string, SchemaObject> = {
   // --- Partials that state schemas compose with allOf -----------------------------------
   stateBase: {
     type: "object",
-    properties: { Type: { type: "string" }, Comment: ref("comment"), QueryLanguage: ref("queryLanguage") },
+    properties: {
+      Type: { type: "string" },
+      Comment: ref("comment"),
+      QueryLanguage: ref("queryLanguage"),
+    },
     required: ["Type"],
   },
   /** Next or End; which one is present is checked by checks/transitions.ts for a clearer message. */
@@ -145,7 +157,10 @@ export const commonDefs: Record<string, SchemaObject> = {
     properties: { InputPath: ref("nullablePath"), OutputPath: ref("nullablePath") },
   },
   results: {
-    properties: { ResultPath: ref("nullableReferencePath"), ResultSelector: ref("payloadTemplate") },
+    properties: {
+      ResultPath: ref("nullableReferencePath"),
+      ResultSelector: ref("payloadTemplate"),
+    },
   },
   /** Assign (both languages) and Output (JSONata). */
   variablesAndOutput: {

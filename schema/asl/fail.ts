@@ -10,9 +10,17 @@ export const failState: SchemaObject = {
   properties: {
     Type: { const: "Fail" },
     Error: { type: "string", description: "an error name" },
-    ErrorPath: { type: "string", minLength: 1, description: "a reference path or an intrinsic function call" },
+    ErrorPath: {
+      type: "string",
+      minLength: 1,
+      description: "a reference path or an intrinsic function call",
+    },
     Cause: { type: "string", description: "a text" },
-    CausePath: { type: "string", minLength: 1, description: "a reference path or an intrinsic function call" },
+    CausePath: {
+      type: "string",
+      minLength: 1,
+      description: "a reference path or an intrinsic function call",
+    },
   },
   unevaluatedProperties: false,
 };

@@ -70,7 +70,11 @@ export const mapDefs: Record<string, SchemaObject> = {
   itemReader: {
     type: "object",
     properties: {
-      Resource: { type: "string", minLength: 1, description: "a resource ARN such as arn:aws:states:::s3:getObject" },
+      Resource: {
+        type: "string",
+        minLength: 1,
+        description: "a resource ARN such as arn:aws:states:::s3:getObject",
+      },
       ReaderConfig: {
         type: "object",
         properties: {
@@ -104,7 +108,11 @@ export const mapDefs: Record<string, SchemaObject> = {
   resultWriter: {
     type: "object",
     properties: {
-      Resource: { type: "string", minLength: 1, description: "a resource ARN such as arn:aws:states:::s3:putObject" },
+      Resource: {
+        type: "string",
+        minLength: 1,
+        description: "a resource ARN such as arn:aws:states:::s3:putObject",
+      },
       Parameters: ref("payloadTemplate"),
       Arguments: ref("objectOrJsonata"),
       WriterConfig: { type: "object" },

@@ -42,7 +42,11 @@ export function checkErrorNames(model: Model): Diagnostic[] {
           );
         }
         names.forEach((name, j) => {
-          if (typeof name !== "string" || !name.startsWith("States.") || PREDEFINED.has(name)) return;
+          if (typeof name !== "string" || !name.startsWith("States.") || PREDEFINED.has(name))
+            return;
+          // AWS's HTTP Task errors: States.Http.Socket and States.Http.StatusCode.<code>.
+          if (name === "States.Http.Socket" || /^States\.Http\.StatusCode\.\d{3}$/.test(name))
+            return;
           const guess = closest(name, PREDEFINED_ERRORS);
           out.push(
             diagnostic(

@@ -50,7 +50,8 @@ function* evaluatedValues(state: StateInfo): Generator<[Json, string]> {
     const value = node[holder];
     if (!isJsonObject(value)) continue;
     if (value.Arguments !== undefined) yield [value.Arguments, child(pointer, holder, "Arguments")];
-    if (value.ReaderConfig !== undefined) yield [value.ReaderConfig, child(pointer, holder, "ReaderConfig")];
+    if (value.ReaderConfig !== undefined)
+      yield [value.ReaderConfig, child(pointer, holder, "ReaderConfig")];
   }
   for (const list of ["Catch", "Choices"]) {
     for (const [i, entry] of objectItems(node[list])) {
@@ -80,7 +81,13 @@ function checkString(text: string, pointer: string, out: Diagnostic[]): void {
   if (isJsonataTemplate(text)) {
     const problem = jsonataProblem(text);
     if (problem !== undefined) {
-      out.push(diagnostic("INVALID_JSONATA", `The JSONata expression ${clip(text)} does not compile: ${problem}`, pointer));
+      out.push(
+        diagnostic(
+          "INVALID_JSONATA",
+          `The JSONata expression ${clip(text)} does not compile: ${problem}`,
+          pointer,
+        ),
+      );
     }
   } else if (hasBrokenDelimiters(text)) {
     out.push(

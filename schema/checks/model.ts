@@ -48,9 +48,12 @@ export type MachineType = "STANDARD" | "EXPRESS";
 export function buildModel(root: JsonObject, machineType: MachineType = "STANDARD"): Model {
   const topLanguage = languageOf(root.QueryLanguage) ?? "JSONPath";
   const model: Model = { root, topLanguage, scopes: [], states: [], machineType };
-  const pending: { node: JsonObject; pointer: string; language: QueryLanguage; owner?: StateInfo }[] = [
-    { node: root, pointer: "", language: topLanguage },
-  ];
+  const pending: {
+    node: JsonObject;
+    pointer: string;
+    language: QueryLanguage;
+    owner?: StateInfo;
+  }[] = [{ node: root, pointer: "", language: topLanguage }];
   // Breadth-first with an explicit queue; nesting was bounded when the source was read.
   for (let next = pending.shift(); next !== undefined; next = pending.shift()) {
     const scope: ScopeInfo = {
@@ -58,7 +61,10 @@ export function buildModel(root: JsonObject, machineType: MachineType = "STANDAR
       node: next.node,
       states: [],
       byName: new Map(),
-      language: next.pointer === "" ? next.language : (languageOf(next.node.QueryLanguage) ?? next.language),
+      language:
+        next.pointer === ""
+          ? next.language
+          : (languageOf(next.node.QueryLanguage) ?? next.language),
       ...(next.owner ? { owner: next.owner } : {}),
     };
     model.scopes.push(scope);
@@ -78,7 +84,12 @@ export function buildModel(root: JsonObject, machineType: MachineType = "STANDAR
       scope.byName.set(name, state);
       model.states.push(state);
       for (const [field, inner] of childScopes(node)) {
-        pending.push({ node: inner, pointer: child(state.pointer, ...field), language: state.language, owner: state });
+        pending.push({
+          node: inner,
+          pointer: child(state.pointer, ...field),
+          language: state.language,
+          owner: state,
+        });
       }
     }
   }
@@ -112,4 +123,14 @@ export function objectItems(value: Json | undefined): [number, JsonObject][] {
     if (isJsonObject(item)) out.push([i, item]);
   });
   return out;
+}
+
+/** The value at a path of keys inside a state, if every step is an object. */
+export function fieldAt(node: Json, path: readonly string[]): Json | undefined {
+  let value: Json | undefined = node;
+  for (const key of path) {
+    if (!isJsonObject(value)) return undefined;
+    value = value[key];
+  }
+  return value;
 }

@@ -1,9 +1,9 @@
-import { isJsonObject, type Json, type JsonObject } from "../../engine/core/json.js";
+import { isJsonObject } from "../../engine/core/json.js";
 import { CHOICE_OPERATORS } from "../asl/choice.js";
 import { diagnostic, type Diagnostic } from "../diagnostic.js";
 import { isJsonataTemplate } from "../jsonata.js";
 import { child } from "../pointer.js";
-import { objectItems, type Model, type StateInfo } from "./model.js";
+import { fieldAt, objectItems, type Model, type StateInfo } from "./model.js";
 
 /**
  * Which fields each query language takes (AWS "Transforming data with JSONata":
@@ -29,7 +29,8 @@ const JSONPATH_ONLY: Record<string, string> = {
   SecondsPath: 'use Seconds with a "{% ... %}" expression instead',
   TimestampPath: 'use Timestamp with a "{% ... %}" expression instead',
   MaxConcurrencyPath: 'use MaxConcurrency with a "{% ... %}" expression instead',
-  ToleratedFailurePercentagePath: 'use ToleratedFailurePercentage with a "{% ... %}" expression instead',
+  ToleratedFailurePercentagePath:
+    'use ToleratedFailurePercentage with a "{% ... %}" expression instead',
   ToleratedFailureCountPath: 'use ToleratedFailureCount with a "{% ... %}" expression instead',
   ErrorPath: 'use Error with a "{% ... %}" expression instead',
   CausePath: 'use Cause with a "{% ... %}" expression instead',
@@ -58,6 +59,24 @@ const COMPUTED_VALUES: readonly (readonly string[])[] = [
   ["ItemReader", "ReaderConfig", "MaxItems"],
 ];
 
+/** Fields nested in ItemReader, ResultWriter and ItemBatcher: [holder, field, hint]. */
+type NestedRule = readonly [readonly string[], string, string];
+const NESTED_JSONPATH_ONLY: readonly NestedRule[] = [
+  [["ItemReader"], "Parameters", "use Arguments instead"],
+  [["ResultWriter"], "Parameters", "use Arguments instead"],
+  [["ItemReader", "ReaderConfig"], "MaxItemsPath", 'use MaxItems with "{% ... %}" instead'],
+  [["ItemBatcher"], "MaxItemsPerBatchPath", 'use MaxItemsPerBatch with "{% ... %}" instead'],
+  [
+    ["ItemBatcher"],
+    "MaxInputBytesPerBatchPath",
+    'use MaxInputBytesPerBatch with "{% ... %}" instead',
+  ],
+];
+const NESTED_JSONATA_ONLY: readonly NestedRule[] = [
+  [["ItemReader"], "Arguments", "use Parameters instead"],
+  [["ResultWriter"], "Arguments", "use Parameters instead"],
+];
+
 const RULE_JSONPATH_FIELDS = ["Variable", "And", "Or", "Not", ...Object.keys(CHOICE_OPERATORS)];
 
 export function checkQueryLanguages(model: Model): Diagnostic[] {
@@ -72,8 +91,10 @@ export function checkQueryLanguages(model: Model): Diagnostic[] {
         ),
       );
     };
-    for (const scope of model.scopes) if (scope.pointer !== "" && scope.node.QueryLanguage === "JSONPath") downgrade(scope.pointer);
-    for (const state of model.states) if (state.node.QueryLanguage === "JSONPath") downgrade(state.pointer);
+    for (const scope of model.scopes)
+      if (scope.pointer !== "" && scope.node.QueryLanguage === "JSONPath") downgrade(scope.pointer);
+    for (const state of model.states)
+      if (state.node.QueryLanguage === "JSONPath") downgrade(state.pointer);
   }
   for (const state of model.states) {
     if (state.language === "JSONata") checkJsonataState(state, out);
@@ -85,13 +106,25 @@ export function checkQueryLanguages(model: Model): Diagnostic[] {
 function checkJsonataState(state: StateInfo, out: Diagnostic[]): void {
   const { node, pointer } = state;
   for (const field of Object.keys(node)) {
-    const hint = state.type === "Map" && field === "Parameters" ? "use ItemSelector instead" : JSONPATH_ONLY[field];
-    if (hint) out.push(misplaced("JSONPATH_FIELD_IN_JSONATA_STATE", state, field, child(pointer, field), hint));
+    const hint =
+      state.type === "Map" && field === "Parameters"
+        ? "use ItemSelector instead"
+        : JSONPATH_ONLY[field];
+    if (hint)
+      out.push(
+        misplaced("JSONPATH_FIELD_IN_JSONATA_STATE", state, field, child(pointer, field), hint),
+      );
   }
   for (const [i, catcher] of objectItems(node.Catch)) {
     if ("ResultPath" in catcher) {
       out.push(
-        misplaced("JSONPATH_FIELD_IN_JSONATA_STATE", state, `Catch[${i}].ResultPath`, child(pointer, "Catch", i, "ResultPath"), "use Output instead"),
+        misplaced(
+          "JSONPATH_FIELD_IN_JSONATA_STATE",
+          state,
+          `Catch[${i}].ResultPath`,
+          child(pointer, "Catch", i, "ResultPath"),
+          "use Output instead",
+        ),
       );
     }
   }
@@ -110,11 +143,8 @@ function checkJsonataState(state: StateInfo, out: Diagnostic[]): void {
       }
     }
   }
-  nested(state, ["ItemReader"], "Parameters", "JSONPATH_FIELD_IN_JSONATA_STATE", "use Arguments instead", out);
-  nested(state, ["ResultWriter"], "Parameters", "JSONPATH_FIELD_IN_JSONATA_STATE", "use Arguments instead", out);
-  nested(state, ["ItemReader", "ReaderConfig"], "MaxItemsPath", "JSONPATH_FIELD_IN_JSONATA_STATE", 'use MaxItems with "{% ... %}" instead', out);
-  for (const field of ["MaxItemsPerBatchPath", "MaxInputBytesPerBatchPath"]) {
-    nested(state, ["ItemBatcher"], field, "JSONPATH_FIELD_IN_JSONATA_STATE", `use ${field.slice(0, -4)} with "{% ... %}" instead`, out);
+  for (const [holder, field, hint] of NESTED_JSONPATH_ONLY) {
+    nested(state, holder, field, "JSONPATH_FIELD_IN_JSONATA_STATE", hint, out);
   }
 }
 
@@ -122,27 +152,48 @@ function checkJsonPathState(state: StateInfo, out: Diagnostic[]): void {
   const { node, pointer } = state;
   for (const field of Object.keys(node)) {
     const hint = JSONATA_ONLY[field];
-    if (hint) out.push(misplaced("JSONATA_FIELD_IN_JSONPATH_STATE", state, field, child(pointer, field), hint));
+    if (hint)
+      out.push(
+        misplaced("JSONATA_FIELD_IN_JSONPATH_STATE", state, field, child(pointer, field), hint),
+      );
   }
   for (const [i, catcher] of objectItems(node.Catch)) {
     if ("Output" in catcher) {
       out.push(
-        misplaced("JSONATA_FIELD_IN_JSONPATH_STATE", state, `Catch[${i}].Output`, child(pointer, "Catch", i, "Output"), "use ResultPath instead"),
+        misplaced(
+          "JSONATA_FIELD_IN_JSONPATH_STATE",
+          state,
+          `Catch[${i}].Output`,
+          child(pointer, "Catch", i, "Output"),
+          "use ResultPath instead",
+        ),
       );
     }
   }
   for (const [i, rule] of objectItems(node.Choices)) {
     for (const field of ["Condition", "Output"]) {
       if (field in rule) {
-        const hint = field === "Condition" ? "compare a Variable with an operator such as StringEquals instead" : "use the state's OutputPath instead";
-        out.push(misplaced("JSONATA_FIELD_IN_JSONPATH_STATE", state, `Choices[${i}].${field}`, child(pointer, "Choices", i, field), hint));
+        const hint =
+          field === "Condition"
+            ? "compare a Variable with an operator such as StringEquals instead"
+            : "use the state's OutputPath instead";
+        out.push(
+          misplaced(
+            "JSONATA_FIELD_IN_JSONPATH_STATE",
+            state,
+            `Choices[${i}].${field}`,
+            child(pointer, "Choices", i, field),
+            hint,
+          ),
+        );
       }
     }
   }
-  nested(state, ["ItemReader"], "Arguments", "JSONATA_FIELD_IN_JSONPATH_STATE", "use Parameters instead", out);
-  nested(state, ["ResultWriter"], "Arguments", "JSONATA_FIELD_IN_JSONPATH_STATE", "use Parameters instead", out);
+  for (const [holder, field, hint] of NESTED_JSONATA_ONLY) {
+    nested(state, holder, field, "JSONATA_FIELD_IN_JSONPATH_STATE", hint, out);
+  }
   for (const path of COMPUTED_VALUES) {
-    const value = at(node, path);
+    const value = fieldAt(node, path);
     if (typeof value !== "string" || !isJsonataTemplate(value)) continue;
     const field = path.join(".");
     const extra = path[0] === "Timestamp" ? " (String does not match RFC3339 timestamp)" : "";
@@ -164,9 +215,17 @@ function nested(
   hint: string,
   out: Diagnostic[],
 ): void {
-  const container = at(state.node, path);
+  const container = fieldAt(state.node, path);
   if (isJsonObject(container) && field in container) {
-    out.push(misplaced(code, state, [...path, field].join("."), child(state.pointer, ...path, field), hint));
+    out.push(
+      misplaced(
+        code,
+        state,
+        [...path, field].join("."),
+        child(state.pointer, ...path, field),
+        hint,
+      ),
+    );
   }
 }
 
@@ -177,15 +236,11 @@ function misplaced(
   pointer: string,
   hint: string,
 ): Diagnostic {
-  const [only, uses] = code === "JSONPATH_FIELD_IN_JSONATA_STATE" ? ["JSONPath", "JSONata"] : ["JSONata", "JSONPath"];
-  return diagnostic(code, `${field} is a ${only}-only field, but state '${state.name}' uses ${uses}; ${hint}`, pointer);
-}
-
-function at(node: JsonObject, path: readonly string[]): Json | undefined {
-  let value: Json | undefined = node;
-  for (const key of path) {
-    if (!isJsonObject(value)) return undefined;
-    value = value[key];
-  }
-  return value;
+  const [only, uses] =
+    code === "JSONPATH_FIELD_IN_JSONATA_STATE" ? ["JSONPath", "JSONata"] : ["JSONata", "JSONPath"];
+  return diagnostic(
+    code,
+    `${field} is a ${only}-only field, but state '${state.name}' uses ${uses}; ${hint}`,
+    pointer,
+  );
 }

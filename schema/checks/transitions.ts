@@ -15,10 +15,13 @@ const TERMINAL_TYPES = new Set(["Succeed", "Fail"]);
 
 interface Edge {
   target: string;
-  /** Pointer of the field holding the name. */
-  pointer: string;
+  /** Where the name is, relative to the state (a pointer is built only for a diagnostic). */
+  at: readonly (string | number)[];
   field: string;
 }
+
+const AT_NEXT = ["Next"] as const;
+const AT_DEFAULT = ["Default"] as const;
 
 export function checkTransitions(model: Model): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -78,7 +81,7 @@ function checkScope(model: Model, scope: ScopeInfo, out: Diagnostic[]): void {
         diagnostic(
           "MISSING_TRANSITION_TARGET",
           `${edge.field} '${edge.target}' names no state ${scopeWords(scope)}${elsewhere(model, scope, edge.target)}; states here: ${listNames(here)}`,
-          edge.pointer,
+          child(state.pointer, ...edge.at),
         ),
       );
     }
@@ -140,14 +143,15 @@ function checkScope(model: Model, scope: ScopeInfo, out: Diagnostic[]): void {
 /** Next, Default, Choices[].Next and Catch[].Next of a state. */
 function edgesOf(state: StateInfo): Edge[] {
   const edges: Edge[] = [];
-  const { node, pointer } = state;
-  const add = (value: unknown, at: string, field: string): void => {
-    if (typeof value === "string") edges.push({ target: value, pointer: at, field });
+  const { node } = state;
+  const add = (value: unknown, at: readonly (string | number)[], field: string): void => {
+    if (typeof value === "string") edges.push({ target: value, at, field });
   };
-  add(node.Next, child(pointer, "Next"), "Next");
-  add(node.Default, child(pointer, "Default"), "Default");
-  for (const [i, rule] of objectItems(node.Choices)) add(rule.Next, child(pointer, "Choices", i, "Next"), "Next");
-  for (const [i, catcher] of objectItems(node.Catch)) add(catcher.Next, child(pointer, "Catch", i, "Next"), "Catch Next");
+  add(node.Next, AT_NEXT, "Next");
+  add(node.Default, AT_DEFAULT, "Default");
+  for (const [i, rule] of objectItems(node.Choices)) add(rule.Next, ["Choices", i, "Next"], "Next");
+  for (const [i, catcher] of objectItems(node.Catch))
+    add(catcher.Next, ["Catch", i, "Next"], "Catch Next");
   return edges;
 }
 
@@ -193,7 +197,7 @@ function reach(start: StateInfo[], next: (s: StateInfo) => StateInfo[]): Set<Sta
 }
 
 function scopeWords(scope: ScopeInfo, subject = false): string {
-  if (!scope.owner) return subject ? "The state machine" : "in this state machine's top level";
+  if (!scope.owner) return subject ? "The state machine" : "at the top level";
   const where = scope.pointer.includes("/Branches/") ? "branch" : "item processor";
   const text = `the ${where} of state '${scope.owner.name}'`;
   return subject ? text.charAt(0).toUpperCase() + text.slice(1) : `in ${text}`;
@@ -203,6 +207,8 @@ function scopeWords(scope: ScopeInfo, subject = false): string {
 function elsewhere(model: Model, scope: ScopeInfo, name: string): string {
   const other = model.states.find((s) => s.name === name && s.scope !== scope);
   if (!other) return "";
-  const where = other.scope.owner ? `a scope of state '${other.scope.owner.name}'` : "the top level";
+  const where = other.scope.owner
+    ? `a scope of state '${other.scope.owner.name}'`
+    : "the top level";
   return ` (a state of that name is in ${where}; transitions cannot cross scopes)`;
 }

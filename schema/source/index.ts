@@ -28,7 +28,13 @@ const NOWHERE = (): undefined => undefined;
 
 export function readSource(source: unknown, format?: SourceFormat): SourceResult {
   if (source === undefined || source === null) {
-    return fail(diagnostic("MISSING_DESCRIPTION", "The definition is null or missing; send a JSON or YAML object", ""));
+    return fail(
+      diagnostic(
+        "MISSING_DESCRIPTION",
+        "The definition is null or missing; send a JSON or YAML object",
+        "",
+      ),
+    );
   }
   if (source instanceof Uint8Array) return readBytes(source, format);
   if (typeof source === "string") return readText(source, format);
@@ -51,45 +57,66 @@ function readBytes(bytes: Uint8Array, format: SourceFormat | undefined): SourceR
 
 function readText(raw: string, format: SourceFormat | undefined): SourceResult {
   // A UTF-16 unit is at most 3 UTF-8 bytes; count exactly only when it matters.
-  if (raw.length > MAX_DEFINITION_BYTES || (raw.length * 3 > MAX_DEFINITION_BYTES && utf8Length(raw) > MAX_DEFINITION_BYTES)) {
+  if (
+    raw.length > MAX_DEFINITION_BYTES ||
+    (raw.length * 3 > MAX_DEFINITION_BYTES && utf8Length(raw) > MAX_DEFINITION_BYTES)
+  ) {
     return tooLarge(utf8Length(raw));
   }
   const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
   if (looksBinary(text)) {
-    return fail(diagnostic("NOT_TEXT", "The definition looks like binary data, not JSON or YAML text", ""));
+    return fail(
+      diagnostic("NOT_TEXT", "The definition looks like binary data, not JSON or YAML text", ""),
+    );
   }
   if (text.trim() === "") {
-    return fail(diagnostic("MISSING_DESCRIPTION", "The definition is empty; send a JSON or YAML object", ""));
+    return fail(
+      diagnostic("MISSING_DESCRIPTION", "The definition is empty; send a JSON or YAML object", ""),
+    );
   }
-  if (format === "json") return fromJson(parseJsonText(text));
+  if (format === "json") return fromJson(text);
   if (format === "yaml") return fromYaml(text);
   // Unspecified: JSON when it looks like JSON, falling back to YAML (a flow mapping
   // such as `{StartAt: A, ...}` is YAML but not JSON); the JSON error wins when
   // neither reads, since the author most likely meant JSON.
   if (/^\s*[[{]/.test(text)) {
-    const json = parseJsonText(text);
-    const syntaxOnly = json.value === undefined && json.diagnostics.every((d) => d.code === "INVALID_JSON_DESCRIPTION");
-    if (!syntaxOnly) return fromJson(json);
+    const json = fromJson(text);
+    const syntaxOnly =
+      json.value === undefined &&
+      json.diagnostics.every((d) => d.code === "INVALID_JSON_DESCRIPTION");
+    if (!syntaxOnly) return json;
     const yaml = fromYaml(text);
-    return yaml.value !== undefined && yaml.value !== null ? yaml : fromJson(json);
+    return yaml.value !== undefined && yaml.value !== null ? yaml : json;
   }
   return fromYaml(text);
 }
 
-function fromJson(result: JsonTextResult): SourceResult {
-  const locate = (pointer: string): Position => result.lines.position(jsonOffset(result, pointer));
-  if (result.diagnostics.length > 0 || result.value === undefined) {
-    return { diagnostics: result.diagnostics, locate, format: "json" };
+/**
+ * JSON text is parsed without positions first (the common, valid case); positions
+ * are computed by a second parse only when a diagnostic needs one.
+ */
+function fromJson(text: string): SourceResult {
+  let withSpans: JsonTextResult | undefined;
+  const spans = (): JsonTextResult => (withSpans ??= parseJsonText(text, true));
+  const locate = (pointer: string): Position => {
+    const result = spans();
+    return result.lines.position(jsonOffset(result, pointer));
+  };
+  const fast = parseJsonText(text, false);
+  if (fast.diagnostics.length > 0 || fast.value === undefined) {
+    return { diagnostics: spans().diagnostics, locate, format: "json" };
   }
-  return { value: result.value, diagnostics: [], locate, format: "json" };
+  return { value: fast.value, diagnostics: [], locate, format: "json" };
 }
 
 function fromYaml(text: string): SourceResult {
   const result = parseYamlText(text);
-  if (result.diagnostics.length > 0) return { diagnostics: result.diagnostics, locate: result.locate, format: "yaml" };
+  if (result.diagnostics.length > 0)
+    return { diagnostics: result.diagnostics, locate: result.locate, format: "yaml" };
   const problems = checkJsonValue(result.value);
   const withPositions = problems.map((d) => ({ ...d, ...result.locate(d.path) }));
-  if (withPositions.length > 0) return { diagnostics: withPositions, locate: result.locate, format: "yaml" };
+  if (withPositions.length > 0)
+    return { diagnostics: withPositions, locate: result.locate, format: "yaml" };
   return { value: result.value, diagnostics: [], locate: result.locate, format: "yaml" };
 }
 
@@ -99,9 +126,10 @@ function jsonOffset(result: JsonTextResult, pointer: string): number {
   let offset = result.rootOffset;
   for (const segment of segmentsOf(pointer)) {
     if (typeof node !== "object" || node === null) break;
-    const span = result.spans.get(node)?.get(segment);
-    if (span === undefined) break;
-    offset = span.key ?? span.value;
+    const members = result.spans.get(node);
+    const start = Array.isArray(members) ? members[Number(segment)] : members?.get(segment);
+    if (start === undefined) break;
+    offset = start;
     node = (node as Record<string, unknown>)[segment];
   }
   return offset;

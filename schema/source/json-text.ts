@@ -11,14 +11,11 @@ import { MAX_NESTING_DEPTH, MAX_SOURCE_DIAGNOSTICS } from "./limits.js";
  * is refused without touching the call stack.
  */
 
-/** Where a member's key and value start (character offsets into the text). */
-export interface Span {
-  key?: number;
-  value: number;
-}
-
-/** Spans of each container's members, keyed by member name or array index. */
-export type SpanIndex = WeakMap<object, Map<string, Span>>;
+/**
+ * Where each member of a container starts (character offsets into the text): the key
+ * of an object member, the value of an array item.
+ */
+export type SpanIndex = WeakMap<object, Map<string, number> | number[]>;
 
 export interface JsonTextResult {
   /** Present when the text parsed (possibly with duplicate-key diagnostics). */
@@ -32,17 +29,17 @@ export interface JsonTextResult {
 interface ObjectFrame {
   kind: "object";
   container: JsonObject;
-  members: Map<string, Span>;
+  /** Key offsets, when spans are recorded. */
+  members: Map<string, number> | undefined;
   /** The key whose value is being parsed (undefined before the first key). */
   key: string | undefined;
-  pointer: string;
 }
 
 interface ArrayFrame {
   kind: "array";
   container: Json[];
-  members: Map<string, Span>;
-  pointer: string;
+  /** Item offsets, when spans are recorded. */
+  members: number[] | undefined;
 }
 
 type Frame = ObjectFrame | ArrayFrame;
@@ -55,15 +52,20 @@ class SyntaxProblem extends Error {
   constructor(
     readonly offset: number,
     message: string,
-    readonly code: "INVALID_JSON_DESCRIPTION" | "TOO_DEEPLY_NESTED" | "NOT_JSON" = "INVALID_JSON_DESCRIPTION",
+    readonly code:
+      "INVALID_JSON_DESCRIPTION" | "TOO_DEEPLY_NESTED" | "NOT_JSON" = "INVALID_JSON_DESCRIPTION",
   ) {
     super(message);
   }
 }
 
-export function parseJsonText(text: string): JsonTextResult {
+/**
+ * Parses JSON text. Recording spans costs a Map per object, so callers parse without
+ * them first and again with them only when a position is wanted (a diagnostic).
+ */
+export function parseJsonText(text: string, recordSpans = true): JsonTextResult {
   const lines = new LineIndex(text);
-  const parser = new Parser(text, lines);
+  const parser = new Parser(text, lines, recordSpans);
   const result: JsonTextResult = {
     spans: parser.spans,
     rootOffset: 0,
@@ -94,13 +96,17 @@ class Parser {
   constructor(
     private readonly text: string,
     private readonly lines: LineIndex,
+    private readonly recordSpans: boolean,
   ) {}
 
-  currentPointer(): string {
-    const top = this.stack[this.stack.length - 1];
-    if (!top) return "";
-    if (top.kind === "array") return child(top.pointer, top.container.length);
-    return top.key === undefined ? top.pointer : child(top.pointer, top.key);
+  /** The pointer of the value being parsed, from the open containers (computed only for diagnostics). */
+  currentPointer(depth = this.stack.length): string {
+    let pointer = "";
+    for (const frame of this.stack.slice(0, depth)) {
+      if (frame.kind === "array") pointer = child(pointer, frame.container.length);
+      else if (frame.key !== undefined) pointer = child(pointer, frame.key);
+    }
+    return pointer;
   }
 
   parse(): { value: Json; offset: number } {
@@ -120,7 +126,7 @@ class Parser {
         this.pos++;
         this.skipSpace();
         if (frame.kind === "object") this.memberKey(frame);
-        else frame.members.set(String(frame.container.length), { value: this.pos });
+        else frame.members?.push(this.pos);
         value = this.value();
       } else if (c === closer) {
         this.pos++;
@@ -148,29 +154,28 @@ class Parser {
             "TOO_DEEPLY_NESTED",
           );
         }
-        const pointer = this.currentPointer();
         this.pos++;
         this.skipSpace();
-        const members = new Map<string, Span>();
         if (c === "{") {
           const container: JsonObject = {};
-          this.spans.set(container, members);
+          const members = this.recordSpans ? new Map<string, number>() : undefined;
+          if (members) this.spans.set(container, members);
           if (this.text[this.pos] === "}") {
             this.pos++;
             return container;
           }
-          const frame: ObjectFrame = { kind: "object", container, members, key: undefined, pointer };
+          const frame: ObjectFrame = { kind: "object", container, members, key: undefined };
           this.stack.push(frame);
           this.memberKey(frame);
         } else {
           const container: Json[] = [];
-          this.spans.set(container, members);
+          const members = this.recordSpans ? [this.pos] : undefined;
+          if (members) this.spans.set(container, members);
           if (this.text[this.pos] === "]") {
             this.pos++;
             return container;
           }
-          this.stack.push({ kind: "array", container, members, pointer });
-          members.set("0", { value: this.pos });
+          this.stack.push({ kind: "array", container, members });
         }
         continue;
       }
@@ -195,20 +200,23 @@ class Parser {
     if (this.text[this.pos] !== ":") throw this.unexpected("':' after the key");
     this.pos++;
     this.skipSpace();
-    const previous = frame.members.get(key);
-    if (previous !== undefined && this.diagnostics.length < MAX_SOURCE_DIAGNOSTICS) {
-      const first = this.lines.position(previous.key ?? previous.value);
+    const duplicate =
+      Object.prototype.hasOwnProperty.call(frame.container, key) || frame.members?.has(key);
+    if (duplicate && this.diagnostics.length < MAX_SOURCE_DIAGNOSTICS) {
+      const previous = frame.members?.get(key);
+      const first = previous === undefined ? undefined : this.lines.position(previous);
+      const where = first ? ` (first at line ${first.line}, column ${first.column})` : "";
       this.diagnostics.push({
         ...diagnostic(
           "DUPLICATE_KEY",
-          `Key '${key}' appears twice in this object (first at line ${first.line}, column ${first.column}); keep one`,
-          child(frame.pointer, key),
+          `Key '${key}' appears twice in this object${where}; keep one`,
+          child(this.currentPointer(this.stack.length - 1), key),
         ),
         ...this.lines.position(keyOffset),
       });
     }
     frame.key = key;
-    frame.members.set(key, { key: keyOffset, value: this.pos });
+    frame.members?.set(key, keyOffset);
   }
 
   private string(): string {
@@ -222,15 +230,22 @@ class Parser {
     let i = this.pos + 1;
     for (;;) {
       const c = this.text.charCodeAt(i);
-      if (Number.isNaN(c)) throw new SyntaxProblem(start, "Unterminated string: a closing '\"' is missing");
+      if (Number.isNaN(c))
+        throw new SyntaxProblem(start, "Unterminated string: a closing '\"' is missing");
       if (c === 34) break;
       if (c < 0x20) {
-        throw new SyntaxProblem(i, "Control characters must be escaped inside JSON strings (use \\n, \\t, \\u00XX)");
+        throw new SyntaxProblem(
+          i,
+          "Control characters must be escaped inside JSON strings (use \\n, \\t, \\u00XX)",
+        );
       }
       if (c === 92) {
         ESCAPE.lastIndex = i;
         if (!ESCAPE.test(this.text)) {
-          throw new SyntaxProblem(i, "Invalid escape sequence; JSON allows \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX");
+          throw new SyntaxProblem(
+            i,
+            'Invalid escape sequence; JSON allows \\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX',
+          );
         }
         i = ESCAPE.lastIndex;
         continue;
@@ -247,7 +262,11 @@ class Parser {
     if (!match) throw this.unexpected("a number");
     const value = Number(match[0]);
     if (!Number.isFinite(value)) {
-      throw new SyntaxProblem(this.pos, `The number ${match[0]} is too large to represent`, "NOT_JSON");
+      throw new SyntaxProblem(
+        this.pos,
+        `The number ${match[0]} is too large to represent`,
+        "NOT_JSON",
+      );
     }
     this.pos = NUMBER.lastIndex;
     return value;
@@ -267,7 +286,9 @@ class Parser {
   private unexpected(expected: string): SyntaxProblem {
     const c = this.text[this.pos];
     const found =
-      c === undefined ? "end of text" : `token '${this.text.slice(this.pos, this.pos + 12).split(/[\s,:{}[\]"]/)[0] || c}'`;
+      c === undefined
+        ? "end of text"
+        : `token '${this.text.slice(this.pos, this.pos + 12).split(/[\s,:{}[\]"]/)[0] || c}'`;
     return new SyntaxProblem(this.pos, `Unexpected ${found}; expected ${expected}`);
   }
 }
@@ -281,7 +302,12 @@ const LITERALS: readonly (readonly [string, Json])[] = [
 /** `__proto__` must become an own property, as JSON.parse makes it, not a prototype. */
 function setMember(target: JsonObject, key: string, value: Json): void {
   if (key === "__proto__") {
-    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+    Object.defineProperty(target, key, {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
   } else {
     target[key] = value;
   }

@@ -11,54 +11,69 @@ import { MAX_NESTING_DEPTH, MAX_SOURCE_DIAGNOSTICS } from "./limits.js";
  */
 export function checkJsonValue(root: unknown): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
+  // A depth-first walk with an explicit stack of open containers; pointers are
+  // built from the stack only when a problem is reported.
+  interface Frame {
+    container: object;
+    keys: string[] | undefined;
+    length: number;
+    next: number;
+  }
+  const frames: Frame[] = [];
   const onPath = new Set<object>();
-  type Item = { value: unknown; pointer: string; depth: number } | { leave: object };
-  const stack: Item[] = [{ value: root, pointer: "", depth: 0 }];
-
-  while (stack.length > 0 && diagnostics.length < MAX_SOURCE_DIAGNOSTICS) {
-    const item = stack.pop()!;
-    if ("leave" in item) {
-      onPath.delete(item.leave);
-      continue;
-    }
-    const { value, pointer, depth } = item;
+  const pointer = (key?: string | number): string => {
+    let out = "";
+    for (const f of frames) out = child(out, f.keys ? f.keys[f.next - 1]! : f.next - 1);
+    return key === undefined ? out : child(out, key);
+  };
+  const visit = (value: unknown): void => {
     const problem = scalarProblem(value);
     if (problem !== undefined) {
-      if (problem !== "") diagnostics.push(diagnostic("NOT_JSON", problem, pointer));
-      continue;
+      if (problem !== "") diagnostics.push(diagnostic("NOT_JSON", problem, pointer()));
+      return;
     }
     const container = value as object;
-    if (depth >= MAX_NESTING_DEPTH) {
+    if (frames.length >= MAX_NESTING_DEPTH) {
       diagnostics.push(
         diagnostic(
           "TOO_DEEPLY_NESTED",
           `Objects and arrays nest deeper than ${MAX_NESTING_DEPTH} levels here; flatten the definition`,
-          pointer,
+          pointer(),
         ),
       );
-      continue;
+      return;
     }
     if (onPath.has(container)) {
-      diagnostics.push(diagnostic("NOT_JSON", "The value contains itself (a cycle); JSON cannot represent it", pointer));
-      continue;
+      diagnostics.push(
+        diagnostic(
+          "NOT_JSON",
+          "The value contains itself (a cycle); JSON cannot represent it",
+          pointer(),
+        ),
+      );
+      return;
     }
     onPath.add(container);
-    stack.push({ leave: container });
-    if (Array.isArray(container)) {
-      for (let i = container.length - 1; i >= 0; i--) {
-        stack.push({ value: container[i], pointer: child(pointer, i), depth: depth + 1 });
-      }
-    } else {
-      const keys = Object.keys(container);
-      for (let i = keys.length - 1; i >= 0; i--) {
-        const key = keys[i]!;
-        stack.push({
-          value: (container as Record<string, unknown>)[key],
-          pointer: child(pointer, key),
-          depth: depth + 1,
-        });
-      }
+    const keys = Array.isArray(container) ? undefined : Object.keys(container);
+    frames.push({
+      container,
+      keys,
+      length: keys ? keys.length : (container as unknown[]).length,
+      next: 0,
+    });
+  };
+
+  visit(root);
+  while (frames.length > 0 && diagnostics.length < MAX_SOURCE_DIAGNOSTICS) {
+    const top = frames[frames.length - 1]!;
+    if (top.next >= top.length) {
+      frames.pop();
+      onPath.delete(top.container);
+      continue;
     }
+    const key = top.keys ? top.keys[top.next] : top.next;
+    top.next++;
+    visit((top.container as Record<string | number, unknown>)[key!]);
   }
   return diagnostics;
 }

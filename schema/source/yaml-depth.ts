@@ -57,7 +57,10 @@ export function findExcessiveNesting(text: string, limit: number): number {
           const c = text[i];
           const next = text[i + 1];
           const indicator = c === "-" || c === "?" || c === ":";
-          if (!indicator || (next !== " " && next !== "\t" && next !== "\n" && next !== "\r" && next !== undefined)) {
+          if (
+            !indicator ||
+            (next !== " " && next !== "\t" && next !== "\n" && next !== "\r" && next !== undefined)
+          ) {
             break;
           }
           lineDepth++;

@@ -1,4 +1,13 @@
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
+import {
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  type Document,
+  type Node,
+} from "yaml";
 import { diagnostic, type Diagnostic } from "../diagnostic.js";
 import { child, segmentsOf } from "../pointer.js";
 import type { Position } from "./lines.js";
@@ -41,7 +50,9 @@ export function parseYamlText(text: string): YamlTextResult {
   try {
     doc = parseDocument(text, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false });
   } catch (error) {
-    return failed(diagnostic("INVALID_YAML_DESCRIPTION", `The YAML does not parse: ${describe(error)}`, ""));
+    return failed(
+      diagnostic("INVALID_YAML_DESCRIPTION", `The YAML does not parse: ${describe(error)}`, ""),
+    );
   }
   const locate = (pointer: string): Position | undefined => {
     const offset = locateOffset(doc, pointer);
@@ -61,7 +72,11 @@ export function parseYamlText(text: string): YamlTextResult {
       });
     } else if (error.code === "RESOURCE_EXHAUSTION") {
       diagnostics.push({
-        ...diagnostic("TOO_DEEPLY_NESTED", "The YAML nests too deeply to read; flatten the definition", ""),
+        ...diagnostic(
+          "TOO_DEEPLY_NESTED",
+          "The YAML nests too deeply to read; flatten the definition",
+          "",
+        ),
         ...where,
       });
     } else {
@@ -96,7 +111,10 @@ export function parseYamlText(text: string): YamlTextResult {
         locate,
       );
     }
-    return failed(diagnostic("INVALID_YAML_DESCRIPTION", `The YAML does not parse: ${describe(error)}`, ""), locate);
+    return failed(
+      diagnostic("INVALID_YAML_DESCRIPTION", `The YAML does not parse: ${describe(error)}`, ""),
+      locate,
+    );
   }
 }
 
@@ -140,7 +158,12 @@ function pointerAt(root: unknown, offset: number): string {
         const value = pair.value as Node | null;
         const start = key?.range?.[0];
         const end = value?.range?.[2] ?? key?.range?.[2];
-        if (start !== undefined && end !== undefined && start <= offset && offset < Math.max(end, start + 1)) {
+        if (
+          start !== undefined &&
+          end !== undefined &&
+          start <= offset &&
+          offset < Math.max(end, start + 1)
+        ) {
           pointer = child(pointer, keyText(key) ?? "");
           next = value;
           if (key?.range && offset < key.range[2]) return pointer;

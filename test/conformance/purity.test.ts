@@ -15,8 +15,10 @@ function sources(dir: string): string[] {
   });
 }
 
-const FORBIDDEN_IMPORTS = /from\s+["'](node:[^"']+|fs|net|http|https|child_process|ioredis|bullmq|fastify)["']/;
-const CLOCK_OR_RANDOM = /Date\.now\(|new Date\(\)|Math\.random\(|setTimeout\(|setInterval\(|performance\.now\(/;
+const FORBIDDEN_IMPORTS =
+  /from\s+["'](node:[^"']+|fs|net|http|https|child_process|ioredis|bullmq|fastify)["']/;
+const CLOCK_OR_RANDOM =
+  /Date\.now\(|new Date\(\)|Math\.random\(|setTimeout\(|setInterval\(|performance\.now\(/;
 
 describe("engine purity", () => {
   const files = sources(ENGINE);
@@ -33,7 +35,9 @@ describe("engine purity", () => {
   it("reads no clock and draws no randomness outside the drivers", () => {
     const offenders = files
       .filter((f) => !relative(ENGINE, f).startsWith("drivers"))
-      .filter((f) => CLOCK_OR_RANDOM.test(readFileSync(f, "utf8").replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, "")));
+      .filter((f) =>
+        CLOCK_OR_RANDOM.test(readFileSync(f, "utf8").replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, "")),
+      );
     expect(offenders.map((f) => relative(ENGINE, f))).toEqual([]);
   });
 });

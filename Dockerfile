@@ -1,0 +1,45 @@
+# syntax=docker/dockerfile:1
+# Stepwise: the REST API and the workers share this image.
+#   docker build -t stepwise .
+#   docker run -e REDIS_URL=redis://redis:6379 -e STEPWISE_API_KEYS=admin:admin:<secret> -p 8080:8080 stepwise
+# The default command is `stepwise serve` (API and worker in one process);
+# `stepwise serve --no-worker` and `stepwise worker` split them (see docker-compose.yml).
+
+# --- build: compile TypeScript to dist/ ------------------------------------------------
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# `prepare` runs tsc, which needs the sources: install first without scripts (cached
+# layer while the lockfile is unchanged), then build explicitly.
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY schema ./schema
+COPY engine ./engine
+COPY runtime ./runtime
+COPY api ./api
+COPY task-runners ./task-runners
+COPY cli ./cli
+RUN npm run build
+
+# --- runtime: production dependencies and dist/ only -------------------------------------
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    PORT=8080 \
+    HOST=0.0.0.0 \
+    LOG_LEVEL=info
+WORKDIR /app
+COPY package.json package-lock.json ./
+# --ignore-scripts: `prepare` would run tsc, which is a dev dependency and not installed.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY bin ./bin
+COPY definitions ./definitions
+# The official image's unprivileged user (uid 1000); nothing here needs root.
+USER node
+EXPOSE 8080
+# /health answers 200 only while Redis answers. Without API keys the API binds to
+# 127.0.0.1, which this in-container probe still reaches.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["node", "bin/stepwise.js"]
+CMD ["serve"]

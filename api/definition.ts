@@ -1,0 +1,50 @@
+import type { StateMachineDefinition } from "../engine/core/definition.js";
+import type { Diagnostic } from "../schema/diagnostic.js";
+import { validateDefinition } from "../schema/index.js";
+import { isTextBody } from "./body.js";
+import { apiError } from "./errors.js";
+
+/**
+ * Where a definition arrives: as the `definition` field of a JSON body (an object,
+ * or JSON/YAML text in a string), or as the whole body with a YAML/text content
+ * type. The validator reads all of them and reports line/column for text.
+ */
+export type DefinitionSource = { source: unknown; format?: "json" | "yaml" };
+
+/** The definition a request carries; `jsonField` is the body field for JSON bodies. */
+export function definitionSource(body: unknown, contentType: string | undefined): DefinitionSource {
+  if (isTextBody(contentType)) {
+    const essence = contentType!.split(";")[0]!.trim().toLowerCase();
+    // text/plain may hold either; the validator tells JSON from YAML by its first character.
+    return essence === "text/plain" ? { source: body } : { source: body, format: "yaml" };
+  }
+  return { source: (body as { definition?: unknown } | undefined)?.definition };
+}
+
+export interface Checked {
+  valid: boolean;
+  diagnostics: Diagnostic[];
+  definition?: StateMachineDefinition;
+}
+
+export function check(source: DefinitionSource): Checked {
+  const result = validateDefinition(
+    source.source,
+    source.format !== undefined ? { format: source.format } : {},
+  );
+  return result.definition !== undefined
+    ? { valid: result.valid, diagnostics: result.diagnostics, definition: result.definition }
+    : { valid: result.valid, diagnostics: result.diagnostics };
+}
+
+/** The validated definition, or InvalidDefinition (400) with every diagnostic in `details`. */
+export function requireValidDefinition(source: DefinitionSource): StateMachineDefinition {
+  const result = check(source);
+  if (result.valid && result.definition) return result.definition;
+  const first = result.diagnostics.find((d) => d.severity === "error") ?? result.diagnostics[0];
+  const where = first
+    ? `${first.path === "" ? "/" : first.path}${first.line !== undefined ? ` (line ${first.line}, column ${first.column ?? 1})` : ""}`
+    : "";
+  const reason = first ? `${first.message} at ${where}` : "the validator rejected it";
+  throw apiError("InvalidDefinition", { reason }, result.diagnostics);
+}

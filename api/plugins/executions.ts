@@ -1,0 +1,236 @@
+import type { FastifyPluginAsync } from "fastify";
+import type { Json } from "../../engine/core/json.js";
+import type { ExecutionStatus } from "../../runtime/contract.js";
+import { checkPayloadSize } from "../body.js";
+import {
+  anyJson,
+  causeSchema,
+  errorNameSchema,
+  errorResponses,
+  EXECUTION_ID_PATTERN,
+  EXECUTION_STATUSES,
+  executionRecord,
+  historyEvent,
+  nameSchema,
+  page,
+  pagingQuery,
+} from "../schemas.js";
+import type { PluginOptions } from "../server.js";
+
+/**
+ * Executions: start (idempotent by name, optionally waiting for the end), describe,
+ * list, history, stop. Every write passes the caller (the API key's name) to the
+ * runtime, which records it in the history.
+ */
+
+const executionIdParams = {
+  type: "object",
+  required: ["executionId"],
+  properties: { executionId: { type: "string", pattern: EXECUTION_ID_PATTERN } },
+} as const;
+
+/** What a start answers; with `?wait=` also the status and result so far. */
+const startResponse = {
+  type: "object",
+  required: ["executionId", "startedAt"],
+  properties: {
+    executionId: { type: "string" },
+    startedAt: { type: "string", format: "date-time" },
+    status: { type: "string", enum: EXECUTION_STATUSES },
+    output: anyJson,
+    error: { type: "string" },
+    cause: { type: "string" },
+    stoppedAt: { type: "string", format: "date-time" },
+  },
+} as const;
+
+interface StartBody {
+  input?: Json;
+  name?: string;
+}
+
+export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
+  app,
+  { runtime, maxWaitSeconds },
+) => {
+  app.post<{
+    Params: { name: string };
+    Querystring: { wait?: number };
+    Body: StartBody | undefined;
+  }>(
+    "/state-machines/:name/executions",
+    {
+      config: { permission: "executions:write" },
+      schema: {
+        summary: "Start an execution (idempotent by name); with ?wait= answer when it ends",
+        tags: ["executions"],
+        params: { type: "object", required: ["name"], properties: { name: nameSchema } },
+        querystring: {
+          type: "object",
+          properties: {
+            wait: {
+              type: "number",
+              minimum: 0,
+              maximum: maxWaitSeconds,
+              description: `Seconds (up to ${maxWaitSeconds}) to wait for the execution to end.`,
+            },
+          },
+        },
+        body: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            input: {
+              ...anyJson,
+              description: "The execution input (default {}); at most 256 KiB.",
+            },
+            name: {
+              ...nameSchema,
+              description:
+                "Execution name: a second start with the same name and input returns the first execution (200).",
+            },
+          },
+        },
+        response: {
+          200: { ...startResponse, description: "An execution with this name and input existed." },
+          201: { ...startResponse, description: "Started." },
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body ?? {};
+      const input: Json = body.input === undefined ? {} : body.input;
+      checkPayloadSize(input, "the execution input", "/input");
+      const started = await runtime.startExecution(request.params.name, {
+        input,
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(request.caller ? { caller: request.caller } : {}),
+      });
+      reply.code(started.created ? 201 : 200);
+      const wait = request.query.wait;
+      if (wait === undefined)
+        return { executionId: started.executionId, startedAt: started.startedAt };
+      const record = await runtime.waitForExecution(started.executionId, wait * 1000);
+      return {
+        executionId: record.executionId,
+        startedAt: record.startedAt,
+        status: record.status,
+        ...(record.output !== undefined ? { output: record.output } : {}),
+        ...(record.error !== undefined ? { error: record.error } : {}),
+        ...(record.cause !== undefined ? { cause: record.cause } : {}),
+        ...(record.stoppedAt !== undefined ? { stoppedAt: record.stoppedAt } : {}),
+      };
+    },
+  );
+
+  app.get<{
+    Querystring: {
+      stateMachine?: string;
+      status?: ExecutionStatus;
+      cursor?: string;
+      limit?: number;
+    };
+  }>(
+    "/executions",
+    {
+      config: { permission: "executions:read" },
+      schema: {
+        summary: "List executions, newest first",
+        tags: ["executions"],
+        querystring: {
+          type: "object",
+          properties: {
+            stateMachine: nameSchema,
+            status: { type: "string", enum: EXECUTION_STATUSES },
+            ...pagingQuery,
+          },
+        },
+        response: { 200: page(executionRecord), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { stateMachine, status, cursor, limit } = request.query;
+      return runtime.listExecutions({
+        ...(stateMachine !== undefined ? { stateMachine } : {}),
+        ...(status !== undefined ? { status } : {}),
+        ...(cursor !== undefined ? { cursor } : {}),
+        ...(limit !== undefined ? { limit } : {}),
+      });
+    },
+  );
+
+  app.get<{ Params: { executionId: string } }>(
+    "/executions/:executionId",
+    {
+      config: { permission: "executions:read" },
+      schema: {
+        summary: "Describe an execution",
+        tags: ["executions"],
+        params: executionIdParams,
+        response: { 200: executionRecord, ...errorResponses },
+      },
+    },
+    async (request) => runtime.describeExecution(request.params.executionId),
+  );
+
+  app.get<{
+    Params: { executionId: string };
+    Querystring: { cursor?: string; limit?: number; reverse?: boolean };
+  }>(
+    "/executions/:executionId/history",
+    {
+      config: { permission: "executions:read" },
+      schema: {
+        summary: "The execution's history events (ids 1..N), paginated",
+        tags: ["executions"],
+        params: executionIdParams,
+        querystring: {
+          type: "object",
+          properties: {
+            ...pagingQuery,
+            reverse: { type: "boolean", default: false, description: "Newest event first." },
+          },
+        },
+        response: { 200: page(historyEvent), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { cursor, limit, reverse } = request.query;
+      return runtime.getHistory(request.params.executionId, {
+        ...(cursor !== undefined ? { cursor } : {}),
+        ...(limit !== undefined ? { limit } : {}),
+        ...(reverse !== undefined ? { reverse } : {}),
+      });
+    },
+  );
+
+  app.post<{
+    Params: { executionId: string };
+    Body: { error?: string; cause?: string } | undefined;
+  }>(
+    "/executions/:executionId/stop",
+    {
+      config: { permission: "executions:write" },
+      schema: {
+        summary: "Stop a running execution (ABORTED)",
+        tags: ["executions"],
+        params: executionIdParams,
+        body: {
+          type: "object",
+          additionalProperties: false,
+          properties: { error: errorNameSchema, cause: causeSchema },
+        },
+        response: { 200: executionRecord, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const body = request.body ?? {};
+      return runtime.stopExecution(request.params.executionId, {
+        ...(body.error !== undefined ? { error: body.error } : {}),
+        ...(body.cause !== undefined ? { cause: body.cause } : {}),
+        ...(request.caller ? { caller: request.caller } : {}),
+      });
+    },
+  );
+};

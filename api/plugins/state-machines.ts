@@ -1,0 +1,188 @@
+import type { FastifyPluginAsync } from "fastify";
+import { definitionSource, check, requireValidDefinition } from "../definition.js";
+import { TEXT_TYPES } from "../body.js";
+import { apiError } from "../errors.js";
+import {
+  diagnosticSchema,
+  errorResponses,
+  nameSchema,
+  page,
+  pagingQuery,
+  stateMachineDetail,
+  stateMachineSummary,
+} from "../schemas.js";
+import type { PluginOptions } from "../server.js";
+
+/**
+ * State machines: validate, create, update (a new version), read, list.
+ *
+ * A definition is accepted three ways: `{"definition": {...}}`, `{"definition": "<JSON
+ * or YAML text>"}`, or the text itself as the body with Content-Type
+ * application/yaml (or text/plain), the name then in `?name=` (create) or the path.
+ */
+
+const definitionField = {
+  description: "The ASL definition: a JSON object, or JSON or YAML text.",
+  type: ["object", "string"],
+} as const;
+
+const textSchema = {
+  schema: { type: "string", description: "The definition as YAML or JSON text." },
+};
+
+/** Request bodies by content type: JSON wraps the definition; text bodies are the definition. */
+function definitionBody(json: Record<string, unknown>, required: string[]) {
+  return {
+    content: {
+      "application/json": {
+        schema: { type: "object", required, additionalProperties: false, properties: json },
+      },
+      ...Object.fromEntries(TEXT_TYPES.map((t) => [t, textSchema])),
+    },
+  };
+}
+
+export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (app, { runtime }) => {
+  app.post(
+    "/state-machines/validate",
+    {
+      config: { permission: "definitions:read", textBody: true },
+      schema: {
+        summary: "Validate a definition without storing it",
+        tags: ["state machines"],
+        body: definitionBody({ definition: definitionField }, ["definition"]),
+        response: {
+          200: {
+            type: "object",
+            required: ["valid", "diagnostics"],
+            properties: {
+              valid: { type: "boolean" },
+              diagnostics: { type: "array", items: diagnosticSchema },
+            },
+          },
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const { valid, diagnostics } = check(
+        definitionSource(request.body, request.headers["content-type"]),
+      );
+      return { valid, diagnostics };
+    },
+  );
+
+  app.post<{ Body: { name?: string } | string | undefined; Querystring: { name?: string } }>(
+    "/state-machines",
+    {
+      config: { permission: "definitions:write", textBody: true },
+      schema: {
+        summary: "Create a state machine (version 1)",
+        tags: ["state machines"],
+        querystring: {
+          type: "object",
+          properties: {
+            name: { ...nameSchema, description: "The name, when the body is the definition text." },
+          },
+        },
+        body: definitionBody({ name: nameSchema, definition: definitionField }, [
+          "name",
+          "definition",
+        ]),
+        response: { 201: stateMachineSummary, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const fromBody = typeof request.body === "object" ? request.body?.name : undefined;
+      const name = fromBody ?? request.query.name;
+      if (name === undefined) {
+        throw apiError(
+          "InvalidRequest",
+          { location: "query string", reason: "'name' is required" },
+          [{ location: "querystring", path: "/name", message: "'name' is required" }],
+        );
+      }
+      if (
+        fromBody !== undefined &&
+        request.query.name !== undefined &&
+        request.query.name !== fromBody
+      ) {
+        throw apiError(
+          "InvalidRequest",
+          { location: "query string", reason: "'name' differs from the body's 'name'" },
+          [{ location: "querystring", path: "/name", message: "differs from the body's 'name'" }],
+        );
+      }
+      const definition = requireValidDefinition(
+        definitionSource(request.body, request.headers["content-type"]),
+      );
+      const created = await runtime.createStateMachine(name, definition);
+      return reply.code(201).send(created);
+    },
+  );
+
+  app.put<{ Params: { name: string } }>(
+    "/state-machines/:name",
+    {
+      config: { permission: "definitions:write", textBody: true },
+      schema: {
+        summary: "Publish a new version; running executions stay on theirs",
+        tags: ["state machines"],
+        params: { type: "object", required: ["name"], properties: { name: nameSchema } },
+        body: definitionBody({ definition: definitionField }, ["definition"]),
+        response: { 200: stateMachineSummary, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const definition = requireValidDefinition(
+        definitionSource(request.body, request.headers["content-type"]),
+      );
+      return runtime.updateStateMachine(request.params.name, definition);
+    },
+  );
+
+  app.get<{ Querystring: { cursor?: string; limit?: number } }>(
+    "/state-machines",
+    {
+      config: { permission: "definitions:read" },
+      schema: {
+        summary: "List state machines (latest version of each)",
+        tags: ["state machines"],
+        querystring: { type: "object", properties: pagingQuery },
+        response: { 200: page(stateMachineSummary), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { cursor, limit } = request.query;
+      return runtime.listStateMachines({
+        ...(cursor !== undefined ? { cursor } : {}),
+        ...(limit !== undefined ? { limit } : {}),
+      });
+    },
+  );
+
+  app.get<{ Params: { name: string }; Querystring: { version?: number } }>(
+    "/state-machines/:name",
+    {
+      config: { permission: "definitions:read" },
+      schema: {
+        summary: "One state machine with its definition and versions",
+        tags: ["state machines"],
+        params: { type: "object", required: ["name"], properties: { name: nameSchema } },
+        querystring: {
+          type: "object",
+          properties: {
+            version: {
+              type: "integer",
+              minimum: 1,
+              maximum: 2147483647,
+              description: "A version number; the latest when absent.",
+            },
+          },
+        },
+        response: { 200: stateMachineDetail, ...errorResponses },
+      },
+    },
+    async (request) => runtime.getStateMachine(request.params.name, request.query.version),
+  );
+};

@@ -1,0 +1,144 @@
+/**
+ * JSON Schemas shared by the resource plugins: request parts and response bodies.
+ * They serve three purposes at once — validation (ajv), fast serialization
+ * (fast-json-stringify, which also drops any field a response does not declare) and
+ * the OpenAPI document — so each response field is declared here exactly once.
+ */
+
+/**
+ * Names of state machines, executions and activities: AWS's rule (1–80 characters)
+ * narrowed to letters, digits, `_`, `.` and `-`, so a name is safe in a Redis key, a
+ * URL path and a log line; "." and ".." are refused outright.
+ */
+export const NAME_PATTERN = "^(?!\\.\\.?$)[A-Za-z0-9_.-]{1,80}$";
+export const nameSchema = { type: "string", pattern: NAME_PATTERN } as const;
+
+/** Execution ids are issued by the runtime; this only keeps hostile text out of lookups. */
+export const EXECUTION_ID_PATTERN = "^[A-Za-z0-9_.:-]{1,200}$";
+/** Task tokens are opaque (AWS allows up to 1024 characters), URL-safe by construction. */
+export const TASK_TOKEN_PATTERN = "^[A-Za-z0-9_.:=~-]{1,1024}$";
+
+export const EXECUTION_STATUSES = [
+  "RUNNING",
+  "SUCCEEDED",
+  "FAILED",
+  "TIMED_OUT",
+  "ABORTED",
+] as const;
+
+/** Any JSON value (input, output, task results). */
+export const anyJson = {} as const;
+
+/** ASL error names and causes: AWS caps them at 256 and 32,768 characters. */
+export const errorNameSchema = { type: "string", minLength: 1, maxLength: 256 } as const;
+export const causeSchema = { type: "string", maxLength: 32768 } as const;
+
+export const errorBody = {
+  type: "object",
+  required: ["error", "message", "details"],
+  properties: {
+    error: { type: "string", description: "A name from the error registry (api/errors.ts)." },
+    message: { type: "string" },
+    details: { type: "array", items: {} },
+  },
+} as const;
+
+/** Error answers every route may give. */
+export const errorResponses = {
+  "4xx": errorBody,
+  "5xx": errorBody,
+} as const;
+
+export const diagnosticSchema = {
+  type: "object",
+  required: ["code", "severity", "message", "path"],
+  properties: {
+    code: { type: "string" },
+    severity: { type: "string", enum: ["error", "warning"] },
+    message: { type: "string" },
+    path: { type: "string", description: "JSON pointer into the definition." },
+    line: { type: "integer" },
+    column: { type: "integer" },
+  },
+} as const;
+
+export const stateMachineSummary = {
+  type: "object",
+  required: ["name", "version", "definitionHash", "createdAt"],
+  properties: {
+    name: { type: "string" },
+    version: { type: "integer" },
+    definitionHash: { type: "string" },
+    createdAt: { type: "string", format: "date-time" },
+  },
+} as const;
+
+export const stateMachineDetail = {
+  type: "object",
+  required: [
+    "name",
+    "version",
+    "definitionHash",
+    "createdAt",
+    "definition",
+    "versions",
+    "latestVersion",
+  ],
+  properties: {
+    ...stateMachineSummary.properties,
+    definition: { type: "object", additionalProperties: true },
+    latestVersion: { type: "integer" },
+    versions: { type: "array", items: stateMachineSummary },
+  },
+} as const;
+
+export const executionRecord = {
+  type: "object",
+  required: ["executionId", "name", "stateMachine", "version", "status", "input", "startedAt"],
+  properties: {
+    executionId: { type: "string" },
+    name: { type: "string" },
+    stateMachine: { type: "string" },
+    version: { type: "integer" },
+    status: { type: "string", enum: EXECUTION_STATUSES },
+    input: anyJson,
+    output: anyJson,
+    error: { type: "string" },
+    cause: { type: "string" },
+    startedAt: { type: "string", format: "date-time" },
+    stoppedAt: { type: "string", format: "date-time" },
+  },
+} as const;
+
+/** AWS-shaped history events: `id`, `previousEventId`, `timestamp`, `type`, one `…EventDetails`. */
+export const historyEvent = {
+  type: "object",
+  required: ["id", "previousEventId", "timestamp", "type"],
+  properties: {
+    id: { type: "integer" },
+    previousEventId: { type: "integer" },
+    timestamp: { type: "string", format: "date-time" },
+    type: { type: "string" },
+  },
+  patternProperties: { EventDetails$: { type: "object", additionalProperties: true } },
+  additionalProperties: false,
+} as const;
+
+export function page<T extends object>(items: T) {
+  return {
+    type: "object",
+    required: ["items"],
+    properties: {
+      items: { type: "array", items },
+      nextCursor: {
+        type: "string",
+        description: "Pass as `cursor` for the next page; absent on the last page.",
+      },
+    },
+  } as const;
+}
+
+export const pagingQuery = {
+  cursor: { type: "string", minLength: 1, maxLength: 1024 },
+  limit: { type: "integer", minimum: 1, maximum: 1000, default: 100 },
+} as const;

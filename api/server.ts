@@ -1,0 +1,174 @@
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from "fastify";
+import { RuntimeError, type Caller, type Runtime } from "../runtime/contract.js";
+import { authorize, type ApiKey, type Permission } from "./auth.js";
+import { isTextBody, MAX_BODY_BYTES, registerBodyParsers } from "./body.js";
+import { ApiError, apiError, isApiErrorName } from "./errors.js";
+import { HttpMetrics, isMetricsSource, type MetricsSource } from "./metrics.js";
+import { OpenApiCollector } from "./openapi.js";
+import { activitiesPlugin } from "./plugins/activities.js";
+import { docsPlugin } from "./plugins/docs.js";
+import { executionsPlugin } from "./plugins/executions.js";
+import { healthPlugin } from "./plugins/health.js";
+import { metricsPlugin } from "./plugins/metrics.js";
+import { stateMachinesPlugin } from "./plugins/state-machines.js";
+import { taskTokensPlugin } from "./plugins/task-tokens.js";
+import { registerValidation, validationError } from "./validation.js";
+
+declare module "fastify" {
+  /** Documentation keywords the OpenAPI document takes from each route's schema. */
+  interface FastifySchema {
+    summary?: string;
+    description?: string;
+    tags?: string[];
+  }
+  interface FastifyContextConfig {
+    /** What the route needs from the caller's API key; routes without one are public. */
+    permission?: Permission;
+    /** The route reads a definition from a YAML/JSON text body (Content-Type application/yaml …). */
+    textBody?: boolean;
+    /** Left out of the OpenAPI document (the docs routes themselves). */
+    hidden?: boolean;
+  }
+  interface FastifyRequest {
+    /** Who is asking (the API key's name); set by the auth hook, recorded in the history. */
+    caller?: Caller;
+  }
+}
+
+export interface ServerOptions {
+  runtime: Runtime;
+  /** Parsed STEPWISE_API_KEYS; empty turns authentication off (bind to loopback then). */
+  apiKeys?: readonly ApiKey[];
+  /** fastify's built-in pino logger: `true`, `false` or pino options ({level: "info"}). */
+  logger?: FastifyServerOptions["logger"];
+  /** Readiness of the dependencies (a Redis PING); `/health` answers 503 when it throws. */
+  health?: () => Promise<void>;
+  /** Runtime figures for /metrics; defaults to the runtime itself when it has `metrics()`. */
+  metrics?: MetricsSource;
+  /** The longest `?wait=` a start may block for (seconds). */
+  maxWaitSeconds?: number;
+  /** Reported in the OpenAPI document. */
+  version?: string;
+}
+
+/** Options every resource plugin receives. */
+export interface PluginOptions {
+  runtime: Runtime;
+  maxWaitSeconds: number;
+}
+
+/** Task tokens travel in the path and may be up to 1024 characters (AWS's limit). */
+const MAX_PARAM_LENGTH = 1100;
+
+export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
+  const apiKeys = options.apiKeys ?? [];
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: MAX_BODY_BYTES,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Bad percent-encoding in a URL answers from the registry like any other bad input.
+    frameworkErrors: (error, request, reply) => {
+      const longest = Math.max(...request.url.split(/[/?]/).map((s) => s.length));
+      const reason =
+        longest > MAX_PARAM_LENGTH
+          ? `a path segment is longer than ${MAX_PARAM_LENGTH} characters`
+          : "it is not validly percent-encoded";
+      void sendError(reply, request, apiError("InvalidRequest", { location: "URL", reason }));
+    },
+  });
+
+  registerBodyParsers(app);
+  registerValidation(app);
+
+  const openapi = new OpenApiCollector();
+  app.addHook("onRoute", (route) => openapi.add(route));
+
+  app.addHook("onRequest", async (request) => {
+    const permission = request.routeOptions.config?.permission ?? "public";
+    const caller = authorize(apiKeys, request, permission);
+    if (caller) request.caller = caller;
+  });
+
+  app.addHook("preValidation", async (request) => {
+    // No body at all (or an empty JSON one) reads as `{}`: optional bodies (stop,
+    // failure, start) need none, and required fields are then reported by name.
+    if (request.body === undefined) request.body = {};
+    // A YAML or text body is only meaningful where a definition is expected.
+    if (isTextBody(request.headers["content-type"]) && !request.routeOptions.config?.textBody) {
+      throw apiError("UnsupportedMediaType", {
+        contentType: request.headers["content-type"] ?? "",
+      });
+    }
+  });
+
+  const http = new HttpMetrics();
+  app.addHook("onResponse", async (request, reply) => {
+    // The route pattern, not the URL: ids in URLs would make unbounded label sets.
+    const route = request.routeOptions.url ?? "unmatched";
+    http.record(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+  });
+
+  app.setErrorHandler((error, request, reply) => sendError(reply, request, error));
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      reply,
+      request,
+      apiError("RouteNotFound", { method: request.method, url: request.url.split("?")[0]! }),
+    ),
+  );
+
+  const pluginOptions: PluginOptions = {
+    runtime: options.runtime,
+    maxWaitSeconds: options.maxWaitSeconds ?? 300,
+  };
+  await app.register(stateMachinesPlugin, { ...pluginOptions, prefix: "/v1" });
+  await app.register(executionsPlugin, { ...pluginOptions, prefix: "/v1" });
+  await app.register(taskTokensPlugin, { ...pluginOptions, prefix: "/v1" });
+  await app.register(activitiesPlugin, { ...pluginOptions, prefix: "/v1" });
+  const metricsSource =
+    options.metrics ?? (isMetricsSource(options.runtime) ? options.runtime : undefined);
+  await app.register(healthPlugin, { health: options.health });
+  await app.register(metricsPlugin, { http, source: metricsSource });
+  await app.register(docsPlugin, { openapi, version: options.version ?? "0.1.0" });
+  return app;
+}
+
+/** Maps anything thrown to a registry entry and answers `{error, message, details}`. */
+function toApiError(error: unknown, request: FastifyRequest): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof RuntimeError) {
+    // The runtime's message is more precise than our template (it knows the name/id).
+    return new ApiError(error.code, error.message, error.details);
+  }
+  const e = error as Partial<FastifyError> & { validationContext?: string };
+  if (e.validation) return validationError(e.validation as never, e.validationContext);
+  switch (e.code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return apiError("PayloadTooLarge", { limit: MAX_BODY_BYTES });
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return apiError("UnsupportedMediaType", {
+        contentType: request.headers["content-type"] ?? "(none)",
+      });
+  }
+  // Other fastify client errors (bad Content-Length, aborted body…) are the client's.
+  if (typeof e.statusCode === "number" && e.statusCode >= 400 && e.statusCode < 500) {
+    return apiError("InvalidRequest", { location: "request", reason: e.message ?? "malformed" });
+  }
+  if (e.name && isApiErrorName(e.name)) return new ApiError(e.name, e.message ?? "", []);
+  return apiError("InternalError", { requestId: request.id });
+}
+
+function sendError(reply: FastifyReply, request: FastifyRequest, error: unknown): FastifyReply {
+  const apiErr = toApiError(error, request);
+  // Client errors are the client's business (fastify logs the request line anyway);
+  // 5xx are ours, with the original error and stack.
+  if (apiErr.status >= 500) request.log.error({ err: error }, "request failed");
+  if (apiErr.status === 401) reply.header("www-authenticate", 'Bearer realm="stepwise"');
+  return reply.code(apiErr.status).type("application/json").send(apiErr.toBody());
+}

@@ -1,0 +1,73 @@
+import { Ajv, type ErrorObject, type Options } from "ajv";
+import type { FastifyInstance } from "fastify";
+import { apiError, type ApiError } from "./errors.js";
+
+/**
+ * Request validation. Bodies are validated strictly (no type coercion: `"name": 123`
+ * is an error, not "123"; unknown fields are errors, not silently dropped), while
+ * query strings and path parameters are text by nature and are coerced ("?limit=10").
+ */
+const common: Options = {
+  allErrors: false,
+  useDefaults: true,
+  removeAdditional: false,
+  strict: false,
+};
+const bodyAjv = new Ajv({ ...common, coerceTypes: false });
+const textAjv = new Ajv({ ...common, coerceTypes: true });
+
+export function registerValidation(app: FastifyInstance): void {
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === "body" ? bodyAjv : textAjv).compile(schema),
+  );
+}
+
+const LOCATIONS: Record<string, string> = {
+  body: "body",
+  querystring: "query string",
+  params: "path",
+  headers: "headers",
+};
+
+/** The JSON pointer of the field an ajv error is about (missing and unknown fields included). */
+function pointerOf(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === "required" && typeof params.missingProperty === "string") {
+    return `${error.instancePath}/${params.missingProperty}`;
+  }
+  if (error.keyword === "additionalProperties" && typeof params.additionalProperty === "string") {
+    return `${error.instancePath}/${params.additionalProperty}`;
+  }
+  return error.instancePath;
+}
+
+function describe(error: ErrorObject, pointer: string): string {
+  const field = pointer === "" ? "the value" : `'${pointer.slice(1).replace(/\//g, ".")}'`;
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case "required":
+      return `${field} is required`;
+    case "additionalProperties":
+      return `${field} is not a known field`;
+    case "pattern":
+      return `${field} must match ${String(params.pattern)}`;
+    case "enum":
+      return `${field} must be one of ${(params.allowedValues as unknown[]).map(String).join(", ")}`;
+    default:
+      return `${field} ${error.message ?? "is invalid"}`;
+  }
+}
+
+/** Turns fastify's FST_ERR_VALIDATION into InvalidRequest naming the field. */
+export function validationError(
+  errors: readonly ErrorObject[],
+  context: string | undefined,
+): ApiError {
+  const location = LOCATIONS[context ?? "body"] ?? context ?? "body";
+  const details = errors.map((error) => {
+    const path = pointerOf(error);
+    return { location: context ?? "body", path, message: describe(error, path) };
+  });
+  const first = details[0]?.message ?? "malformed";
+  return apiError("InvalidRequest", { location, reason: first }, details);
+}

@@ -1,0 +1,322 @@
+// Benchmarks of the Redis runtime. Run: npx tsx bench/redis-bench.ts [throughput|lone|latency|timers|memory ...]
+// (default: all). Workers are separate processes (bench/redis-worker.ts), as in production.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Redis } from "ioredis";
+import type { StateMachineDefinition } from "../engine/core/definition.js";
+import { createRedisRuntime, type RedisRuntime } from "../runtime/runtime.js";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const CHAIN = 20;
+
+function chain(n: number): StateMachineDefinition {
+  const States: Record<string, object> = {};
+  for (let i = 0; i < n; i++)
+    States[`S${i}`] = i + 1 < n ? { Type: "Pass", Next: `S${i + 1}` } : { Type: "Pass", End: true };
+  return { StartAt: "S0", States } as StateMachineDefinition;
+}
+
+function pct(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+function spawnWorkers(n: number, prefix: string, redisUrl = REDIS_URL): Promise<ChildProcess[]> {
+  return Promise.all(
+    Array.from({ length: n }, () => {
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", join(ROOT, "bench/redis-worker.ts")],
+        {
+          cwd: ROOT,
+          env: { ...process.env, REDIS_URL: redisUrl, STEPWISE_PREFIX: prefix },
+          stdio: ["ignore", "pipe", "inherit"],
+        },
+      );
+      return new Promise<ChildProcess>((ok) =>
+        child.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && ok(child)),
+      );
+    }),
+  );
+}
+
+async function stopWorkers(workers: ChildProcess[]): Promise<void> {
+  await Promise.all(
+    workers.map(
+      (w) =>
+        new Promise<void>((done) => {
+          w.once("exit", () => done());
+          w.kill("SIGTERM");
+        }),
+    ),
+  );
+}
+
+async function cleanup(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl);
+  let cursor = "0";
+  do {
+    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 5000);
+    cursor = next;
+    if (keys.length > 0) await redis.unlink(...keys);
+  } while (cursor !== "0");
+  redis.disconnect();
+}
+
+/** Counts executions ending (the runtime publishes each end). */
+async function endCounter(
+  redisUrl: string,
+  runtime: RedisRuntime,
+): Promise<{ count: () => number; close: () => void }> {
+  const sub = new Redis(redisUrl);
+  let n = 0;
+  await sub.subscribe(runtime.keys.endedChannel);
+  sub.on("message", () => (n += 1));
+  return { count: () => n, close: () => sub.disconnect() };
+}
+
+async function until(check: () => boolean, timeoutMs = 300_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+async function withRuntime<T>(
+  fn: (runtime: RedisRuntime, prefix: string) => Promise<T>,
+  redisUrl = REDIS_URL,
+): Promise<T> {
+  const prefix = `bench-${randomBytes(4).toString("hex")}`;
+  const runtime = createRedisRuntime({ redisUrl, prefix });
+  try {
+    return await fn(runtime, prefix);
+  } finally {
+    await runtime.close();
+    await cleanup(redisUrl, prefix);
+  }
+}
+
+/** 1,000 concurrent executions of a 20-state chain: transitions per second. */
+async function throughput(workers: number): Promise<number> {
+  return withRuntime(async (runtime, prefix) => {
+    await runtime.createStateMachine("chain", chain(CHAIN));
+    const procs = await spawnWorkers(workers, prefix);
+    const ended = await endCounter(REDIS_URL, runtime);
+    const N = 1000;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: N }, (_, i) => runtime.startExecution("chain", { name: `c${i}` })),
+    );
+    await until(() => ended.count() >= N);
+    const seconds = (performance.now() - t0) / 1000;
+    ended.close();
+    await stopWorkers(procs);
+    const rate = (N * (CHAIN + 1)) / seconds;
+    console.log(
+      `throughput, ${workers} worker process(es): ${rate.toFixed(0)} transitions/s (${N} executions × ${CHAIN + 1} transitions in ${seconds.toFixed(2)} s)`,
+    );
+    return rate;
+  });
+}
+
+/** One execution alone: how fast one run advances. */
+async function lone(): Promise<void> {
+  await withRuntime(async (runtime, prefix) => {
+    await runtime.createStateMachine("chain", chain(200));
+    const procs = await spawnWorkers(1, prefix);
+    const ended = await endCounter(REDIS_URL, runtime);
+    await runtime.startExecution("chain", { name: "warm" });
+    await until(() => ended.count() >= 1);
+    const t0 = performance.now();
+    await runtime.startExecution("chain", { name: "lone" });
+    await until(() => ended.count() >= 2);
+    const seconds = (performance.now() - t0) / 1000;
+    ended.close();
+    await stopWorkers(procs);
+    console.log(
+      `lone execution: ${(201 / seconds).toFixed(0)} transitions/s (201 transitions in ${(seconds * 1000).toFixed(0)} ms)`,
+    );
+  });
+}
+
+/**
+ * Transition latency at half the measured load: executions are started at a
+ * steady rate; a transition's latency is the time between the commit that
+ * queued its event and its own processing (successive event timestamps of a chain).
+ */
+async function latency(rate: number): Promise<void> {
+  await withRuntime(async (runtime, prefix) => {
+    await runtime.createStateMachine("chain", chain(CHAIN));
+    const procs = await spawnWorkers(1, prefix);
+    const ended = await endCounter(REDIS_URL, runtime);
+    const perSecond = rate / 2 / (CHAIN + 1);
+    const total = Math.round(perSecond * 8);
+    const t0 = performance.now();
+    const ids: string[] = [];
+    for (let i = 0; i < total; i++) {
+      const due = t0 + (i / perSecond) * 1000;
+      const wait = due - performance.now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      void runtime.startExecution("chain", { name: `l${i}` }).then((r) => ids.push(r.executionId));
+    }
+    await until(() => ended.count() >= total);
+    const gaps: number[] = [];
+    for (const id of ids.slice(Math.floor(ids.length / 4))) {
+      const { items } = await runtime.getHistory(id, { limit: 1000 });
+      const entered = items
+        .filter((e) => e.type === "PassStateEntered")
+        .map((e) => Date.parse(e.timestamp));
+      for (let i = 1; i < entered.length; i++) gaps.push(entered[i]! - entered[i - 1]!);
+    }
+    ended.close();
+    await stopWorkers(procs);
+    console.log(
+      `transition latency at ${(rate / 2).toFixed(0)} transitions/s (half load, 1 worker): p50 ${pct(gaps, 50)} ms, p99 ${pct(gaps, 99)} ms (${gaps.length} transitions)`,
+    );
+  });
+}
+
+/** 1,000 timers armed per second (Wait 2 s), lateness = exit time − due time. */
+async function timers(): Promise<void> {
+  await withRuntime(async (runtime, prefix) => {
+    await runtime.createStateMachine("nap", {
+      StartAt: "W",
+      States: { W: { Type: "Wait", Seconds: 2, End: true } },
+    } as StateMachineDefinition);
+    const procs = await spawnWorkers(1, prefix);
+    const ended = await endCounter(REDIS_URL, runtime);
+    const total = 5000;
+    const t0 = performance.now();
+    const ids: string[] = [];
+    for (let i = 0; i < total; i += 50) {
+      const due = t0 + i; // 1,000 per second, in batches of 50 every 50 ms
+      const wait = due - performance.now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      for (let j = i; j < i + 50; j++)
+        void runtime.startExecution("nap", { name: `w${j}` }).then((r) => ids.push(r.executionId));
+    }
+    await until(() => ended.count() >= total);
+    const late: number[] = [];
+    for (const id of ids) {
+      const { items } = await runtime.getHistory(id, { limit: 10 });
+      const entered = items.find((e) => e.type === "WaitStateEntered");
+      const exited = items.find((e) => e.type === "WaitStateExited");
+      if (entered && exited)
+        late.push(Date.parse(exited.timestamp) - (Date.parse(entered.timestamp) + 2000));
+    }
+    ended.close();
+    await stopWorkers(procs);
+    console.log(
+      `timer lateness, 1,000 timers armed/s (${late.length} timers, 1 worker): p50 ${pct(late, 50)} ms, p99 ${pct(late, 99)} ms, max ${pct(late, 100)} ms`,
+    );
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((ok) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const a = s.address();
+      s.close(() => ok(typeof a === "object" && a ? a.port : 0));
+    });
+  });
+}
+
+/** Redis bytes per execution parked on a task token (own redis-server, so nothing else counts). */
+async function memory(): Promise<void> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "stepwise-bench-"));
+  const server = spawn(
+    "redis-server",
+    ["--port", String(port), "--save", "", "--appendonly", "no", "--dir", dir],
+    { stdio: "ignore" },
+  );
+  const url = `redis://127.0.0.1:${port}`;
+  await new Promise((r) => setTimeout(r, 300));
+  try {
+    await withRuntime(async (runtime, prefix) => {
+      await runtime.createStateMachine("park", {
+        StartAt: "Approve",
+        States: {
+          Approve: {
+            Type: "Task",
+            Resource: "stepwise:approval.waitForTaskToken",
+            Parameters: { "token.$": "$$.Task.Token", "order.$": "$.order" },
+            End: true,
+          },
+        },
+      } as StateMachineDefinition);
+      const redis = new Redis(url);
+      const used = async (): Promise<number> =>
+        Number(/used_memory:(\d+)/.exec(await redis.info("memory"))![1]);
+      const procs = await spawnWorkers(1, prefix, url);
+      // Warm up (queues, scripts, first keys) before the baseline.
+      await runtime.startExecution("park", { name: "warm", input: { order: "warm" } });
+      await new Promise((r) => setTimeout(r, 500));
+      const before = await used();
+      const N = 10_000;
+      for (let i = 0; i < N; i += 500) {
+        await Promise.all(
+          Array.from({ length: 500 }, (_, j) =>
+            runtime.startExecution("park", { name: `p${i + j}`, input: { order: `o-${i + j}` } }),
+          ),
+        );
+      }
+      // Parked = every execution wrote its TaskScheduled (history count 3).
+      for (;;) {
+        const sched = await redis.zcard(runtime.keys.schedule);
+        const tokens = await redis.hlen(runtime.keys.tokens);
+        if (tokens >= N + 1 && sched === 0) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const after = await used();
+      await stopWorkers(procs);
+      const perExec = (after - before) / N;
+      const keys = [
+        runtime.keys.execution("park:p1"),
+        runtime.keys.run("park:p1"),
+        runtime.keys.history("park:p1"),
+        runtime.keys.journal("park:p1"),
+        runtime.keys.inbox("park:p1"),
+      ];
+      const sizes = await Promise.all(
+        keys.map(
+          async (k) =>
+            [
+              k.split(":").slice(2, 3)[0],
+              Number((await redis.call("MEMORY", "USAGE", k)) ?? 0),
+            ] as const,
+        ),
+      );
+      console.log(
+        `memory: ${perExec.toFixed(0)} bytes per execution parked on a task token (${N} parked; INFO used_memory delta)`,
+      );
+      console.log(
+        `  MEMORY USAGE of one parked execution's keys: ${sizes.map(([k, v]) => `${k} ${v}`).join(", ")} (+ its entries in the shared tasks/tokens hashes)`,
+      );
+      redis.disconnect();
+    }, url);
+  } finally {
+    server.kill("SIGTERM");
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const wanted = new Set(process.argv.slice(2));
+const all = wanted.size === 0;
+let rate = 0;
+if (all || wanted.has("throughput")) {
+  rate = await throughput(1);
+  await throughput(2);
+}
+if (all || wanted.has("lone")) await lone();
+if (all || wanted.has("latency")) await latency(rate || Number(process.env.BENCH_RATE ?? 3000));
+if (all || wanted.has("timers")) await timers();
+if (all || wanted.has("memory")) await memory();
+process.exit(0);

@@ -1,0 +1,75 @@
+import type { Json } from "../engine/core/json.js";
+import { DATA_LIMIT_BYTES } from "../engine/step-context.js";
+import { RuntimeError, type ActivityTask, type Caller } from "./contract.js";
+import type { TaskRecord } from "./effects.js";
+import { deliverTaskEvent, type TaskEventBody, type TaskJobDeps } from "./task-jobs.js";
+
+type Deps = Pick<TaskJobDeps, "client" | "keys" | "queues" | "settings">;
+
+/** Tokens are ours: URL-safe text. Anything else is refused before touching Redis. */
+const TOKEN = /^[A-Za-z0-9_-]{16,256}$/;
+
+/**
+ * Task-token callbacks (SendTaskSuccess / SendTaskFailure / SendTaskHeartbeat)
+ * and activity polling. A callback is accepted once and only while its task
+ * waits: `completeTask` checks token → task → run in one script. A late,
+ * repeated or forged token changes nothing and gets a RuntimeError.
+ */
+export async function answerToken(
+  deps: Deps,
+  token: string,
+  body: TaskEventBody,
+  caller: Caller | undefined,
+): Promise<void> {
+  if (!TOKEN.test(token)) throw new RuntimeError("InvalidToken", "The task token is not valid");
+  if (
+    body.type === "TaskSucceeded" &&
+    Buffer.byteLength(JSON.stringify(body.output)) > DATA_LIMIT_BYTES
+  ) {
+    throw new RuntimeError("States.DataLimitExceeded", "The task output exceeds 256 KiB");
+  }
+  const withCaller: TaskEventBody = caller ? { ...body, caller: caller.name } : body;
+  const result = await deliverTaskEvent(deps, { token }, withCaller);
+  if (result.ok) return;
+  const messages = {
+    InvalidToken: "The task token is not valid",
+    TaskDoesNotExist: "The task of this token was already answered",
+    TaskTimedOut: "The task of this token no longer waits (it timed out, or its execution stopped)",
+  } as const;
+  throw new RuntimeError(result.reason, messages[result.reason]);
+}
+
+export function successBody(output: Json): TaskEventBody {
+  return { type: "TaskSucceeded", output };
+}
+
+export function failureBody(error?: string, cause?: string): TaskEventBody {
+  const body: TaskEventBody = { type: "TaskFailed", error: error ?? "States.TaskFailed" };
+  if (cause !== undefined) body.cause = cause;
+  return body;
+}
+
+/** Long-polls an activity's pending tasks (every 50 ms up to `waitSeconds`). */
+export async function pollActivity(
+  deps: Deps,
+  activity: string,
+  waitSeconds: number,
+  workerName: string | undefined,
+): Promise<ActivityTask | null> {
+  const deadline = Date.now() + Math.max(0, waitSeconds) * 1000;
+  for (;;) {
+    const reply = await deps.client.run(
+      "claimActivityTask",
+      [deps.keys.activity(activity), deps.keys.tasks],
+      [workerName ?? ""],
+    );
+    if (reply.length === 2) {
+      const record = JSON.parse(String(reply[1])) as TaskRecord;
+      if (record.token !== undefined) return { taskToken: record.token, input: record.input };
+    }
+    if (Date.now() >= deadline) return null;
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.min(50, Math.max(1, deadline - Date.now()))),
+    );
+  }
+}

@@ -1,0 +1,32 @@
+import { createHash } from "node:crypto";
+import type { Json } from "../engine/core/json.js";
+
+/** JSON with object keys sorted: equal values give equal text (content hashes, idempotent start). */
+export function canonicalJson(value: Json): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k]!)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** Opaque pagination cursors: base64url of a small JSON object. */
+export function encodeCursor(value: Record<string, string | number>): string {
+  return Buffer.from(JSON.stringify(value)).toString("base64url");
+}
+
+export function decodeCursor(cursor: string): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * Test hook: `STEPWISE_CRASH_AT=<point>` makes this process kill itself with
+ * SIGKILL the `STEPWISE_CRASH_AFTER`-th time (default 1st) it reaches the named
+ * point, so integration tests can prove that a crash anywhere loses nothing.
+ * Points: `beforeCommit`, `afterCommit`, `duringTask`; append `:child` to count
+ * only transitions of child runs (Map iterations, Parallel branches).
+ */
+const target = process.env.STEPWISE_CRASH_AT;
+let remaining = Number(process.env.STEPWISE_CRASH_AFTER ?? "1");
+
+export type CrashPoint = "beforeCommit" | "afterCommit" | "duringTask";
+
+export function crashPoint(point: CrashPoint, child = false): void {
+  if (target === undefined) return;
+  if (target !== point && !(target === `${point}:child` && child)) return;
+  remaining -= 1;
+  if (remaining <= 0) process.kill(process.pid, "SIGKILL");
+}

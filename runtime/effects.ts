@@ -1,0 +1,153 @@
+import type { Effect } from "../engine/core/effects.js";
+import type { RunEvent, RunEventBody } from "../engine/core/events.js";
+import type { Json } from "../engine/core/json.js";
+import type { RunState } from "../engine/core/run.js";
+import { newRun } from "../engine/step.js";
+import {
+  activityName,
+  taskMode,
+  waitsForCallback,
+  type TaskMode,
+} from "../task-runners/resources.js";
+import { executionOf, executionTimeoutTimer, member, randomToken, shortId } from "./ids.js";
+
+/**
+ * Turns the effects of one step into the ops of `commitTransition` (see its
+ * header), so that everything they mean inside Redis commits atomically with
+ * the new state. The meaning of each effect follows the in-memory driver
+ * (engine/drivers/memory.ts), which is the reference.
+ */
+
+/** What a pending task remembers (tasks hash), for its task job and its callbacks. */
+export interface TaskRecord {
+  resource: string;
+  stateName: string;
+  input: Json;
+  attempt: number;
+  mode: TaskMode;
+  /** `.waitForTaskToken`: the call's own result is ignored; the callback completes the task. */
+  waits?: boolean;
+  token?: string;
+  timeoutSeconds?: number;
+  heartbeatSeconds?: number;
+  credentials?: Json;
+}
+
+export interface PlanOptions {
+  /** Overrides how resources are treated (tests route every resource to a mock runner). */
+  taskMode?: (resource: string) => TaskMode;
+  now: number;
+}
+
+export function planOps(
+  run: RunState,
+  event: RunEvent,
+  effects: Effect[],
+  options: PlanOptions,
+): string[] {
+  const ops: string[] = [];
+  const modeOf = options.taskMode ?? taskMode;
+  const push = (runId: string, body: RunEventBody, front = false): void => {
+    ops.push("push", shortId(runId), JSON.stringify(body), front ? "1" : "0");
+  };
+  for (const effect of effects) {
+    switch (effect.type) {
+      case "Continue":
+        push(effect.runId, { type: "Continue" });
+        break;
+      case "RunTask": {
+        const mode = modeOf(effect.resource);
+        const record: TaskRecord = {
+          resource: effect.resource,
+          stateName: effect.stateName,
+          input: effect.input,
+          attempt: effect.attempt,
+          mode,
+        };
+        // Activities and approvals answer through a token even without `.waitForTaskToken`.
+        const token = effect.taskToken ?? (mode === "call" ? undefined : randomToken());
+        if (token !== undefined) record.token = token;
+        if (waitsForCallback(effect.resource)) record.waits = true;
+        if (effect.timeoutSeconds !== undefined) record.timeoutSeconds = effect.timeoutSeconds;
+        if (effect.heartbeatSeconds !== undefined)
+          record.heartbeatSeconds = effect.heartbeatSeconds;
+        if (effect.credentials !== undefined) record.credentials = effect.credentials;
+        const activity = mode === "activity" ? (activityName(effect.resource) ?? "") : "";
+        ops.push(
+          "task",
+          shortId(effect.taskId),
+          JSON.stringify(record),
+          token ?? "",
+          mode,
+          activity,
+        );
+        break;
+      }
+      case "ArmTimer":
+        ops.push("arm", member.timer(shortId(effect.timerId)), String(effect.at));
+        break;
+      case "CancelTimer":
+        ops.push("disarm", member.timer(shortId(effect.timerId)));
+        break;
+      case "CancelTask":
+        ops.push("untask", shortId(effect.taskId), "timedout");
+        break;
+      case "SpawnChildren":
+        for (const child of effect.children) {
+          const state = newRun(child.runId, child.scope, {
+            parent: { runId: effect.runId, index: child.index },
+            outer: child.outer,
+            ...(child.iteration !== undefined ? { iteration: child.iteration } : {}),
+          });
+          // A child's first event follows the parent's event that started it.
+          state.lastEventId = child.previousEventId ?? run.lastEventId;
+          const started: RunEventBody = { type: "Started", input: child.input };
+          ops.push("spawn", shortId(child.runId), JSON.stringify(state), JSON.stringify(started));
+        }
+        break;
+      case "StopChildren":
+        for (const id of effect.childRunIds) push(id, { type: "Stop" }, true);
+        break;
+      case "RunEnded":
+        if (effect.parent) {
+          push(effect.parent.runId, {
+            type: "ChildEnded",
+            childRunId: effect.runId,
+            index: effect.parent.index,
+            outcome: effect.outcome,
+          });
+        } else {
+          ops.push(...endOp(run, event, options.now));
+        }
+        break;
+    }
+  }
+  return ops;
+}
+
+/** The execution's record when its root run ended: status, output or error and cause. */
+function endOp(run: RunState, event: RunEvent, now: number): string[] {
+  const exec = executionOf(shortId(run.runId));
+  let output = "";
+  let error = "";
+  let cause = "";
+  if (run.status === "SUCCEEDED") output = JSON.stringify(run.output ?? null);
+  else if (run.status === "FAILED") {
+    error = run.error ?? "";
+    cause = run.cause ?? "";
+  } else if (event.type === "Stop") {
+    error = event.error ?? (run.status === "TIMED_OUT" ? "States.Timeout" : "");
+    cause = event.cause ?? "";
+  }
+  const stoppedAt = new Date(now).toISOString();
+  return [
+    "end",
+    exec,
+    run.status,
+    output,
+    error,
+    cause,
+    stoppedAt,
+    member.timer(executionTimeoutTimer(exec)),
+  ];
+}

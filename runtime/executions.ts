@@ -1,0 +1,279 @@
+import type { RunEventBody } from "../engine/core/events.js";
+import type { HistoryEvent } from "../engine/core/history.js";
+import type { Json } from "../engine/core/json.js";
+import { newRun } from "../engine/step.js";
+import { DATA_LIMIT_BYTES } from "../engine/step-context.js";
+import { canonicalJson, decodeCursor, encodeCursor, sha256 } from "./canonical.js";
+import {
+  RuntimeError,
+  type Caller,
+  type ExecutionRecord,
+  type ExecutionStatus,
+  type Page,
+  type StartResult,
+} from "./contract.js";
+import {
+  executionArn,
+  executionTimeoutTimer,
+  isValidName,
+  member,
+  randomToken,
+  shortId,
+} from "./ids.js";
+import type { Keys } from "./keys.js";
+import type { MachineStore } from "./machines.js";
+import type { ExecutionCache } from "./programs.js";
+import type { JobQueues } from "./queues.js";
+import type { RedisClient } from "./redis.js";
+import type { RuntimeSettings } from "./settings.js";
+import { advance, type TransitionDeps } from "./transition.js";
+
+/**
+ * Executions: start (idempotent by name), read, list, history, stop, wait.
+ * The record is the hash `x:<machine>:<name>`: st status, sm machine, v version,
+ * in input, ih input hash, t0/t1 start/stop, out, err, cause, nm name, hc history count.
+ */
+export class ExecutionStore {
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: Keys,
+    private readonly machines: MachineStore,
+    private readonly queues: JobQueues,
+    private readonly executions: ExecutionCache,
+    private readonly settings: RuntimeSettings,
+  ) {}
+
+  async start(
+    machine: string,
+    options: { input?: Json; name?: string; caller?: Caller },
+  ): Promise<StartResult> {
+    const version = await this.machines.latest(machine);
+    const name =
+      options.name ??
+      randomToken()
+        .replace(/[^A-Za-z0-9]/g, "")
+        .slice(0, 20);
+    // The API checks names against the same pattern first; this guards direct callers.
+    if (!isValidName(name))
+      throw new TypeError(`'${name}' is not a valid execution name (letters, digits, _ . -, 1–80)`);
+    const input = options.input ?? {};
+    const inputText = JSON.stringify(input);
+    if (Buffer.byteLength(inputText) > DATA_LIMIT_BYTES) {
+      throw new RuntimeError("States.DataLimitExceeded", "The execution input exceeds 256 KiB");
+    }
+    const program = await this.executions.program(machine, version);
+    const arn = executionArn(machine, name);
+    const exec = shortId(arn);
+    const now = Date.now();
+    const startedAt = new Date(now).toISOString();
+    const timeout = program.definition.TimeoutSeconds;
+    const started: RunEventBody = { type: "Started", input };
+    const reply = await this.client.run(
+      "startExecution",
+      [
+        this.keys.execution(exec),
+        this.keys.run(exec),
+        this.keys.inbox(exec),
+        this.keys.executions,
+        this.keys.executionsOf(machine),
+        this.keys.schedule,
+      ],
+      [
+        exec,
+        sha256(canonicalJson(input)),
+        machine,
+        version,
+        inputText,
+        startedAt,
+        now,
+        this.settings.leaseMs,
+        JSON.stringify(newRun(arn, "")),
+        JSON.stringify(started),
+        timeout !== undefined ? member.timer(executionTimeoutTimer(exec)) : "",
+        timeout !== undefined ? now + timeout * 1000 : 0,
+        name,
+      ],
+    );
+    const code = Number(reply[0]);
+    if (code === -1) {
+      throw new RuntimeError(
+        "ExecutionAlreadyExists",
+        `Execution '${name}' of '${machine}' already exists with another input`,
+      );
+    }
+    if (code === 1) await this.queues.ensure(`s${exec}@0`);
+    return { executionId: arn, startedAt: String(reply[1]), created: code === 1 };
+  }
+
+  async describe(executionId: string): Promise<ExecutionRecord> {
+    const exec = execOf(executionId);
+    const fields = await this.client.redis.hgetall(this.keys.execution(exec));
+    if (!fields.st) throw notFound(executionId);
+    return toRecord(executionId, fields);
+  }
+
+  async list(options: {
+    stateMachine?: string;
+    status?: ExecutionStatus;
+    cursor?: string;
+    limit?: number;
+  }): Promise<Page<ExecutionRecord>> {
+    const limit = Math.max(1, Math.min(options.limit ?? 100, 1000));
+    const index = options.stateMachine
+      ? this.keys.executionsOf(options.stateMachine)
+      : this.keys.executions;
+    // Newest first; the cursor is the rank where the next page starts (status is filtered as we go).
+    let offset = 0;
+    if (options.cursor !== undefined) {
+      const c = decodeCursor(options.cursor);
+      if (!c || typeof c.o !== "number" || c.o < 0)
+        throw new RuntimeError("InvalidCursor", "The cursor is not valid");
+      offset = c.o;
+    }
+    const items: ExecutionRecord[] = [];
+    for (;;) {
+      const batch = await this.client.redis.zrevrange(index, offset, offset + limit * 2 - 1);
+      if (batch.length === 0) return { items };
+      const pipeline = this.client.redis.pipeline();
+      for (const exec of batch) pipeline.hgetall(this.keys.execution(exec));
+      const rows = (await pipeline.exec()) ?? [];
+      for (let i = 0; i < batch.length; i++) {
+        offset += 1;
+        const fields = rows[i]?.[1] as Record<string, string> | undefined;
+        if (!fields?.st) continue;
+        if (options.status && fields.st !== options.status) continue;
+        items.push(toRecord(executionArn(fields.sm ?? "", fields.nm ?? ""), fields));
+        if (items.length === limit) {
+          const more = (await this.client.redis.zcard(index)) > offset;
+          return more ? { items, nextCursor: encodeCursor({ o: offset }) } : { items };
+        }
+      }
+    }
+  }
+
+  async history(
+    executionId: string,
+    options: { cursor?: string; limit?: number; reverse?: boolean },
+  ): Promise<Page<HistoryEvent>> {
+    const exec = execOf(executionId);
+    const hc = await this.client.redis.hget(this.keys.execution(exec), "hc");
+    if (hc === null) throw notFound(executionId);
+    const total = Number(hc);
+    const limit = Math.max(1, Math.min(options.limit ?? 100, 1000));
+    let start = options.reverse ? total - 1 : 0;
+    if (options.cursor !== undefined) {
+      const c = decodeCursor(options.cursor);
+      if (!c || typeof c.i !== "number" || c.i < 0 || c.i >= total) {
+        throw new RuntimeError("InvalidCursor", "The cursor is not valid");
+      }
+      start = c.i;
+    }
+    // Only events counted in `hc` are read: the list and the count change together in one script.
+    const from = options.reverse ? Math.max(0, start - limit + 1) : start;
+    const to = options.reverse ? start : Math.min(total - 1, start + limit - 1);
+    const raw =
+      total === 0 ? [] : await this.client.redis.lrange(this.keys.history(exec), from, to);
+    const items = raw.map((text) => JSON.parse(text) as HistoryEvent);
+    if (options.reverse) items.reverse();
+    const page: Page<HistoryEvent> = { items };
+    const next = options.reverse ? from - 1 : to + 1;
+    if (options.reverse ? next >= 0 : next < total) page.nextCursor = encodeCursor({ i: next });
+    return page;
+  }
+
+  /** The execution's journal (`{runId, event}` in commit order), for deterministic replay. */
+  async journal(
+    executionId: string,
+  ): Promise<{ runId: string; event: import("../engine/core/events.js").RunEvent }[]> {
+    const raw = await this.client.redis.lrange(this.keys.journal(execOf(executionId)), 0, -1);
+    return raw.map(
+      (text) =>
+        JSON.parse(text) as { runId: string; event: import("../engine/core/events.js").RunEvent },
+    );
+  }
+
+  /**
+   * Stop: the Stop event goes in FRONT of the root run's inbox and this process
+   * commits it right away (same protocol as a worker's job), so the answer is the
+   * ABORTED record. The step cancels timers and tasks and stops the children.
+   */
+  async stop(
+    executionId: string,
+    options: { error?: string; cause?: string; caller?: Caller },
+    deps: TransitionDeps,
+  ): Promise<ExecutionRecord> {
+    const exec = execOf(executionId);
+    const stop: RunEventBody & { caller?: string } = { type: "Stop", status: "ABORTED" };
+    if (options.error !== undefined) stop.error = options.error;
+    if (options.cause !== undefined) stop.cause = options.cause;
+    if (options.caller) stop.caller = options.caller.name;
+    const reply = await this.client.run(
+      "requestStop",
+      [this.keys.execution(exec), this.keys.run(exec), this.keys.inbox(exec), this.keys.schedule],
+      [JSON.stringify(stop), exec, Date.now() + this.settings.leaseMs],
+    );
+    const code = Number(reply[0]);
+    if (code === -1) throw notFound(executionId);
+    if (code === 0)
+      throw new RuntimeError("ExecutionNotRunning", `Execution '${executionId}' is not running`);
+    let seq = Number(reply[1]);
+    for (let i = 0; i < 50; i++) {
+      const outcome = await advance(deps, exec, seq);
+      const record = await this.describe(executionId);
+      if (record.status !== "RUNNING") return record;
+      if (outcome === "committed" || outcome === "stale") {
+        seq = Number(await this.client.redis.hget(this.keys.run(exec), "q"));
+      }
+    }
+    // A worker is committing it concurrently; it will be ABORTED momentarily.
+    return this.wait(executionId, 5_000);
+  }
+
+  async wait(executionId: string, timeoutMs: number): Promise<ExecutionRecord> {
+    const deadline = Date.now() + timeoutMs;
+    let delay = 10;
+    for (;;) {
+      const record = await this.describe(executionId);
+      if (record.status !== "RUNNING" || Date.now() >= deadline) return record;
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.min(delay, Math.max(1, deadline - Date.now()))),
+      );
+      delay = Math.min(delay * 2, 200);
+    }
+  }
+}
+
+function notFound(executionId: string): RuntimeError {
+  return new RuntimeError("ExecutionDoesNotExist", `Execution '${executionId}' does not exist`);
+}
+
+/** Short id of an execution ARN; anything else does not exist. */
+function execOf(executionId: string): string {
+  let exec: string;
+  try {
+    exec = shortId(executionId);
+  } catch {
+    throw notFound(executionId);
+  }
+  const [machine, name, ...rest] = exec.split(":");
+  if (rest.length > 0 || !machine || !name || !isValidName(machine) || !isValidName(name))
+    throw notFound(executionId);
+  return exec;
+}
+
+function toRecord(executionId: string, f: Record<string, string>): ExecutionRecord {
+  const record: ExecutionRecord = {
+    executionId,
+    name: f.nm ?? "",
+    stateMachine: f.sm ?? "",
+    version: Number(f.v ?? 0),
+    status: (f.st ?? "RUNNING") as ExecutionStatus,
+    input: JSON.parse(f.in ?? "null") as Json,
+    startedAt: f.t0 ?? "",
+  };
+  if (f.out !== undefined) record.output = JSON.parse(f.out) as Json;
+  if (f.err !== undefined) record.error = f.err;
+  if (f.cause !== undefined) record.cause = f.cause;
+  if (f.t1 !== undefined) record.stoppedAt = f.t1;
+  return record;
+}

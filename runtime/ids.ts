@@ -1,0 +1,84 @@
+import { randomBytes } from "node:crypto";
+
+/**
+ * Identifiers. An execution is `arn:aws:states:local:000000000000:execution:<machine>:<name>`
+ * (what `$$.Execution.Id` shows, as on AWS); its root run has the same id and its
+ * children append `/<serial>/<index>` (see engine/flow/join.ts). Keys and job ids
+ * use the "short" form without the constant ARN prefix, to keep Redis small.
+ */
+export const EXECUTION_ARN_PREFIX = "arn:aws:states:local:000000000000:execution:";
+export const STATE_MACHINE_ARN_PREFIX = "arn:aws:states:local:000000000000:stateMachine:";
+
+/**
+ * Names of state machines and executions: the API's rule (api/schemas.ts
+ * NAME_PATTERN): letters, digits, `_`, `.`, `-`, 1–80 characters. So names never
+ * contain `:`, `/`, `#`, `|` or `@`, which ids, keys and job ids use as separators.
+ */
+const NAME = /^(?!\.\.?$)[A-Za-z0-9_.-]{1,80}$/;
+
+export function isValidName(name: string): boolean {
+  return NAME.test(name);
+}
+
+export function executionArn(machine: string, name: string): string {
+  return `${EXECUTION_ARN_PREFIX}${machine}:${name}`;
+}
+
+export function stateMachineArn(machine: string): string {
+  return `${STATE_MACHINE_ARN_PREFIX}${machine}`;
+}
+
+/** Run, task or timer id → short id (what keys and schedule members carry). */
+export function shortId(id: string): string {
+  if (!id.startsWith(EXECUTION_ARN_PREFIX)) throw new Error(`not a Stepwise id: '${id}'`);
+  return id.slice(EXECUTION_ARN_PREFIX.length);
+}
+
+export function longId(short: string): string {
+  return EXECUTION_ARN_PREFIX + short;
+}
+
+/** The execution a run, task or timer (short id) belongs to: everything before the first `/` or `#`. */
+export function executionOf(short: string): string {
+  const cut = short.search(/[/#]/);
+  return cut < 0 ? short : short.slice(0, cut);
+}
+
+/** The run a task or timer id (short) belongs to: everything before the last `#`. */
+export function runOfTask(shortTaskId: string): string {
+  return shortTaskId.slice(0, shortTaskId.lastIndexOf("#"));
+}
+
+/** The machine name of an execution (short id `<machine>:<name>`). */
+export function machineOf(exec: string): string {
+  return exec.slice(0, exec.indexOf(":"));
+}
+
+/**
+ * BullMQ job ids may not contain `:`; names never contain `|` or `@`, so this is
+ * reversible. A transition job is `<run>@<seq>`: enqueueing it twice is harmless.
+ */
+export function stepJobId(run: string, seq: number): string {
+  return `${run.replace(/:/g, "|")}@${seq}`;
+}
+
+export function taskJobId(task: string): string {
+  return task.replace(/:/g, "|");
+}
+
+/** The execution-level `TimeoutSeconds` timer of an execution (short id). */
+export function executionTimeoutTimer(exec: string): string {
+  return `${exec}#timeout`;
+}
+
+/** Schedule members: timers fire, leases re-ensure a job (see scheduler.ts). */
+export const member = {
+  timer: (shortTimerId: string) => `t:${shortTimerId}`,
+  run: (run: string) => `r:${run}`,
+  task: (task: string) => `k:${task}`,
+};
+
+/** 128 random bits, URL-safe: task tokens and the nonce of token-waiting steps. */
+export function randomToken(): string {
+  return randomBytes(16).toString("base64url");
+}

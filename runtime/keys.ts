@@ -1,0 +1,86 @@
+/**
+ * Every Redis key and BullMQ name the runtime uses, built here and nowhere else.
+ *
+ * Layout: `<prefix>:{sw}:<kind>:<id>`. The `{sw}` hash tag puts every key of one
+ * deployment in ONE Redis Cluster slot. That is what makes the multi-key Lua
+ * scripts legal on a cluster (no CROSSSLOT), and BullMQ's queue keys share the
+ * tag too. The trade-off: a cluster gives Stepwise high availability, not more
+ * capacity; one deployment's data lives on one shard. Spreading executions over
+ * several tags would need per-tag queues and timers (future work).
+ *
+ * Lua scripts receive the key prefix (`base`) and build the keys of other runs
+ * themselves (a commit touches its parent's or its children's inboxes, known only
+ * at run time); they use exactly the kinds below: `r:`, `i:`, `tomb:`, `act:`.
+ * Keep `LUA_KINDS` and the scripts in step.
+ *
+ * Ids inside keys are "short ids": the execution ARN without its constant prefix
+ * (`<machine>:<name>`), plus a child run's suffix (`/3/0`). See `ids.ts`.
+ */
+export interface Keys {
+  /** `<prefix>:{sw}:`: every key starts with it (Lua builds run keys from it). */
+  base: string;
+  /** Prefix handed to BullMQ (its keys become `<prefix>:{sw}:<queue>:…`). */
+  bullPrefix: string;
+  /** Hash: `latest` version number, `createdAt` of version 1. */
+  machine(name: string): string;
+  /** Hash: `hash`, `createdAt`, `def` (JSON) of one version. */
+  machineVersion(name: string, version: number): string;
+  /** Sorted set of state machine names (score 0, lexicographic). */
+  machines: string;
+  /** Hash: the execution record (see `executions.ts`), `hc` = history events so far. */
+  execution(exec: string): string;
+  /** Sorted set of every execution by start time (ms). */
+  executions: string;
+  /** Sorted set of one state machine's executions by start time (ms). */
+  executionsOf(machine: string): string;
+  /** List: history events (JSON), index i holds event id i + 1. */
+  history(exec: string): string;
+  /** List: every `{runId, event}` fed to `step`, in commit order (deterministic replay). */
+  journal(exec: string): string;
+  /** Hash: `s` run state (JSON), `q` seq, `fx` follow-ups of the last commit. */
+  run(run: string): string;
+  /** List: events waiting for the run (bodies without time/eventId). */
+  inbox(run: string): string;
+  /** Sorted set of due times: timers (`t:`), run leases (`r:`), task leases (`k:`). */
+  schedule: string;
+  /** Hash: task id (short) → task record (JSON). */
+  tasks: string;
+  /** Hash: task token → task id (short). */
+  tokens: string;
+  /** String with a TTL: why a token no longer answers (`done` / `timedout`). */
+  tombstone(token: string): string;
+  /** List of task ids (short) waiting for an activity worker. */
+  activity(name: string): string;
+  /** Pub/sub channel: an execution ended (message: short id). */
+  endedChannel: string;
+}
+
+export const LUA_KINDS = { run: "r:", inbox: "i:", tombstone: "tomb:", activity: "act:" } as const;
+
+/** BullMQ queue names (no `:` allowed by BullMQ). */
+export const QUEUES = { steps: "steps", tasks: "tasks" } as const;
+
+export function makeKeys(prefix = "stepwise"): Keys {
+  if (!/^[A-Za-z0-9_.-]+$/.test(prefix)) throw new Error(`invalid key prefix '${prefix}'`);
+  const base = `${prefix}:{sw}:`;
+  return {
+    base,
+    bullPrefix: `${prefix}:{sw}`,
+    machine: (name) => `${base}sm:${name}`,
+    machineVersion: (name, version) => `${base}smv:${name}:${version}`,
+    machines: `${base}sms`,
+    execution: (exec) => `${base}x:${exec}`,
+    executions: `${base}xs`,
+    executionsOf: (machine) => `${base}xs:${machine}`,
+    history: (exec) => `${base}h:${exec}`,
+    journal: (exec) => `${base}j:${exec}`,
+    run: (run) => `${base}${LUA_KINDS.run}${run}`,
+    inbox: (run) => `${base}${LUA_KINDS.inbox}${run}`,
+    schedule: `${base}sched`,
+    tasks: `${base}tasks`,
+    tokens: `${base}tok`,
+    tombstone: (token) => `${base}${LUA_KINDS.tombstone}${token}`,
+    activity: (name) => `${base}${LUA_KINDS.activity}${name}`,
+    endedChannel: `${base}ended`,
+  };
+}

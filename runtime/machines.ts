@@ -1,0 +1,169 @@
+import type { StateMachineDefinition } from "../engine/core/definition.js";
+import type { Json } from "../engine/core/json.js";
+import { validateDefinition } from "../schema/index.js";
+import { canonicalJson, decodeCursor, encodeCursor, sha256 } from "./canonical.js";
+import {
+  RuntimeError,
+  type Page,
+  type StateMachineDetail,
+  type StateMachineSummary,
+  type StateMachineVersion,
+} from "./contract.js";
+import { isValidName } from "./ids.js";
+import type { Keys } from "./keys.js";
+import type { RedisClient } from "./redis.js";
+
+/**
+ * State machines: each version is stored once with its content hash and never
+ * changes; an update adds a version (executions stay pinned to theirs).
+ */
+export class MachineStore {
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: Keys,
+  ) {}
+
+  async create(name: string, definition: StateMachineDefinition): Promise<StateMachineSummary> {
+    checkName(name);
+    const def = validated(definition);
+    const createdAt = new Date().toISOString();
+    // HSETNX claims the name atomically: two concurrent creates cannot both win.
+    const claimed = await this.client.redis.hsetnx(this.keys.machine(name), "latest", "0");
+    if (claimed === 0)
+      throw new RuntimeError("StateMachineAlreadyExists", `State machine '${name}' already exists`);
+    return this.addVersion(name, def, createdAt);
+  }
+
+  async update(name: string, definition: StateMachineDefinition): Promise<StateMachineSummary> {
+    checkName(name);
+    const def = validated(definition);
+    if ((await this.client.redis.exists(this.keys.machine(name))) === 0) {
+      throw new RuntimeError("StateMachineDoesNotExist", `State machine '${name}' does not exist`);
+    }
+    return this.addVersion(name, def, new Date().toISOString());
+  }
+
+  private async addVersion(
+    name: string,
+    definition: StateMachineDefinition,
+    createdAt: string,
+  ): Promise<StateMachineSummary> {
+    const text = canonicalJson(definition as unknown as Json);
+    const definitionHash = sha256(text);
+    const version = await this.client.redis.hincrby(this.keys.machine(name), "next", 1);
+    await this.client.redis
+      .multi()
+      .hset(this.keys.machineVersion(name, version), {
+        hash: definitionHash,
+        createdAt,
+        def: JSON.stringify(definition),
+      })
+      .hset(this.keys.machine(name), "latest", version)
+      .hsetnx(this.keys.machine(name), "createdAt", createdAt)
+      .zadd(this.keys.machines, 0, name)
+      .exec();
+    return { name, version, definitionHash, createdAt };
+  }
+
+  /** The latest version number (for starting executions). */
+  async latest(name: string): Promise<number> {
+    const latest = Number((await this.client.redis.hget(this.keys.machine(name), "latest")) ?? 0);
+    if (!isValidName(name) || latest < 1) {
+      throw new RuntimeError("StateMachineDoesNotExist", `State machine '${name}' does not exist`);
+    }
+    return latest;
+  }
+
+  async version(name: string, version: number): Promise<StateMachineVersion> {
+    const [hash, createdAt, def] = await this.client.redis.hmget(
+      this.keys.machineVersion(name, version),
+      "hash",
+      "createdAt",
+      "def",
+    );
+    if (!hash || !createdAt || !def) {
+      throw new RuntimeError(
+        "StateMachineVersionDoesNotExist",
+        `State machine '${name}' has no version ${version}`,
+      );
+    }
+    return {
+      name,
+      version,
+      definitionHash: hash,
+      createdAt,
+      definition: JSON.parse(def) as StateMachineDefinition,
+    };
+  }
+
+  async get(name: string, version?: number): Promise<StateMachineDetail> {
+    const latest = await this.latest(name);
+    const chosen = await this.version(name, version ?? latest);
+    const pipeline = this.client.redis.pipeline();
+    for (let v = 1; v <= latest; v++)
+      pipeline.hmget(this.keys.machineVersion(name, v), "hash", "createdAt");
+    const rows = (await pipeline.exec()) ?? [];
+    const versions: StateMachineSummary[] = [];
+    rows.forEach(([, row], i) => {
+      const [hash, createdAt] = row as [string | null, string | null];
+      if (hash && createdAt)
+        versions.push({ name, version: i + 1, definitionHash: hash, createdAt });
+    });
+    return { ...chosen, versions, latestVersion: latest };
+  }
+
+  async list(
+    options: { cursor?: string; limit?: number } = {},
+  ): Promise<Page<StateMachineSummary>> {
+    const limit = Math.max(1, Math.min(options.limit ?? 100, 1000));
+    let after = "-";
+    if (options.cursor !== undefined) {
+      const c = decodeCursor(options.cursor);
+      if (!c || typeof c.after !== "string")
+        throw new RuntimeError("InvalidCursor", "The cursor is not valid");
+      after = `(${c.after}`;
+    }
+    const names = await this.client.redis.zrangebylex(
+      this.keys.machines,
+      after,
+      "+",
+      "LIMIT",
+      0,
+      limit + 1,
+    );
+    const page = names.slice(0, limit);
+    const items: StateMachineSummary[] = [];
+    for (const name of page) {
+      const latest = await this.latest(name);
+      const { definition: _definition, ...summary } = await this.version(name, latest);
+      items.push(summary);
+    }
+    const result: Page<StateMachineSummary> = { items };
+    if (names.length > limit) result.nextCursor = encodeCursor({ after: page[page.length - 1]! });
+    return result;
+  }
+}
+
+function checkName(name: string): void {
+  if (!isValidName(name)) {
+    // The API checks names against the same pattern first; this guards direct callers.
+    throw new TypeError(
+      `'${name}' is not a valid state machine name (letters, digits, _ . -, 1–80)`,
+    );
+  }
+}
+
+/** The runtime refuses what the validator refuses, whoever calls it. */
+function validated(definition: StateMachineDefinition): StateMachineDefinition {
+  const result = validateDefinition(definition);
+  if (!result.valid || !result.definition) {
+    const errors = result.diagnostics.filter((d) => d.severity === "error");
+    const first = errors[0];
+    throw new RuntimeError(
+      "InvalidDefinition",
+      first ? `${first.message} (${first.path || "/"})` : "The definition is not valid",
+      result.diagnostics as unknown as Json[],
+    );
+  }
+  return result.definition;
+}

@@ -1,0 +1,78 @@
+import type { StateMachineDefinition } from "../engine/core/definition.js";
+import type { ExecutionContext } from "../engine/core/run.js";
+import { compileProgram, type Program } from "../engine/program.js";
+import { executionArn, stateMachineArn } from "./ids.js";
+import type { Keys } from "./keys.js";
+import type { RedisClient } from "./redis.js";
+
+export interface LoadedExecution {
+  context: ExecutionContext;
+  program: Program;
+}
+
+/**
+ * What never changes once an execution started: its context (`$$.Execution…`)
+ * and the compiled definition version it is pinned to. Cached per process, so a
+ * transition reads only the run from Redis.
+ */
+export class ExecutionCache {
+  private readonly executions = new Map<string, LoadedExecution>();
+  private readonly programs = new Map<string, Promise<Program>>();
+
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: Keys,
+    private readonly limit = 20_000,
+  ) {}
+
+  async get(exec: string): Promise<LoadedExecution> {
+    const hit = this.executions.get(exec);
+    if (hit) return hit;
+    const [machine, version, name, startTime, input] = await this.client.redis.hmget(
+      this.keys.execution(exec),
+      "sm",
+      "v",
+      "nm",
+      "t0",
+      "in",
+    );
+    if (!machine || !version || !name || !startTime || input == null) {
+      throw new Error(`execution '${exec}' has no record`);
+    }
+    const program = await this.program(machine, Number(version));
+    const context: ExecutionContext = {
+      executionId: executionArn(machine, name),
+      name,
+      startTime,
+      input: JSON.parse(input),
+      stateMachineId: stateMachineArn(machine),
+      stateMachineName: machine,
+      seed: name,
+    };
+    const loaded = { context, program };
+    if (this.executions.size >= this.limit) {
+      // Oldest first (Map keeps insertion order): a cheap bound, not a true LRU.
+      const oldest = this.executions.keys().next().value;
+      if (oldest !== undefined) this.executions.delete(oldest);
+    }
+    this.executions.set(exec, loaded);
+    return loaded;
+  }
+
+  /** A definition version, compiled once per process (versions are immutable). */
+  program(machine: string, version: number): Promise<Program> {
+    const id = `${machine}@${version}`;
+    let program = this.programs.get(id);
+    if (!program) {
+      program = this.client.redis
+        .hget(this.keys.machineVersion(machine, version), "def")
+        .then((def) => {
+          if (def === null) throw new Error(`state machine ${id} has no definition`);
+          return compileProgram(JSON.parse(def) as StateMachineDefinition);
+        });
+      program.catch(() => this.programs.delete(id));
+      this.programs.set(id, program);
+    }
+    return program;
+  }
+}

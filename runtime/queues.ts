@@ -1,0 +1,72 @@
+import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { stepJobId, taskJobId } from "./ids.js";
+import { QUEUES, type Keys } from "./keys.js";
+
+/** Data of a transition job: process run `r` at seq `q`. */
+export interface StepJob {
+  r: string;
+  q: number;
+}
+
+/** Data of a task job: call the resource of pending task `t` (short id). */
+export interface TaskJob {
+  t: string;
+}
+
+/**
+ * The two BullMQ queues: `steps` (one job per transition) and `tasks` (one job per
+ * task call, so slow HTTP calls never hold transition slots). Jobs are removed
+ * when done: their deterministic ids make re-enqueueing harmless, and a removed
+ * job's run has moved on, so a re-created one finds a stale seq and does nothing.
+ */
+export class JobQueues {
+  readonly steps: Queue<StepJob>;
+  readonly tasks: Queue<TaskJob>;
+
+  constructor(connection: Redis, keys: Keys) {
+    const common = {
+      connection,
+      prefix: keys.bullPrefix,
+      // No event stream: nothing listens, and each XADD costs Redis time per job.
+      streams: { events: { maxLen: 0 } },
+      defaultJobOptions: {
+        removeOnComplete: true,
+        removeOnFail: true,
+        attempts: 5,
+        backoff: { type: "fixed", delay: 200 },
+      },
+    };
+    this.steps = new Queue<StepJob>(QUEUES.steps, common as never);
+    this.tasks = new Queue<TaskJob>(QUEUES.tasks, common as never);
+  }
+
+  /**
+   * Makes sure the follow-up jobs of a commit exist. `fx` is the commit script's
+   * list: `s<run>@<seq>` (transition) or `k<task>` (task call), space-separated.
+   */
+  async ensure(fx: string | null | undefined): Promise<void> {
+    if (!fx) return;
+    const steps: { name: string; data: StepJob; opts: { jobId: string } }[] = [];
+    const tasks: { name: string; data: TaskJob; opts: { jobId: string } }[] = [];
+    for (const entry of fx.split(" ")) {
+      if (entry.startsWith("s")) {
+        const at = entry.lastIndexOf("@");
+        const r = entry.slice(1, at);
+        const q = Number(entry.slice(at + 1));
+        steps.push({ name: "s", data: { r, q }, opts: { jobId: stepJobId(r, q) } });
+      } else if (entry.startsWith("k")) {
+        const t = entry.slice(1);
+        tasks.push({ name: "k", data: { t }, opts: { jobId: taskJobId(t) } });
+      }
+    }
+    // Tasks first: a transition that races ahead never needs a task job that is missing.
+    if (tasks.length > 0) await this.tasks.addBulk(tasks);
+    if (steps.length === 1) await this.steps.add(steps[0]!.name, steps[0]!.data, steps[0]!.opts);
+    else if (steps.length > 0) await this.steps.addBulk(steps);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.steps.close(), this.tasks.close()]);
+  }
+}

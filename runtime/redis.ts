@@ -1,0 +1,77 @@
+import { Redis } from "ioredis";
+import { claimActivityTask } from "./scripts/claim-activity-task.js";
+import { claimDue } from "./scripts/claim-due.js";
+import { commitTransition } from "./scripts/commit-transition.js";
+import { completeTask } from "./scripts/complete-task.js";
+import { loadTransition } from "./scripts/load-transition.js";
+import { requestStop } from "./scripts/request-stop.js";
+import type { ScriptSpec } from "./scripts/spec.js";
+import { startExecution } from "./scripts/start-execution.js";
+
+/** Every Lua script of the runtime, registered on each connection (EVALSHA). */
+const SCRIPTS = [
+  commitTransition,
+  loadTransition,
+  startExecution,
+  claimDue,
+  completeTask,
+  claimActivityTask,
+  requestStop,
+] as const;
+
+export type ScriptName = (typeof SCRIPTS)[number]["name"];
+type Arg = string | number;
+export type ScriptReply = (string | number | null)[];
+
+/**
+ * A Redis connection with the runtime's scripts. `maxRetriesPerRequest: null`
+ * makes commands wait through a Redis restart instead of failing (BullMQ needs
+ * the same); auto-pipelining batches the many small commands of concurrent jobs.
+ */
+export class RedisClient {
+  readonly redis: Redis;
+
+  constructor(url: string, options: { name?: string } = {}) {
+    this.redis = new Redis(url, {
+      maxRetriesPerRequest: null,
+      enableAutoPipelining: true,
+      connectionName: options.name ?? "stepwise",
+      retryStrategy: (times) => Math.min(50 * times, 1000),
+    });
+    // Connection errors are retried (retryStrategy); commands wait meanwhile.
+    this.redis.on("error", () => {});
+    for (const script of SCRIPTS) define(this.redis, script);
+  }
+
+  /** Runs a script: `keys` then `args`, as its header documents. */
+  async run(name: ScriptName, keys: string[], args: Arg[]): Promise<ScriptReply> {
+    const fn = (this.redis as unknown as Record<string, (...a: Arg[]) => Promise<ScriptReply>>)[
+      name
+    ];
+    if (!fn) throw new Error(`script ${name} is not registered`);
+    return fn.call(this.redis, ...keys, ...args);
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.redis.quit();
+    } catch {
+      this.redis.disconnect();
+    }
+  }
+}
+
+function define(redis: Redis, script: ScriptSpec): void {
+  redis.defineCommand(script.name, { numberOfKeys: script.keys, lua: script.lua });
+}
+
+/** A separate connection for BullMQ (blocking commands must not share ours). */
+export function bullConnection(url: string, name: string): Redis {
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: null,
+    connectionName: name,
+    retryStrategy: (times) => Math.min(50 * times, 1000),
+  });
+  redis.on("error", () => {});
+  return redis;
+}

@@ -1,0 +1,145 @@
+import type { ScriptSpec } from "./spec.js";
+
+/**
+ * commitTransition: the one atomic write of a transition (see runtime/transition.ts
+ * for the protocol). Everything the step decided that lives in Redis happens here:
+ * the run's new state, seq + 1, history with execution-wide ids, the inbox pop,
+ * the journal entry, timers, task records, children, pushes to other runs' inboxes
+ * and the execution's end. Only enqueueing BullMQ jobs happens after, outside.
+ *
+ * KEYS[1] run hash            KEYS[5] journal list
+ * KEYS[2] run inbox           KEYS[6] schedule zset
+ * KEYS[3] execution hash      KEYS[7] tasks hash
+ * KEYS[4] history list        KEYS[8] tokens hash
+ *
+ * ARGV[1] key base            ARGV[7]  now (ms)
+ * ARGV[2] run (short id)      ARGV[8]  lease (ms)
+ * ARGV[3] expected seq        ARGV[9]  tombstone TTL (s)
+ * ARGV[4] expected history count (hc) ARGV[10] the inbox head the step consumed
+ * ARGV[5] new run state JSON  ARGV[11] number of history events N
+ * ARGV[6] journal entry JSON  ARGV[12..11+N] history events (JSON, ids hc+1..hc+N)
+ * then ops, each an op name followed by its arguments:
+ *   push   run event front("1"|"0")      deliver an event to another run (or this one)
+ *   spawn  run state startedEvent         create a child run and start it
+ *   arm    member atMs                    arm a timer
+ *   disarm member                         cancel a timer
+ *   task   task record token mode activity  register a task (mode call|activity|park)
+ *   untask task why                       forget a task; its token answers `why`
+ *   end    exec status output error cause stoppedAt timeoutMember   the execution ended
+ *
+ * Returns:
+ *   {1, newSeq, fx}  committed; fx = follow-up jobs, space-separated:
+ *                    `s<run>@<seq>` (transition) or `k<task>` (task call)
+ *   {-1, seq, fx}    stale: the run is past the expected seq (fx: its last commit's)
+ *   {-2, hc}         another run of this execution wrote history first: re-step with ids from hc + 1
+ *   {-3}             no such run
+ *   {-4}             the inbox head changed (a stop was put in front): re-step
+ */
+export const commitTransition: ScriptSpec = {
+  name: "commitTransition",
+  keys: 8,
+  lua: `
+local base, self = ARGV[1], ARGV[2]
+local seq = redis.call('HGET', KEYS[1], 'q')
+if not seq then return {-3} end
+if seq ~= ARGV[3] then return {-1, tonumber(seq), redis.call('HGET', KEYS[1], 'fx') or ''} end
+if redis.call('LINDEX', KEYS[2], 0) ~= ARGV[10] then return {-4} end
+local nh = tonumber(ARGV[11])
+if nh > 0 then
+  local hc = redis.call('HGET', KEYS[3], 'hc') or '0'
+  if hc ~= ARGV[4] then return {-2, tonumber(hc)} end
+  redis.call('HSET', KEYS[3], 'hc', tonumber(hc) + nh)
+  for i = 12, 11 + nh, 1000 do
+    redis.call('RPUSH', KEYS[4], unpack(ARGV, i, math.min(i + 999, 11 + nh)))
+  end
+end
+redis.call('LPOP', KEYS[2])
+local newSeq = tonumber(seq) + 1
+redis.call('RPUSH', KEYS[5], ARGV[6])
+local now = tonumber(ARGV[7])
+local lease = now + tonumber(ARGV[8])
+local ensure, woken = {}, {}
+local function wake(run)
+  if run == self or woken[run] then return end
+  woken[run] = true
+  local q = redis.call('HGET', base .. 'r:' .. run, 'q')
+  if not q then return end
+  redis.call('ZADD', KEYS[6], lease, 'r:' .. run)
+  ensure[#ensure + 1] = 's' .. run .. '@' .. q
+end
+local i = 12 + nh
+local n = #ARGV
+while i <= n do
+  local op = ARGV[i]
+  if op == 'push' then
+    local run = ARGV[i + 1]
+    if run == self or redis.call('EXISTS', base .. 'r:' .. run) == 1 then
+      if ARGV[i + 3] == '1' then
+        redis.call('LPUSH', base .. 'i:' .. run, ARGV[i + 2])
+      else
+        redis.call('RPUSH', base .. 'i:' .. run, ARGV[i + 2])
+      end
+      wake(run)
+    end
+    i = i + 4
+  elseif op == 'spawn' then
+    local run = ARGV[i + 1]
+    redis.call('HSET', base .. 'r:' .. run, 's', ARGV[i + 2], 'q', 0)
+    redis.call('RPUSH', base .. 'i:' .. run, ARGV[i + 3])
+    wake(run)
+    i = i + 4
+  elseif op == 'arm' then
+    redis.call('ZADD', KEYS[6], ARGV[i + 2], ARGV[i + 1])
+    i = i + 3
+  elseif op == 'disarm' then
+    redis.call('ZREM', KEYS[6], ARGV[i + 1])
+    i = i + 2
+  elseif op == 'task' then
+    local task, token, mode = ARGV[i + 1], ARGV[i + 3], ARGV[i + 4]
+    redis.call('HSET', KEYS[7], task, ARGV[i + 2])
+    if token ~= '' then redis.call('HSET', KEYS[8], token, task) end
+    if mode == 'call' then
+      redis.call('ZADD', KEYS[6], lease, 'k:' .. task)
+      ensure[#ensure + 1] = 'k' .. task
+    elseif mode == 'activity' then
+      redis.call('RPUSH', base .. 'act:' .. ARGV[i + 5], task)
+    end
+    i = i + 6
+  elseif op == 'untask' then
+    local task = ARGV[i + 1]
+    local rec = redis.call('HGET', KEYS[7], task)
+    if rec then
+      redis.call('HDEL', KEYS[7], task)
+      local token = cjson.decode(rec).token
+      if token then
+        redis.call('HDEL', KEYS[8], token)
+        redis.call('SET', base .. 'tomb:' .. token, ARGV[i + 2], 'EX', ARGV[9])
+      end
+    end
+    redis.call('ZREM', KEYS[6], 'k:' .. task)
+    i = i + 3
+  elseif op == 'end' then
+    if redis.call('HGET', KEYS[3], 'st') == 'RUNNING' then
+      redis.call('HSET', KEYS[3], 'st', ARGV[i + 2], 't1', ARGV[i + 6])
+      if ARGV[i + 3] ~= '' then redis.call('HSET', KEYS[3], 'out', ARGV[i + 3]) end
+      if ARGV[i + 4] ~= '' then redis.call('HSET', KEYS[3], 'err', ARGV[i + 4]) end
+      if ARGV[i + 5] ~= '' then redis.call('HSET', KEYS[3], 'cause', ARGV[i + 5]) end
+      redis.call('ZREM', KEYS[6], ARGV[i + 7])
+      redis.call('PUBLISH', base .. 'ended', ARGV[i + 1])
+    end
+    i = i + 8
+  else
+    return redis.error_reply('commitTransition: unknown op ' .. tostring(op))
+  end
+end
+if redis.call('LLEN', KEYS[2]) > 0 then
+  redis.call('ZADD', KEYS[6], lease, 'r:' .. self)
+  ensure[#ensure + 1] = 's' .. self .. '@' .. newSeq
+else
+  redis.call('ZREM', KEYS[6], 'r:' .. self)
+end
+local fx = table.concat(ensure, ' ')
+redis.call('HSET', KEYS[1], 's', ARGV[5], 'q', newSeq, 'fx', fx)
+return {1, newSeq, fx}
+`,
+};

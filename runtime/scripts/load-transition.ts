@@ -1,0 +1,17 @@
+import type { ScriptSpec } from "./spec.js";
+
+/**
+ * loadTransition: one consistent snapshot of what a transition needs.
+ *
+ * KEYS[1] run hash, KEYS[2] run inbox, KEYS[3] execution hash
+ * Returns {state, seq, inboxHead, hc, fx} (false where absent), or {} when the run does not exist.
+ */
+export const loadTransition: ScriptSpec = {
+  name: "loadTransition",
+  keys: 3,
+  lua: `
+local run = redis.call('HMGET', KEYS[1], 's', 'q', 'fx')
+if not run[2] then return {} end
+return {run[1], run[2], redis.call('LINDEX', KEYS[2], 0), redis.call('HGET', KEYS[3], 'hc') or '0', run[3]}
+`,
+};

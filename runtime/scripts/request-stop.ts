@@ -1,0 +1,22 @@
+import type { ScriptSpec } from "./spec.js";
+
+/**
+ * requestStop: puts a Stop event at the FRONT of the root run's inbox, so it is
+ * the next transition (a commit that read another head is refused and re-steps).
+ *
+ * KEYS[1] execution hash, KEYS[2] root run hash, KEYS[3] root run inbox, KEYS[4] schedule zset
+ * ARGV[1] Stop event JSON, ARGV[2] root run (short id), ARGV[3] lease deadline (ms)
+ * Returns {1, seq} queued; {0} the execution is not running; {-1} no such execution.
+ */
+export const requestStop: ScriptSpec = {
+  name: "requestStop",
+  keys: 4,
+  lua: `
+local st = redis.call('HGET', KEYS[1], 'st')
+if not st then return {-1} end
+if st ~= 'RUNNING' then return {0} end
+redis.call('LPUSH', KEYS[3], ARGV[1])
+redis.call('ZADD', KEYS[4], ARGV[3], 'r:' .. ARGV[2])
+return {1, tonumber(redis.call('HGET', KEYS[2], 'q'))}
+`,
+};

@@ -1,0 +1,39 @@
+import type { ScriptSpec } from "./spec.js";
+
+/**
+ * startExecution: creates an execution, its root run and its first event, once.
+ * Idempotent by name: the same name with the same input hash returns the existing
+ * execution.
+ *
+ * KEYS[1] execution hash   KEYS[4] executions zset
+ * KEYS[2] root run hash    KEYS[5] executions-of-machine zset
+ * KEYS[3] root run inbox   KEYS[6] schedule zset
+ *
+ * ARGV[1] exec (short id)  ARGV[2] input hash   ARGV[3] machine   ARGV[4] version
+ * ARGV[5] input JSON       ARGV[6] startedAt ISO ARGV[7] start ms  ARGV[8] lease ms
+ * ARGV[9] root run state   ARGV[10] Started event   ARGV[11] timeout member ('' = none)
+ * ARGV[12] timeout at ms   ARGV[13] execution name
+ *
+ * Returns {1, startedAt} created; {0, startedAt} existed with the same input;
+ *         {-1} existed with another input.
+ */
+export const startExecution: ScriptSpec = {
+  name: "startExecution",
+  keys: 6,
+  lua: `
+local existing = redis.call('HMGET', KEYS[1], 'ih', 't0')
+if existing[1] then
+  if existing[1] == ARGV[2] then return {0, existing[2]} end
+  return {-1}
+end
+redis.call('HSET', KEYS[1], 'st', 'RUNNING', 'sm', ARGV[3], 'v', ARGV[4], 'in', ARGV[5],
+  'ih', ARGV[2], 't0', ARGV[6], 'hc', 0, 'nm', ARGV[13])
+redis.call('HSET', KEYS[2], 's', ARGV[9], 'q', 0)
+redis.call('RPUSH', KEYS[3], ARGV[10])
+redis.call('ZADD', KEYS[4], ARGV[7], ARGV[1])
+redis.call('ZADD', KEYS[5], ARGV[7], ARGV[1])
+redis.call('ZADD', KEYS[6], tonumber(ARGV[7]) + tonumber(ARGV[8]), 'r:' .. ARGV[1])
+if ARGV[11] ~= '' then redis.call('ZADD', KEYS[6], ARGV[12], ARGV[11]) end
+return {1, ARGV[6]}
+`,
+};

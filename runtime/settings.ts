@@ -1,0 +1,43 @@
+/**
+ * Tunables of the Redis runtime. Defaults suit production; tests shorten the
+ * lease and lock so that crash recovery takes a second instead of half a minute.
+ */
+export interface RuntimeSettings {
+  redisUrl: string;
+  /** Key prefix (default `stepwise`); see keys.ts. */
+  prefix: string;
+  /**
+   * How long a run with pending events (or a task call) may go without its job
+   * being seen before the scheduler enqueues it again. Covers a process dying
+   * between a commit and its enqueue. Re-enqueueing is harmless, so shorter only
+   * costs a little Redis work.
+   */
+  leaseMs: number;
+  /** BullMQ job lock: a worker that dies holding a job gives it back after this. */
+  lockDurationMs: number;
+  /** How often BullMQ looks for jobs whose lock expired. */
+  stalledIntervalMs: number;
+  /** How long an answered or cancelled task token keeps answering TaskTimedOut/TaskDoesNotExist. */
+  tombstoneTtlSeconds: number;
+  /** Timer poll interval: bounds timer lateness. */
+  timerPollMs: number;
+}
+
+function envNumber(name: string): number | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return undefined;
+  const value = Number(raw);
+  return Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
+export function resolveSettings(options: Partial<RuntimeSettings> = {}): RuntimeSettings {
+  return {
+    redisUrl: options.redisUrl ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+    prefix: options.prefix ?? process.env.STEPWISE_PREFIX ?? "stepwise",
+    leaseMs: options.leaseMs ?? envNumber("STEPWISE_LEASE_MS") ?? 10_000,
+    lockDurationMs: options.lockDurationMs ?? envNumber("STEPWISE_LOCK_MS") ?? 30_000,
+    stalledIntervalMs: options.stalledIntervalMs ?? envNumber("STEPWISE_STALLED_MS") ?? 15_000,
+    tombstoneTtlSeconds: options.tombstoneTtlSeconds ?? 7 * 24 * 3600,
+    timerPollMs: options.timerPollMs ?? envNumber("STEPWISE_TIMER_POLL_MS") ?? 20,
+  };
+}

@@ -1,0 +1,119 @@
+import type { Json } from "../engine/core/json.js";
+import { describeFailure, findRunner, type TaskRunner } from "../task-runners/runner.js";
+import { crashPoint } from "./crash.js";
+import type { TaskRecord } from "./effects.js";
+import { EXECUTION_ARN_PREFIX, executionOf, longId, member } from "./ids.js";
+import type { Keys } from "./keys.js";
+import type { JobQueues } from "./queues.js";
+import type { RedisClient } from "./redis.js";
+import type { RuntimeSettings } from "./settings.js";
+
+export interface TaskJobDeps {
+  client: RedisClient;
+  keys: Keys;
+  queues: JobQueues;
+  settings: RuntimeSettings;
+  runners: readonly TaskRunner[];
+}
+
+export type TaskEventBody =
+  | { type: "TaskSucceeded"; output: Json; caller?: string }
+  | { type: "TaskFailed"; error: string; cause?: string; caller?: string }
+  | { type: "TaskHeartbeat"; caller?: string };
+
+export type DeliverResult =
+  { ok: true } | { ok: false; reason: "InvalidToken" | "TaskDoesNotExist" | "TaskTimedOut" };
+
+/**
+ * Delivers a task's result or heartbeat to its run with `completeTask` (fenced by
+ * the pending task record, and by the token when a callback answers), then
+ * enqueues the run's transition job.
+ */
+export async function deliverTaskEvent(
+  deps: Pick<TaskJobDeps, "client" | "keys" | "queues" | "settings">,
+  by: { task: string } | { token: string },
+  body: TaskEventBody,
+): Promise<DeliverResult> {
+  const { keys } = deps;
+  const reply = await deps.client.run(
+    "completeTask",
+    [keys.tasks, keys.tokens, keys.schedule],
+    [
+      keys.base,
+      "task" in by ? "id" : "token",
+      "task" in by ? by.task : by.token,
+      JSON.stringify(body),
+      body.type === "TaskHeartbeat" ? "0" : "1",
+      Date.now(),
+      deps.settings.leaseMs,
+      deps.settings.tombstoneTtlSeconds,
+      EXECUTION_ARN_PREFIX,
+    ],
+  );
+  const code = Number(reply[0]);
+  if (code === 1) {
+    await deps.queues.ensure(`s${String(reply[1])}@${String(reply[2])}`);
+    return { ok: true };
+  }
+  if (code === -1) return { ok: false, reason: "InvalidToken" };
+  if (code === -2)
+    return { ok: false, reason: reply[1] === "done" ? "TaskDoesNotExist" : "TaskTimedOut" };
+  return { ok: false, reason: "TaskTimedOut" };
+}
+
+/**
+ * One task job: call the resource of a pending task, then deliver the outcome.
+ * The call happens outside any commit; if the process dies during it, BullMQ
+ * redelivers the job and the attempt runs again with the same `taskId` (its
+ * idempotency key). A task no longer pending (answered, timed out, stopped) is
+ * not called.
+ */
+export async function runTaskJob(
+  deps: TaskJobDeps,
+  task: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const raw = await deps.client.redis.hget(deps.keys.tasks, task);
+  if (raw === null) return;
+  const record = JSON.parse(raw) as TaskRecord;
+  const runner = findRunner(deps.runners, record.resource);
+  let body: TaskEventBody;
+  if (!runner) {
+    body = {
+      type: "TaskFailed",
+      error: "States.TaskFailed",
+      cause: `No task runner handles resource '${record.resource}'`,
+    };
+  } else {
+    try {
+      const call = runner.run({
+        resource: record.resource,
+        stateName: record.stateName,
+        taskId: longId(task),
+        executionId: longId(executionOf(task)),
+        attempt: record.attempt,
+        input: record.input,
+        signal,
+        ...(record.token !== undefined ? { taskToken: record.token } : {}),
+        ...(record.timeoutSeconds !== undefined ? { timeoutSeconds: record.timeoutSeconds } : {}),
+        ...(record.heartbeatSeconds !== undefined
+          ? { heartbeatSeconds: record.heartbeatSeconds }
+          : {}),
+        ...(record.credentials !== undefined ? { credentials: record.credentials } : {}),
+      });
+      crashPoint("duringTask"); // the call has started: a crash now must re-run it with the same task id
+      const output = await call;
+      if (record.waits && !runner.answersCallbacks) {
+        // `.waitForTaskToken`: the call only handed out the token; the callback completes the task.
+        await deps.client.redis.zrem(deps.keys.schedule, member.task(task));
+        return;
+      }
+      body = { type: "TaskSucceeded", output: output ?? null };
+    } catch (err) {
+      if (signal.aborted) throw err; // shutting down: hand the job back, the attempt runs again
+      const failure = describeFailure(err);
+      body = { type: "TaskFailed", error: failure.error, cause: failure.cause };
+    }
+  }
+  await deliverTaskEvent(deps, { task }, body);
+}

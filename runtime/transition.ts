@@ -1,0 +1,185 @@
+import type { RunEvent, RunEventBody } from "../engine/core/events.js";
+import type { HistoryEvent } from "../engine/core/history.js";
+import type { RunState } from "../engine/core/run.js";
+import { step } from "../engine/step.js";
+import { waitsForToken } from "../engine/states/task.js";
+import type { TaskMode } from "../task-runners/resources.js";
+import { crashPoint } from "./crash.js";
+import { planOps } from "./effects.js";
+import { executionOf, randomToken } from "./ids.js";
+import type { Keys } from "./keys.js";
+import type { ExecutionCache } from "./programs.js";
+import type { JobQueues } from "./queues.js";
+import type { RedisClient } from "./redis.js";
+import type { RuntimeSettings } from "./settings.js";
+
+/**
+ * THE DURABLE COMMIT PROTOCOL (DESIGN.md, "Durable commit").
+ *
+ * State per run (a Map iteration or Parallel branch is a run of its own):
+ *   run hash  `r:<run>`  s = RunState JSON, q = seq, fx = follow-ups of the last commit
+ *   inbox     `i:<run>`  events waiting for the run, oldest first
+ * A run needs processing exactly when its inbox is not empty.
+ *
+ * One transition = one BullMQ job `<run>@<seq>` (queue `steps`). The job:
+ *   1. loads the run, its inbox head and the execution's history count (one script);
+ *   2. if the run's seq is not the job's, the job is stale (a duplicate, or a
+ *      redelivery after its own commit): it re-enqueues `fx`, the follow-ups of the
+ *      run's last commit (idempotent), and acknowledges;
+ *   3. stamps the head event with the time, `eventId` = history count + 1 and, for
+ *      a step that may mint a task token, 128 random bits (`nonce`);
+ *   4. computes `step` — pure, nothing else happens yet;
+ *   5. commits with `commitTransition`, ONE Lua script fenced by seq, by the inbox
+ *      head, and (when it writes history) by the execution's history count: new
+ *      state, seq + 1, history events appended with ids count+1..count+N, inbox
+ *      pop, journal append, and every effect that lives in Redis (timers, task
+ *      records and tokens, children, events pushed to other runs, the execution's
+ *      end). A history-count mismatch means another run of the same execution
+ *      (a sibling Map iteration) committed first: the job re-steps with the new
+ *      ids and commits again, so ids stay 1..N with no gap or duplicate;
+ *   6. enqueues the follow-up jobs the script returned (`<run>@<seq>` of every run
+ *      that received an event, task jobs) with deterministic ids, then acks.
+ *
+ * Crash analysis: before 5, nothing was written; BullMQ redelivers the job (lock
+ * expiry) and it runs again. Between 5 and 6's enqueue, the redelivered job is
+ * stale and re-enqueues `fx`. A job re-created after a job of the same id was
+ * completed and removed finds a stale seq, or (task) no pending task record, and
+ * does nothing. Events delivered from outside a job (timers, callbacks, API
+ * stops) go with a lease in the schedule (`r:<run>`): if their enqueue never
+ * happens, the scheduler enqueues `<run>@<seq>` when the lease runs out (see
+ * scheduler.ts). Commits renew or drop that lease, so it costs nothing while
+ * things work.
+ */
+export interface TransitionDeps {
+  client: RedisClient;
+  keys: Keys;
+  executions: ExecutionCache;
+  queues: JobQueues;
+  settings: RuntimeSettings;
+  taskMode?: (resource: string) => TaskMode;
+}
+
+export type AdvanceResult = "committed" | "stale" | "idle" | "missing";
+
+/** An inbox event may carry who sent it (callbacks); it goes into the history. */
+type InboxEvent = RunEventBody & { caller?: string };
+
+export async function advance(
+  deps: TransitionDeps,
+  run: string,
+  seq: number,
+): Promise<AdvanceResult> {
+  const { client, keys } = deps;
+  const exec = executionOf(run);
+  const runKeys = [keys.run(run), keys.inbox(run), keys.execution(exec)];
+  for (;;) {
+    const loaded = await client.run("loadTransition", runKeys, []);
+    if (loaded.length === 0) return "missing";
+    const [stateText, seqText, head, hcText, fx] = loaded as [
+      string,
+      string,
+      string | null,
+      string,
+      string | null,
+    ];
+    if (Number(seqText) !== seq) {
+      await deps.queues.ensure(fx);
+      return "stale";
+    }
+    if (head === null || head === undefined) return "idle";
+    const { context, program } = await deps.executions.get(exec);
+    const state = JSON.parse(stateText) as RunState;
+    const body = JSON.parse(head) as InboxEvent;
+    const now = Date.now();
+    const stamped = { ...body, time: new Date(now).toISOString() } as RunEvent;
+    if (needsNonce(program, state, body)) stamped.nonce = randomToken();
+    let hc = Number(hcText);
+    for (;;) {
+      const event = { ...stamped, eventId: hc + 1 } as RunEvent;
+      const result = step(program, context, state, event);
+      const history = annotate(result.history, body.caller);
+      const ops = planOps(result.run, event, result.effects, {
+        now,
+        ...(deps.taskMode ? { taskMode: deps.taskMode } : {}),
+      });
+      const journal = JSON.stringify({ runId: state.runId, event });
+      const child = run !== exec;
+      crashPoint("beforeCommit", child);
+      const reply = await client.run(
+        "commitTransition",
+        [
+          keys.run(run),
+          keys.inbox(run),
+          keys.execution(exec),
+          keys.history(exec),
+          keys.journal(exec),
+          keys.schedule,
+          keys.tasks,
+          keys.tokens,
+        ],
+        [
+          keys.base,
+          run,
+          seq,
+          hc,
+          JSON.stringify(result.run),
+          journal,
+          now,
+          deps.settings.leaseMs,
+          deps.settings.tombstoneTtlSeconds,
+          head,
+          history.length,
+          ...history.map((h) => JSON.stringify(h)),
+          ...ops,
+        ],
+      );
+      const code = Number(reply[0]);
+      if (code === 1) {
+        crashPoint("afterCommit", child);
+        await deps.queues.ensure(reply[2] as string);
+        return "committed";
+      }
+      if (code === -2) {
+        hc = Number(reply[1]);
+        continue;
+      }
+      if (code === -1) {
+        await deps.queues.ensure(reply[2] as string);
+        return "stale";
+      }
+      if (code === -3) return "missing";
+      break; // -4: the inbox head changed (a stop went in front): load again
+    }
+  }
+}
+
+/**
+ * Only a step that may schedule a `.waitForTaskToken` task needs fresh entropy
+ * (same rule as the in-memory driver); others keep the journal small.
+ */
+function needsNonce(
+  program: import("../engine/program.js").Program,
+  run: RunState,
+  body: RunEventBody,
+): boolean {
+  if (body.type !== "Continue" && body.type !== "TimerFired") return false;
+  const frame = run.current;
+  if (!frame) return false;
+  const state = program.scopes.get(run.scope)?.states[frame.name];
+  return state?.Type === "Task" && waitsForToken(state.Resource);
+}
+
+/** Records who answered a task token (the API key's name) in the task's history event. */
+function annotate(history: HistoryEvent[], caller: string | undefined): HistoryEvent[] {
+  if (caller === undefined) return history;
+  return history.map((h) => {
+    const key =
+      h.type === "TaskSucceeded"
+        ? "taskSucceededEventDetails"
+        : h.type === "TaskFailed"
+          ? "taskFailedEventDetails"
+          : undefined;
+    if (!key) return h;
+    return { ...h, [key]: { ...(h[key] ?? {}), callerName: caller } };
+  });
+}

@@ -1,0 +1,116 @@
+import { Worker } from "bullmq";
+import type { TaskRunner } from "../task-runners/runner.js";
+import type { TaskMode } from "../task-runners/resources.js";
+import { defaultRunners } from "../task-runners/index.js";
+import { makeKeys, QUEUES } from "./keys.js";
+import { ExecutionCache } from "./programs.js";
+import { JobQueues, type StepJob, type TaskJob } from "./queues.js";
+import { bullConnection, RedisClient } from "./redis.js";
+import { Scheduler } from "./scheduler.js";
+import { resolveSettings, type RuntimeSettings } from "./settings.js";
+import { runTaskJob } from "./task-jobs.js";
+import { advance } from "./transition.js";
+
+export interface WorkerOptions extends Partial<RuntimeSettings> {
+  /** Transition jobs processed at once (default 32). */
+  concurrency?: number;
+  /** Task calls in flight at once (default 64): mostly I/O waits. */
+  taskConcurrency?: number;
+  /** Tried in order after nothing else; defaults add HTTP. Function handlers: `functionRunner`. */
+  taskRunners?: TaskRunner[];
+  /** Overrides how resources are treated (call / activity / park). */
+  taskMode?: (resource: string) => TaskMode;
+  /** Where job and poll errors go (default: stderr). */
+  onError?: (err: unknown) => void;
+}
+
+export interface StepwiseWorker {
+  /** Stops taking jobs, lets in-flight ones finish (or hands them back after `graceMs`), disconnects. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * A worker process's engine room: a BullMQ worker on `steps` (one transition per
+ * job), one on `tasks` (task calls), and the timer scheduler. Stateless: any
+ * number of them, on any number of machines, share one Redis.
+ */
+export async function startWorker(options: WorkerOptions = {}): Promise<StepwiseWorker> {
+  const settings = resolveSettings(options);
+  const keys = makeKeys(settings.prefix);
+  const onError = options.onError ?? ((err: unknown) => console.error("stepwise worker:", err));
+  const client = new RedisClient(settings.redisUrl, { name: "stepwise-worker" });
+  const queueConnection = bullConnection(settings.redisUrl, "stepwise-queues");
+  const queues = new JobQueues(queueConnection, keys);
+  const executions = new ExecutionCache(client, keys);
+  const runners = [...(options.taskRunners ?? []), ...defaultRunners()];
+  const deps = {
+    client,
+    keys,
+    executions,
+    queues,
+    settings,
+    runners,
+    ...(options.taskMode ? { taskMode: options.taskMode } : {}),
+  };
+  const common = {
+    prefix: keys.bullPrefix,
+    lockDuration: settings.lockDurationMs,
+    stalledInterval: settings.stalledIntervalMs,
+    // A job whose worker died is handed back, however often that happens.
+    maxStalledCount: 1_000_000,
+    removeOnComplete: { count: 0 },
+    removeOnFail: { count: 0 },
+    drainDelay: 1,
+  };
+  const steps = new Worker<StepJob>(
+    QUEUES.steps,
+    async (job) => {
+      await advance(deps, job.data.r, job.data.q);
+    },
+    {
+      ...common,
+      connection: bullConnection(settings.redisUrl, "stepwise-steps"),
+      concurrency: options.concurrency ?? 32,
+    },
+  );
+  const tasks = new Worker<TaskJob>(
+    QUEUES.tasks,
+    async (job, _token, signal) => {
+      await runTaskJob(deps, job.data.t, signal ?? new AbortController().signal);
+    },
+    {
+      ...common,
+      connection: bullConnection(settings.redisUrl, "stepwise-tasks"),
+      concurrency: options.taskConcurrency ?? 64,
+    },
+  );
+  steps.on("error", onError);
+  tasks.on("error", onError);
+  steps.on("failed", (_job, err) => onError(err));
+  tasks.on("failed", (_job, err) => onError(err));
+  const scheduler = new Scheduler(client, keys, queues, settings, onError);
+  scheduler.start();
+  await Promise.all([steps.waitUntilReady(), tasks.waitUntilReady()]);
+
+  let closing: Promise<void> | undefined;
+  return {
+    close(graceMs = 10_000) {
+      closing ??= (async () => {
+        await scheduler.stop();
+        const graceful = Promise.all([steps.close(), tasks.close()]);
+        const timer = new Promise<"timeout">((resolve) =>
+          setTimeout(() => resolve("timeout"), graceMs).unref(),
+        );
+        if ((await Promise.race([graceful, timer])) === "timeout") {
+          // Jobs still running keep their lock until it expires; BullMQ then hands them to another worker.
+          tasks.cancelAllJobs("worker shutdown");
+          await Promise.all([steps.close(true), tasks.close(true)]);
+        }
+        await queues.close();
+        queueConnection.disconnect();
+        await client.close();
+      })();
+      return closing;
+    },
+  };
+}

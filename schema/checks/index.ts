@@ -1,0 +1,35 @@
+import type { JsonObject } from "../../engine/core/json.js";
+import type { Diagnostic } from "../diagnostic.js";
+import { checkChoiceRules } from "./choice-rules.js";
+import { checkErrorNames } from "./error-names.js";
+import { checkJsonataExpressions } from "./jsonata-expressions.js";
+import { checkMaps } from "./maps.js";
+import { buildModel, type MachineType, type Model } from "./model.js";
+import { checkPayloads } from "./payloads.js";
+import { checkPaths } from "./paths.js";
+import { checkQueryLanguages } from "./query-language.js";
+import { checkTasks } from "./tasks.js";
+import { checkTransitions } from "./transitions.js";
+
+export type { MachineType } from "./model.js";
+
+/** The checks a JSON Schema cannot make; each is a pure function of the model. */
+const CHECKS: readonly ((model: Model) => Diagnostic[])[] = [
+  checkTransitions,
+  checkErrorNames,
+  checkQueryLanguages,
+  checkChoiceRules,
+  checkPaths,
+  checkPayloads,
+  checkJsonataExpressions,
+  checkTasks,
+  checkMaps,
+];
+
+export function semanticDiagnostics(
+  definition: JsonObject,
+  machineType: MachineType,
+): Diagnostic[] {
+  const model = buildModel(definition, machineType);
+  return CHECKS.flatMap((check) => check(model));
+}

@@ -1,0 +1,110 @@
+import type { Json } from "../engine/core/json.js";
+import { isJsonObject } from "../engine/core/json.js";
+import { bareResource } from "./resources.js";
+import { TaskError, type TaskRequest, type TaskRunner } from "./runner.js";
+
+/**
+ * HTTP tasks: `http:invoke` or AWS's `arn:aws:states:::http:invoke`, with AWS's
+ * arguments (`ApiEndpoint`, `Method`, `Headers`, `QueryParameters`, `RequestBody`).
+ * The answer is AWS-shaped (`StatusCode`, `StatusText`, `Headers`, `ResponseBody`).
+ * A non-2xx answer fails with `States.Http.StatusCode.<code>` so Retry/Catch can
+ * match it. Every request carries `Idempotency-Key` = the task id (stable across
+ * redeliveries of the attempt) and correlation headers naming the execution.
+ */
+export interface HttpRunnerOptions {
+  /** Per-request timeout (default 60 s, or the task's TimeoutSeconds when shorter). */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+}
+
+const RESOURCES = new Set(["http:invoke", "arn:aws:states:::http:invoke"]);
+
+export function httpRunner(options: HttpRunnerOptions = {}): TaskRunner {
+  const doFetch = options.fetch ?? fetch;
+  return {
+    name: "http",
+    handles: (resource) => RESOURCES.has(bareResource(resource)),
+    async run(request) {
+      const args = request.input;
+      if (!isJsonObject(args) || typeof args.ApiEndpoint !== "string") {
+        throw new TaskError(
+          "States.Runtime",
+          "http:invoke needs an ApiEndpoint string in its arguments",
+        );
+      }
+      const url = new URL(args.ApiEndpoint);
+      if (isJsonObject(args.QueryParameters)) {
+        for (const [k, v] of Object.entries(args.QueryParameters)) {
+          for (const item of Array.isArray(v) ? v : [v]) url.searchParams.append(k, text(item));
+        }
+      }
+      const method = typeof args.Method === "string" ? args.Method.toUpperCase() : "GET";
+      const headers: Record<string, string> = {
+        "idempotency-key": request.taskId,
+        "x-stepwise-execution": request.executionId,
+        "x-stepwise-task": request.taskId,
+        "x-stepwise-attempt": String(request.attempt),
+      };
+      if (request.taskToken !== undefined) headers["x-stepwise-task-token"] = request.taskToken;
+      if (isJsonObject(args.Headers)) {
+        for (const [k, v] of Object.entries(args.Headers)) headers[k.toLowerCase()] = text(v);
+      }
+      let body: string | undefined;
+      if (args.RequestBody !== undefined && method !== "GET" && method !== "HEAD") {
+        body =
+          typeof args.RequestBody === "string"
+            ? args.RequestBody
+            : JSON.stringify(args.RequestBody);
+        headers["content-type"] ??= "application/json";
+      }
+      const limit = Math.min(
+        options.timeoutMs ?? 60_000,
+        (request.timeoutSeconds ?? Infinity) * 1000,
+      );
+      const signal = AbortSignal.any([request.signal, AbortSignal.timeout(limit)]);
+      let response: Response;
+      try {
+        response = await doFetch(url, {
+          method,
+          headers,
+          ...(body !== undefined ? { body } : {}),
+          signal,
+        });
+      } catch (err) {
+        if (request.signal.aborted) throw err;
+        const timedOut =
+          err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
+        throw new TaskError(
+          timedOut ? "States.Timeout" : "States.Http.Socket",
+          `${method} ${url.origin}${url.pathname}: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      }
+      const raw = await response.text();
+      const result: Json = {
+        StatusCode: response.status,
+        StatusText: response.statusText,
+        Headers: Object.fromEntries(response.headers.entries()),
+        ResponseBody: parseBody(raw, response.headers.get("content-type")),
+      };
+      if (response.status < 200 || response.status > 299) {
+        throw new TaskError(`States.Http.StatusCode.${response.status}`, JSON.stringify(result));
+      }
+      return result;
+    },
+  };
+}
+
+function text(value: Json): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+function parseBody(raw: string, contentType: string | null): Json {
+  if (contentType?.includes("json")) {
+    try {
+      return JSON.parse(raw) as Json;
+    } catch {
+      return raw;
+    }
+  }
+  return raw;
+}

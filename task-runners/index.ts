@@ -1,0 +1,19 @@
+import { httpRunner } from "./http.js";
+import type { TaskRunner } from "./runner.js";
+
+export { functionRunner, handlersFromModule, type FunctionHandler } from "./function.js";
+export { httpRunner, type HttpRunnerOptions } from "./http.js";
+export { mockRunner } from "./mock.js";
+export {
+  TaskError,
+  describeFailure,
+  findRunner,
+  type TaskRequest,
+  type TaskRunner,
+} from "./runner.js";
+export { activityName, isApproval, taskMode, type TaskMode } from "./resources.js";
+
+/** Runners every worker has after the configured ones. */
+export function defaultRunners(): TaskRunner[] {
+  return [httpRunner()];
+}

@@ -1,0 +1,43 @@
+/**
+ * How the runtime treats a Task state's `Resource`, decided when the task is
+ * scheduled (inside the commit), before any runner is involved:
+ *  - `call`: a worker calls a runner (function, HTTP, …) in a task job;
+ *  - `activity`: the task waits until an activity worker polls for it
+ *    (`getActivityTask`), then completes through the task-token callbacks;
+ *  - `park`: nothing is called; the execution waits for a callback on its token
+ *    (the built-in approval resource).
+ * `.waitForTaskToken` on a `call` resource calls the runner with the token and
+ * then waits for the callback (AWS "Wait for a Callback with Task Token").
+ */
+export type TaskMode = "call" | "activity" | "park";
+
+const SUFFIX = /\.(waitForTaskToken|sync(:2)?)$/;
+
+/** The resource without its integration-pattern suffix. */
+export function bareResource(resource: string): string {
+  return resource.replace(SUFFIX, "");
+}
+
+export function waitsForCallback(resource: string): boolean {
+  return resource.endsWith(".waitForTaskToken");
+}
+
+/** `activity:<name>` or an AWS activity ARN `arn:aws:states:<region>:<account>:activity:<name>`. */
+export function activityName(resource: string): string | undefined {
+  const bare = bareResource(resource);
+  const arn = /^arn:[^:]+:states:[^:]*:[^:]*:activity:(.+)$/.exec(bare);
+  if (arn) return arn[1];
+  return bare.startsWith("activity:") ? bare.slice("activity:".length) : undefined;
+}
+
+/** The approval resource: `stepwise:approval` or `arn:aws:states:::stepwise:waitForTaskToken`. */
+export function isApproval(resource: string): boolean {
+  const bare = bareResource(resource);
+  return bare === "stepwise:approval" || bare === "arn:aws:states:::stepwise:waitForTaskToken";
+}
+
+export function taskMode(resource: string): TaskMode {
+  if (isApproval(resource)) return "park";
+  if (activityName(resource) !== undefined) return "activity";
+  return "call";
+}

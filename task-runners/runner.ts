@@ -1,0 +1,68 @@
+import type { Json } from "../engine/core/json.js";
+
+/**
+ * What a Task state's resource calls. A runner does one attempt and returns its
+ * result, or throws a `TaskError` (error name + cause) that Retry/Catch match.
+ * Runners run OUTSIDE the durable commit: a worker crash during a call re-runs
+ * the attempt with the same `taskId`, so a runner passes it on as an idempotency
+ * key wherever the callee supports one.
+ */
+export interface TaskRequest {
+  resource: string;
+  stateName: string;
+  /** Stable for this attempt across redeliveries: the idempotency key. */
+  taskId: string;
+  executionId: string;
+  attempt: number;
+  input: Json;
+  /** Present for `.waitForTaskToken`: pass it to whoever will call back. */
+  taskToken?: string;
+  timeoutSeconds?: number;
+  heartbeatSeconds?: number;
+  credentials?: Json;
+  /** Aborted when the worker shuts down or the task no longer matters. */
+  signal: AbortSignal;
+}
+
+export interface TaskRunner {
+  /** For logs and errors. */
+  name: string;
+  handles(resource: string): boolean;
+  run(request: TaskRequest): Promise<Json>;
+  /**
+   * The result stands for the callback of a `.waitForTaskToken` task (mocks):
+   * otherwise such a task waits for its token whatever the call returned.
+   */
+  answersCallbacks?: boolean;
+}
+
+/** A task failure with an ASL error name (e.g. `States.Http.StatusCode.429`). */
+export class TaskError extends Error {
+  constructor(
+    readonly error: string,
+    override readonly cause: string = "",
+  ) {
+    super(`${error}: ${cause}`);
+    this.name = "TaskError";
+  }
+}
+
+/** Any thrown value → an ASL error name and cause (as the in-memory driver does). */
+export function describeFailure(err: unknown): { error: string; cause: string } {
+  if (err instanceof TaskError) return { error: err.error, cause: err.cause };
+  if (typeof err === "object" && err !== null && "error" in err && typeof err.error === "string") {
+    const cause = "cause" in err && typeof err.cause === "string" ? err.cause : "";
+    return { error: err.error, cause };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  const name = err instanceof Error && err.name && err.name !== "Error" ? err.name : "Error";
+  return { error: name, cause: message };
+}
+
+/** The first runner that handles the resource. */
+export function findRunner(
+  runners: readonly TaskRunner[],
+  resource: string,
+): TaskRunner | undefined {
+  return runners.find((r) => r.handles(resource));
+}

@@ -1,0 +1,154 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { REDIS_URL } from "./stack.js";
+
+/**
+ * `stepwise serve` as a process: configured from the environment only, API and worker
+ * in one process, a warning (and 127.0.0.1) without API keys, a clean exit on SIGTERM.
+ */
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const children: ChildProcess[] = [];
+/** Each run uses its own key prefix; all of them are removed at the end. */
+const prefixes: string[] = [];
+function prefix(): string {
+  const p = `stepwise-e2e-serve-${randomBytes(4).toString("hex")}`;
+  prefixes.push(p);
+  return p;
+}
+
+afterAll(async () => {
+  const redis = new Redis(REDIS_URL);
+  for (const p of prefixes) {
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", `${p}:*`, "COUNT", 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== "0");
+  }
+  redis.disconnect();
+});
+
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address
+          ? resolve(address.port)
+          : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+function serve(
+  env: Record<string, string>,
+  args: string[] = [],
+): { child: ChildProcess; output: () => string } {
+  const script = `
+    import { serveCommand } from "./cli/commands/serve.ts";
+    const io = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
+    process.exitCode = await serveCommand.run(${JSON.stringify(args)}, io);`;
+  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let output = "";
+  child.stdout!.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
+  return { child, output: () => output };
+}
+
+async function until<T>(check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return child.exitCode !== null
+    ? Promise.resolve(child.exitCode)
+    : new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+}
+
+describe("stepwise serve", () => {
+  it("serves API and worker from environment settings; exits cleanly on SIGTERM", async () => {
+    const port = await freePort();
+    const secret = "serve-test-secret-0123456789";
+    const { child, output } = serve({
+      REDIS_URL,
+      PORT: String(port),
+      STEPWISE_PREFIX: prefix(),
+      STEPWISE_API_KEYS: `ops:admin:${secret}`,
+      LOG_LEVEL: "info",
+    });
+    const base = `http://127.0.0.1:${port}`;
+    await until(async () => ((await fetch(`${base}/health`)).ok ? true : undefined));
+    const headers = { authorization: `Bearer ${secret}`, "content-type": "application/json" };
+    const created = await fetch(`${base}/v1/state-machines`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        name: "s",
+        definition: { StartAt: "P", States: { P: { Type: "Pass", End: true } } },
+      }),
+    });
+    expect(created.status).toBe(201);
+    const run = await fetch(`${base}/v1/state-machines/s/executions?wait=10`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ input: { x: 1 } }),
+    });
+    expect(await run.json()).toMatchObject({ status: "SUCCEEDED", output: { x: 1 } });
+    expect(output()).toContain('"level":30'); // pino JSON lines
+    child.kill("SIGTERM");
+    expect(await exited(child)).toBe(0);
+  }, 40_000);
+
+  it("without API keys binds to 127.0.0.1 only and warns", async () => {
+    const port = await freePort();
+    const { child, output } = serve(
+      {
+        REDIS_URL,
+        PORT: String(port),
+        HOST: "0.0.0.0",
+        STEPWISE_API_KEYS: "",
+        STEPWISE_PREFIX: prefix(),
+      },
+      ["--no-worker"],
+    );
+    await until(async () =>
+      (await fetch(`http://127.0.0.1:${port}/health`)).ok ? true : undefined,
+    );
+    expect(output()).toContain("binds to 127.0.0.1 only");
+    expect(output()).toContain("HOST=0.0.0.0 ignored");
+    child.kill("SIGTERM");
+    expect(await exited(child)).toBe(0);
+  }, 40_000);
+
+  it("refuses malformed key configuration with exit 2", async () => {
+    const { child, output } = serve({ REDIS_URL, STEPWISE_API_KEYS: "ops:root:short" });
+    expect(await exited(child)).toBe(2);
+    expect(output()).toContain("STEPWISE_API_KEYS");
+  }, 20_000);
+});
