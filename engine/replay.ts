@@ -2,7 +2,7 @@ import type { RunEvent } from "./core/events.js";
 import type { HistoryEvent } from "./core/history.js";
 import type { ExecutionContext, RunState } from "./core/run.js";
 import type { Program } from "./program.js";
-import { newRun, step } from "./step.js";
+import { childRun, newRun, step } from "./step.js";
 
 /**
  * Deterministic replay: feeds an execution's recorded events back through `step`
@@ -27,13 +27,7 @@ export function replay(
     for (const effect of result.effects) {
       if (effect.type !== "SpawnChildren") continue;
       for (const child of effect.children) {
-        const childRun = newRun(child.runId, child.scope, {
-          parent: { runId: effect.runId, index: child.index },
-          outer: child.outer,
-          ...(child.iteration !== undefined ? { iteration: child.iteration } : {}),
-        });
-        childRun.lastEventId = child.previousEventId ?? result.run.lastEventId;
-        runs.set(child.runId, childRun);
+        runs.set(child.runId, childRun(effect.runId, child, result.run.lastEventId));
       }
     }
   }

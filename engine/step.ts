@@ -1,5 +1,5 @@
 import type { State } from "./core/definition.js";
-import type { Effect } from "./core/effects.js";
+import type { ChildSpec, Effect } from "./core/effects.js";
 import { StatesError } from "./core/errors.js";
 import type { RunEvent } from "./core/events.js";
 import type { HistoryEvent } from "./core/history.js";
@@ -60,6 +60,25 @@ export function newRun(
   if (options.parent) run.parent = options.parent;
   if (options.outer && Object.keys(options.outer).length > 0) run.outer = options.outer;
   if (options.iteration !== undefined) run.iteration = options.iteration;
+  return run;
+}
+
+/**
+ * The record of a child run a `SpawnChildren` effect asks for. Every driver builds
+ * children here, so they chain their history the same way: a child's first event
+ * follows its MapIterationStarted, else the parent's last event.
+ */
+export function childRun(
+  parentRunId: string,
+  child: ChildSpec,
+  parentLastEventId: number,
+): RunState {
+  const run = newRun(child.runId, child.scope, {
+    parent: { runId: parentRunId, index: child.index },
+    outer: child.outer,
+    ...(child.iteration !== undefined ? { iteration: child.iteration } : {}),
+  });
+  run.lastEventId = child.previousEventId ?? parentLastEventId;
   return run;
 }
 

@@ -2,7 +2,7 @@ import type { Effect } from "../engine/core/effects.js";
 import type { RunEvent, RunEventBody } from "../engine/core/events.js";
 import type { Json } from "../engine/core/json.js";
 import type { RunState } from "../engine/core/run.js";
-import { newRun } from "../engine/step.js";
+import { childRun } from "../engine/step.js";
 import {
   activityName,
   taskMode,
@@ -94,13 +94,7 @@ export function planOps(
         break;
       case "SpawnChildren":
         for (const child of effect.children) {
-          const state = newRun(child.runId, child.scope, {
-            parent: { runId: effect.runId, index: child.index },
-            outer: child.outer,
-            ...(child.iteration !== undefined ? { iteration: child.iteration } : {}),
-          });
-          // A child's first event follows the parent's event that started it.
-          state.lastEventId = child.previousEventId ?? run.lastEventId;
+          const state = childRun(effect.runId, child, run.lastEventId);
           const started: RunEventBody = { type: "Started", input: child.input };
           ops.push("spawn", shortId(child.runId), JSON.stringify(state), JSON.stringify(started));
         }

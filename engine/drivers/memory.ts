@@ -5,7 +5,7 @@ import type { HistoryEvent } from "../core/history.js";
 import type { Json } from "../core/json.js";
 import type { ExecutionContext, RunState } from "../core/run.js";
 import { compileProgram, type Program } from "../program.js";
-import { newRun, step } from "../step.js";
+import { childRun, newRun, step } from "../step.js";
 import { waitsForToken } from "../states/task.js";
 import { TimerQueue } from "./timer-queue.js";
 import { resolveTask, type MockResponse, type TaskHandlers } from "./tasks.js";
@@ -268,14 +268,7 @@ class MemoryDriver {
         break;
       case "SpawnChildren":
         for (const child of effect.children) {
-          const childRun = newRun(child.runId, child.scope, {
-            parent: { runId: effect.runId, index: child.index },
-            outer: child.outer,
-            ...(child.iteration !== undefined ? { iteration: child.iteration } : {}),
-          });
-          // A child's first event follows the parent's event that started it.
-          childRun.lastEventId = child.previousEventId ?? run.lastEventId;
-          this.runs.set(child.runId, childRun);
+          this.runs.set(child.runId, childRun(effect.runId, child, run.lastEventId));
           this.queue.push({ runId: child.runId, event: { type: "Started", input: child.input } });
         }
         break;

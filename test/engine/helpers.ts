@@ -10,7 +10,7 @@ import {
   type MemoryRunOptions,
 } from "../../engine/drivers/memory.js";
 import { compileProgram, type Program } from "../../engine/program.js";
-import { newRun, step, type StepResult } from "../../engine/step.js";
+import { childRun, newRun, step, type StepResult } from "../../engine/step.js";
 
 /** Every test execution starts at this instant, so history timestamps are predictable. */
 export const T0 = "2024-01-01T00:00:00.000Z";
@@ -164,13 +164,7 @@ export class Stepper {
     for (const effect of result.effects) {
       if (effect.type !== "SpawnChildren") continue;
       for (const child of effect.children) {
-        const childRun = newRun(child.runId, child.scope, {
-          parent: { runId: effect.runId, index: child.index },
-          outer: child.outer,
-          ...(child.iteration !== undefined ? { iteration: child.iteration } : {}),
-        });
-        childRun.lastEventId = child.previousEventId ?? result.run.lastEventId;
-        this.runs.set(child.runId, childRun);
+        this.runs.set(child.runId, childRun(effect.runId, child, result.run.lastEventId));
       }
     }
     return result;

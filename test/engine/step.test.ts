@@ -6,7 +6,7 @@ import type { RunState } from "../../engine/core/run.js";
 import type { MemoryRunOptions } from "../../engine/drivers/memory.js";
 import { compileProgram } from "../../engine/program.js";
 import { replay } from "../../engine/replay.js";
-import { newRun, step } from "../../engine/step.js";
+import { childRun, newRun, step } from "../../engine/step.js";
 import { deepFreeze, effectsOf, execute, only, single, Stepper } from "./helpers.js";
 
 // DESIGN.md, "The one principle": `step` is pure. Given the same program, execution,
@@ -142,13 +142,7 @@ describe("step is pure", () => {
         for (const effect of first.effects) {
           if (effect.type !== "SpawnChildren") continue;
           for (const child of effect.children) {
-            const childRun = newRun(child.runId, child.scope, {
-              parent: { runId: effect.runId, index: child.index },
-              outer: child.outer,
-              ...(child.iteration !== undefined ? { iteration: child.iteration } : {}),
-            });
-            childRun.lastEventId = child.previousEventId ?? first.run.lastEventId;
-            runs.set(child.runId, childRun);
+            runs.set(child.runId, childRun(effect.runId, child, first.run.lastEventId));
           }
         }
       }
