@@ -1,12 +1,11 @@
 import type { MapState } from "../core/definition.js";
 import { StatesError } from "../core/errors.js";
-import type { Json } from "../core/json.js";
-import { failWith, guarded } from "../flow/failure.js";
-import { applyChildEnded, openJoin } from "../flow/join.js";
+import { openJoin } from "../flow/join.js";
 import { io } from "../io/index.js";
 import { processorScope } from "../program.js";
 import type { StepContext } from "../step-context.js";
 import { batchItems } from "./map-batches.js";
+import { childrenState, succeedChildren } from "./children.js";
 import type { StateHandler } from "./handler.js";
 
 function runtime(ctx: StepContext, message: string): StatesError {
@@ -52,18 +51,11 @@ function start(ctx: StepContext, state: MapState): void {
   }
   const join = openJoin(ctx, plan, (index) => iterationStarted(ctx, name, index));
   ctx.setPhase({ kind: "children", join });
-  if (join.total === 0) succeed(ctx, state, []);
+  if (join.total === 0) succeedChildren(ctx, state, []);
 }
 
 function iterationStarted(ctx: StepContext, name: string, index: number): number {
   return ctx.record("MapIterationStarted", { name, index });
-}
-
-function succeed(ctx: StepContext, state: MapState, results: Json[]): void {
-  ctx.record("MapStateSucceeded");
-  guarded(ctx, state, () => {
-    ctx.exit("Map", state, io(ctx, state).result(ctx, state, ctx.frame.input, results));
-  });
 }
 
 /**
@@ -71,38 +63,23 @@ function succeed(ctx: StepContext, state: MapState, results: Json[]): void {
  * at most `MaxConcurrency` at once; the output lists the children's outputs in
  * item order. DISTRIBUTED mode over inline items behaves like INLINE here.
  */
-export const map: StateHandler<MapState> = {
-  enter(ctx, state) {
-    guarded(ctx, state, () => start(ctx, state));
-  },
-
-  onTimer(ctx, state, timerId) {
-    const phase = ctx.frame.phase;
-    if (phase.kind === "backoff" && phase.timerId === timerId)
-      guarded(ctx, state, () => start(ctx, state));
-  },
-
-  onChildEnded(ctx, state, index, outcome) {
-    const phase = ctx.frame.phase;
-    if (phase.kind !== "children") return;
+export const map: StateHandler<MapState> = childrenState<MapState>({
+  kind: "Map",
+  start,
+  next: (ctx, state) => {
     const name = ctx.frame.name;
     const scope = processorScope(ctx.run.scope, name, !state.ItemProcessor);
-    const { join, verdict } = applyChildEnded(ctx, phase.join, index, outcome, {
+    return {
       scopeOf: () => scope,
       iterations: true,
       onStart: (i) => iterationStarted(ctx, name, i),
-    });
-    ctx.setPhase({ kind: "children", join });
-    if (verdict.kind === "succeeded") succeed(ctx, state, verdict.results);
-    else if (verdict.kind === "failed") {
-      const error = verdict.exceededTolerance
-        ? "States.ExceedToleratedFailureThreshold"
-        : verdict.error;
-      const cause = verdict.exceededTolerance
-        ? "The specified tolerated failure threshold was exceeded"
-        : verdict.cause;
-      ctx.record("MapStateFailed", { error, cause });
-      failWith(ctx, state, error, cause);
-    }
+    };
   },
-};
+  failure: (verdict) =>
+    verdict.exceededTolerance
+      ? {
+          error: "States.ExceedToleratedFailureThreshold",
+          cause: "The specified tolerated failure threshold was exceeded",
+        }
+      : { error: verdict.error, cause: verdict.cause },
+});

@@ -1,0 +1,69 @@
+import type { MapState, ParallelState } from "../core/definition.js";
+import type { Json } from "../core/json.js";
+import { failWith, guarded } from "../flow/failure.js";
+import { applyChildEnded, type JoinVerdict } from "../flow/join.js";
+import { io } from "../io/index.js";
+import type { StepContext } from "../step-context.js";
+import type { StateHandler } from "./handler.js";
+
+type Failed = Extract<JoinVerdict, { kind: "failed" }>;
+
+/**
+ * What differs between Parallel and Map: how children start, how the next child of
+ * a window is described, and which error a failed join raises. Everything else —
+ * retry restarts, applying child ends, success and failure events — is shared.
+ */
+export interface ChildrenSpec<S extends ParallelState | MapState> {
+  kind: S["Type"];
+  start(ctx: StepContext, state: S): void;
+  next(ctx: StepContext, state: S): Parameters<typeof applyChildEnded>[4];
+  failure(verdict: Failed): { error?: string; cause?: string };
+}
+
+/** `<Kind>StateSucceeded`, then the state's output from the children's results. */
+export function succeedChildren<S extends ParallelState | MapState>(
+  ctx: StepContext,
+  state: S,
+  results: Json[],
+): void {
+  ctx.record(`${state.Type}StateSucceeded`);
+  guarded(ctx, state, () => {
+    ctx.exit(state.Type, state, io(ctx, state).result(ctx, state, ctx.frame.input, results));
+  });
+}
+
+export function childrenState<S extends ParallelState | MapState>(
+  spec: ChildrenSpec<S>,
+): StateHandler<S> {
+  return {
+    enter(ctx, state) {
+      guarded(ctx, state, () => spec.start(ctx, state));
+    },
+
+    onTimer(ctx, state, timerId) {
+      const phase = ctx.frame.phase;
+      if (phase.kind === "backoff" && phase.timerId === timerId) {
+        guarded(ctx, state, () => spec.start(ctx, state));
+      }
+    },
+
+    onChildEnded(ctx, state, index, outcome) {
+      const phase = ctx.frame.phase;
+      if (phase.kind !== "children") return;
+      const { join, verdict } = applyChildEnded(
+        ctx,
+        phase.join,
+        index,
+        outcome,
+        spec.next(ctx, state),
+      );
+      ctx.setPhase({ kind: "children", join });
+      if (verdict.kind === "succeeded") succeedChildren(ctx, state, verdict.results);
+      else if (verdict.kind === "failed") {
+        const { error, cause } = spec.failure(verdict);
+        ctx.record(`${spec.kind}StateFailed`, { error, cause });
+        failWith(ctx, state, error, cause);
+      }
+    },
+  };
+}
