@@ -21,6 +21,12 @@ export interface RuntimeSettings {
   tombstoneTtlSeconds: number;
   /** Timer poll interval: bounds timer lateness. */
   timerPollMs: number;
+  /**
+   * How far one job may go on with the same run's next transitions (see
+   * "Chaining" in transition.ts): at most this many transitions, for at most
+   * this long, so a long chain cannot hold a worker slot from other executions.
+   */
+  chain: { transitions: number; ms: number };
 }
 
 function envNumber(name: string): number | undefined {
@@ -39,5 +45,9 @@ export function resolveSettings(options: Partial<RuntimeSettings> = {}): Runtime
     stalledIntervalMs: options.stalledIntervalMs ?? envNumber("STEPWISE_STALLED_MS") ?? 15_000,
     tombstoneTtlSeconds: options.tombstoneTtlSeconds ?? 7 * 24 * 3600,
     timerPollMs: options.timerPollMs ?? envNumber("STEPWISE_TIMER_POLL_MS") ?? 20,
+    chain: options.chain ?? {
+      transitions: Math.floor(envNumber("STEPWISE_CHAIN_TRANSITIONS") ?? 100),
+      ms: envNumber("STEPWISE_CHAIN_MS") ?? 10,
+    },
   };
 }

@@ -40,6 +40,21 @@ import type { RuntimeSettings } from "./settings.js";
  *   6. enqueues the follow-up jobs the script returned (`<run>@<seq>` of every run
  *      that received an event, task jobs) with deterministic ids, then acks.
  *
+ * Chaining: when a commit leaves events in the run's own inbox (a Pass chain's
+ * next state, a Choice loop), the job does not enqueue `<run>@<seq+1>` and wait
+ * for a worker to pick it up again; it goes on with that transition itself, from
+ * the state it just committed (no load: the commit returns the new inbox head),
+ * up to `settings.chain` transitions or milliseconds, then enqueues the follow-up
+ * as usual. Each chained transition is still its own fenced commit with its own
+ * history events, so nothing above changes: a commit that loses a race (a stop
+ * pushed in front, another worker on the run) ends the chain, and a crash
+ * mid-chain leaves the last commit's `fx` naming `<run>@<seq>`, which the
+ * redelivered job (stale) or the run's lease re-enqueues. DESIGN.md says "one
+ * transition = one job"; chaining keeps its atomicity and costs three of the
+ * four Redis round trips a transition otherwise needs (load, enqueue, BullMQ
+ * fetch), which is what lets a lone execution advance thousands of states per
+ * second. `STEPWISE_CHAIN_TRANSITIONS=1` restores one transition per job.
+ *
  * Crash analysis: before 5, nothing was written; BullMQ redelivers the job (lock
  * expiry) and it runs again. Between 5 and 6's enqueue, the redelivered job is
  * stale and re-enqueues `fx`. A job re-created after a job of the same id was
@@ -64,36 +79,82 @@ export type AdvanceResult = "committed" | "stale" | "idle" | "missing";
 /** An inbox event may carry who sent it (callbacks); it goes into the history. */
 type InboxEvent = RunEventBody & { caller?: string };
 
+/** What a commit leaves behind that the next transition of the same run needs. */
+interface Loaded {
+  state: RunState;
+  seq: number;
+  head: string;
+  hc: number;
+}
+
+/**
+ * Processes the job `<run>@<seq>`: one transition, then — while the run still has
+ * events, the chain budget lasts, and no other worker got in between — the run's
+ * next transitions in the same job, each its own fenced commit (see "Chaining"
+ * in the protocol above).
+ */
 export async function advance(
   deps: TransitionDeps,
   run: string,
   seq: number,
 ): Promise<AdvanceResult> {
+  const budget = deps.settings.chain;
+  const deadline = Date.now() + budget.ms;
+  let done = await transition(deps, run, seq, undefined, budget.transitions > 1);
+  const result = done.result;
+  for (let n = 1; done.next; n++) {
+    if (n >= budget.transitions || Date.now() >= deadline) {
+      // Budget spent with events left: the run goes back to the queue like any follow-up.
+      await deps.queues.ensure(`s${run}@${done.next.seq}`);
+      break;
+    }
+    done = await transition(deps, run, done.next.seq, done.next, n + 1 < budget.transitions);
+  }
+  return result;
+}
+
+async function transition(
+  deps: TransitionDeps,
+  run: string,
+  seq: number,
+  known: Loaded | undefined,
+  mayChain: boolean,
+): Promise<{ result: AdvanceResult; next?: Loaded }> {
   const { client, keys } = deps;
   const exec = executionOf(run);
   const runKeys = [keys.run(run), keys.inbox(run), keys.execution(exec)];
+  let cached = known;
   for (;;) {
-    const loaded = await client.run("loadTransition", runKeys, []);
-    if (loaded.length === 0) return "missing";
-    const [stateText, seqText, head, hcText, fx] = loaded as [
-      string,
-      string,
-      string | null,
-      string,
-      string | null,
-    ];
-    if (Number(seqText) !== seq) {
-      await deps.queues.ensure(fx);
-      return "stale";
+    let state: RunState;
+    let head: string;
+    let hc: number;
+    if (cached) {
+      ({ state, head, hc } = cached);
+      cached = undefined;
+    } else {
+      const loaded = await client.run("loadTransition", runKeys, []);
+      if (loaded.length === 0) return { result: "missing" };
+      const [stateText, seqText, inboxHead, hcText, fx] = loaded as [
+        string,
+        string,
+        string | null,
+        string,
+        string | null,
+      ];
+      if (Number(seqText) !== seq) {
+        await deps.queues.ensure(fx);
+        return { result: "stale" };
+      }
+      if (inboxHead === null || inboxHead === undefined) return { result: "idle" };
+      state = JSON.parse(stateText) as RunState;
+      head = inboxHead;
+      hc = Number(hcText);
     }
-    if (head === null || head === undefined) return "idle";
     const { context, program } = await deps.executions.get(exec);
-    const state = JSON.parse(stateText) as RunState;
     const body = JSON.parse(head) as InboxEvent;
     const now = Date.now();
     const stamped = { ...body, time: new Date(now).toISOString() } as RunEvent;
     if (needsNonce(program, state, body)) stamped.nonce = randomToken();
-    let hc = Number(hcText);
     for (;;) {
       const event = { ...stamped, eventId: hc + 1 } as RunEvent;
       const result = step(program, context, state, event);
@@ -136,8 +197,23 @@ export async function advance(
       const code = Number(reply[0]);
       if (code === 1) {
         crashPoint("afterCommit", child);
+        const newSeq = Number(reply[1]);
+        const nextHead = reply[3] as string | null | undefined;
+        const self = `s${run}@${newSeq}`;
+        if (mayChain && nextHead) {
+          // Every follow-up but this run's own next job: the chain takes that one.
+          const others = (reply[2] as string)
+            .split(" ")
+            .filter((f) => f !== self)
+            .join(" ");
+          await deps.queues.ensure(others);
+          return {
+            result: "committed",
+            next: { state: result.run, seq: newSeq, head: nextHead, hc: hc + history.length },
+          };
+        }
         await deps.queues.ensure(reply[2] as string);
-        return "committed";
+        return { result: "committed" };
       }
       if (code === -2) {
         hc = Number(reply[1]);
@@ -145,9 +221,9 @@ export async function advance(
       }
       if (code === -1) {
         await deps.queues.ensure(reply[2] as string);
-        return "stale";
+        return { result: "stale" };
       }
-      if (code === -3) return "missing";
+      if (code === -3) return { result: "missing" };
       break; // -4: the inbox head changed (a stop went in front): load again
     }
   }

@@ -28,8 +28,10 @@ import type { ScriptSpec } from "./spec.js";
  *   end    exec status output error cause stoppedAt timeoutMember   the execution ended
  *
  * Returns:
- *   {1, newSeq, fx}  committed; fx = follow-up jobs, space-separated:
- *                    `s<run>@<seq>` (transition) or `k<task>` (task call)
+ *   {1, newSeq, fx, head}  committed; fx = follow-up jobs, space-separated:
+ *                    `s<run>@<seq>` (transition) or `k<task>` (task call);
+ *                    head = the run's next inbox event (nil when none), so a
+ *                    chained transition need not load it
  *   {-1, seq, fx}    stale: the run is past the expected seq (fx: its last commit's)
  *   {-2, hc}         another run of this execution wrote history first: re-step with ids from hc + 1
  *   {-3}             no such run
@@ -140,6 +142,6 @@ else
 end
 local fx = table.concat(ensure, ' ')
 redis.call('HSET', KEYS[1], 's', ARGV[5], 'q', newSeq, 'fx', fx)
-return {1, newSeq, fx}
+return {1, newSeq, fx, redis.call('LINDEX', KEYS[2], 0)}
 `,
 };
