@@ -65,7 +65,8 @@ export async function pollActivity(
     );
     if (reply.length === 2) {
       const record = JSON.parse(String(reply[1])) as TaskRecord;
-      if (record.token !== undefined) return { taskToken: record.token, input: record.input };
+      if (record.mode === "activity" && record.token !== undefined)
+        return { taskToken: record.token, input: record.input };
     }
     if (Date.now() >= deadline) return null;
     await new Promise((resolve) =>

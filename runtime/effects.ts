@@ -3,6 +3,7 @@ import type { RunEvent, RunEventBody } from "../engine/core/events.js";
 import type { Json } from "../engine/core/json.js";
 import type { RunState } from "../engine/core/run.js";
 import { childRun } from "../engine/step.js";
+import { pack } from "./codec.js";
 import {
   activityName,
   taskMode,
@@ -19,18 +20,27 @@ import { executionOf, executionTimeoutTimer, member, randomToken, shortId } from
  */
 
 /** What a pending task remembers (tasks hash), for its task job and its callbacks. */
-export interface TaskRecord {
+export type TaskRecord = CalledTaskRecord | ParkedTaskRecord;
+
+/** A task a runner calls (`call`) or an activity worker polls for (`activity`). */
+export interface CalledTaskRecord {
   resource: string;
   stateName: string;
   input: Json;
   attempt: number;
-  mode: TaskMode;
+  mode: Exclude<TaskMode, "park">;
   /** `.waitForTaskToken`: the call's own result is ignored; the callback completes the task. */
   waits?: boolean;
   token?: string;
   timeoutSeconds?: number;
   heartbeatSeconds?: number;
   credentials?: Json;
+}
+
+/** A task that only parks the run until its token is answered (approvals). */
+export interface ParkedTaskRecord {
+  mode: "park";
+  token: string;
 }
 
 export interface PlanOptions {
@@ -44,8 +54,8 @@ export function planOps(
   event: RunEvent,
   effects: Effect[],
   options: PlanOptions,
-): string[] {
-  const ops: string[] = [];
+): (string | Buffer)[] {
+  const ops: (string | Buffer)[] = [];
   const modeOf = options.taskMode ?? taskMode;
   const push = (runId: string, body: RunEventBody, front = false): void => {
     ops.push("push", shortId(runId), JSON.stringify(body), front ? "1" : "0");
@@ -57,27 +67,35 @@ export function planOps(
         break;
       case "RunTask": {
         const mode = modeOf(effect.resource);
-        const record: TaskRecord = {
-          resource: effect.resource,
-          stateName: effect.stateName,
-          input: effect.input,
-          attempt: effect.attempt,
-          mode,
-        };
         // Activities and approvals answer through a token even without `.waitForTaskToken`.
         const token = effect.taskToken ?? (mode === "call" ? undefined : randomToken());
-        if (token !== undefined) record.token = token;
-        if (waitsForCallback(effect.resource)) record.waits = true;
-        if (effect.timeoutSeconds !== undefined) record.timeoutSeconds = effect.timeoutSeconds;
-        if (effect.heartbeatSeconds !== undefined)
-          record.heartbeatSeconds = effect.heartbeatSeconds;
-        if (effect.credentials !== undefined) record.credentials = effect.credentials;
+        // A parked task is only ever answered through its token: nothing reads the
+        // rest, and a parked approval may sit for days, so it stores nothing else.
+        let record: TaskRecord;
+        if (mode === "park") {
+          record = { mode, token: token ?? randomToken() };
+        } else {
+          const called: CalledTaskRecord = {
+            resource: effect.resource,
+            stateName: effect.stateName,
+            input: effect.input,
+            attempt: effect.attempt,
+            mode,
+          };
+          if (token !== undefined) called.token = token;
+          if (waitsForCallback(effect.resource)) called.waits = true;
+          if (effect.timeoutSeconds !== undefined) called.timeoutSeconds = effect.timeoutSeconds;
+          if (effect.heartbeatSeconds !== undefined)
+            called.heartbeatSeconds = effect.heartbeatSeconds;
+          if (effect.credentials !== undefined) called.credentials = effect.credentials;
+          record = called;
+        }
         const activity = mode === "activity" ? (activityName(effect.resource) ?? "") : "";
         ops.push(
           "task",
           shortId(effect.taskId),
           JSON.stringify(record),
-          token ?? "",
+          record.token ?? "",
           mode,
           activity,
         );
@@ -96,7 +114,12 @@ export function planOps(
         for (const child of effect.children) {
           const state = childRun(effect.runId, child, run.lastEventId);
           const started: RunEventBody = { type: "Started", input: child.input };
-          ops.push("spawn", shortId(child.runId), JSON.stringify(state), JSON.stringify(started));
+          ops.push(
+            "spawn",
+            shortId(child.runId),
+            pack(JSON.stringify(state)),
+            JSON.stringify(started),
+          );
         }
         break;
       case "StopChildren":

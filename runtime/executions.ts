@@ -1,9 +1,10 @@
+import { pack, unpack } from "./codec.js";
 import type { RunEventBody } from "../engine/core/events.js";
 import type { HistoryEvent } from "../engine/core/history.js";
 import type { Json } from "../engine/core/json.js";
 import { newRun } from "../engine/step.js";
 import { DATA_LIMIT_BYTES } from "../engine/step-context.js";
-import { canonicalJson, decodeCursor, encodeCursor, sha256 } from "./canonical.js";
+import { canonicalJson, decodeCursor, encodeCursor, inputDigest } from "./canonical.js";
 import {
   RuntimeError,
   type Caller,
@@ -80,14 +81,14 @@ export class ExecutionStore {
       ],
       [
         exec,
-        sha256(canonicalJson(input)),
+        inputDigest(canonicalJson(input)),
         machine,
         version,
         inputText,
         startedAt,
         now,
         this.settings.leaseMs,
-        JSON.stringify(newRun(arn, "")),
+        pack(JSON.stringify(newRun(arn, ""))),
         JSON.stringify(started),
         timeout !== undefined ? member.timer(executionTimeoutTimer(exec)) : "",
         timeout !== undefined ? now + timeout * 1000 : 0,
@@ -172,8 +173,8 @@ export class ExecutionStore {
     const from = options.reverse ? Math.max(0, start - limit + 1) : start;
     const to = options.reverse ? start : Math.min(total - 1, start + limit - 1);
     const raw =
-      total === 0 ? [] : await this.client.redis.lrange(this.keys.history(exec), from, to);
-    const items = raw.map((text) => JSON.parse(text) as HistoryEvent);
+      total === 0 ? [] : await this.client.redis.lrangeBuffer(this.keys.history(exec), from, to);
+    const items = raw.map((stored) => JSON.parse(unpack(stored)) as HistoryEvent);
     if (options.reverse) items.reverse();
     const page: Page<HistoryEvent> = { items };
     const next = options.reverse ? from - 1 : to + 1;
@@ -185,10 +186,13 @@ export class ExecutionStore {
   async journal(
     executionId: string,
   ): Promise<{ runId: string; event: import("../engine/core/events.js").RunEvent }[]> {
-    const raw = await this.client.redis.lrange(this.keys.journal(execOf(executionId)), 0, -1);
+    const raw = await this.client.redis.lrangeBuffer(this.keys.journal(execOf(executionId)), 0, -1);
     return raw.map(
-      (text) =>
-        JSON.parse(text) as { runId: string; event: import("../engine/core/events.js").RunEvent },
+      (stored) =>
+        JSON.parse(unpack(stored)) as {
+          runId: string;
+          event: import("../engine/core/events.js").RunEvent;
+        },
     );
   }
 

@@ -20,7 +20,7 @@ const SCRIPTS = [
 ] as const;
 
 export type ScriptName = (typeof SCRIPTS)[number]["name"];
-type Arg = string | number;
+type Arg = string | number | Buffer;
 export type ScriptReply = (string | number | null)[];
 
 /**
@@ -48,6 +48,15 @@ export class RedisClient {
     const fn = (this.redis as unknown as Record<string, (...a: Arg[]) => Promise<ScriptReply>>)[
       name
     ];
+    if (!fn) throw new Error(`script ${name} is not registered`);
+    return fn.call(this.redis, ...keys, ...args);
+  }
+
+  /** As `run`, with the reply's strings as Buffers (for values stored packed, see codec.ts). */
+  async runBuffer(name: ScriptName, keys: string[], args: Arg[]): Promise<(Buffer | null)[]> {
+    const fn = (
+      this.redis as unknown as Record<string, (...a: Arg[]) => Promise<(Buffer | null)[]>>
+    )[`${name}Buffer`];
     if (!fn) throw new Error(`script ${name} is not registered`);
     return fn.call(this.redis, ...keys, ...args);
   }

@@ -76,6 +76,8 @@ export async function runTaskJob(
   const raw = await deps.client.redis.hget(deps.keys.tasks, task);
   if (raw === null) return;
   const record = JSON.parse(raw) as TaskRecord;
+  // Parked tasks have no call to make (and no task job): only their token answers them.
+  if (record.mode === "park") return;
   const runner = findRunner(deps.runners, record.resource);
   let body: TaskEventBody;
   if (!runner) {

@@ -4,6 +4,7 @@ import type { RunState } from "../engine/core/run.js";
 import { step } from "../engine/step.js";
 import { waitsForToken } from "../engine/states/task.js";
 import type { TaskMode } from "../task-runners/resources.js";
+import { pack, unpack } from "./codec.js";
 import { crashPoint } from "./crash.js";
 import { planOps } from "./effects.js";
 import { executionOf, randomToken } from "./ids.js";
@@ -132,23 +133,18 @@ async function transition(
       ({ state, head, hc } = cached);
       cached = undefined;
     } else {
-      const loaded = await client.run("loadTransition", runKeys, []);
+      const loaded = await client.runBuffer("loadTransition", runKeys, []);
       if (loaded.length === 0) return { result: "missing" };
-      const [stateText, seqText, inboxHead, hcText, fx] = loaded as [
-        string,
-        string,
-        string | null,
-        string,
-        string | null,
-      ];
+      const [stateStored, seqText, inboxHead, hcText, fx] = loaded;
       if (Number(seqText) !== seq) {
-        await deps.queues.ensure(fx);
+        await deps.queues.ensure(fx?.toString());
         return { result: "stale" };
       }
-      if (inboxHead === null || inboxHead === undefined) return { result: "idle" };
-      state = JSON.parse(stateText) as RunState;
-      head = inboxHead;
+      if (!inboxHead) return { result: "idle" };
+      if (!stateStored) return { result: "missing" };
+      head = inboxHead.toString();
       hc = Number(hcText);
+      state = JSON.parse(unpack(stateStored)) as RunState;
     }
     const { context, program } = await deps.executions.get(exec);
     const body = JSON.parse(head) as InboxEvent;
@@ -183,14 +179,14 @@ async function transition(
           run,
           seq,
           hc,
-          JSON.stringify(result.run),
-          journal,
+          pack(JSON.stringify(result.run)),
+          pack(journal),
           now,
           deps.settings.leaseMs,
           deps.settings.tombstoneTtlSeconds,
           head,
           history.length,
-          ...history.map((h) => JSON.stringify(h)),
+          ...history.map((h) => pack(JSON.stringify(h))),
           ...ops,
         ],
       );

@@ -1,3 +1,4 @@
+import { RUN_STATE_LUA } from "./run-state.js";
 import type { ScriptSpec } from "./spec.js";
 
 /**
@@ -40,7 +41,7 @@ import type { ScriptSpec } from "./spec.js";
 export const commitTransition: ScriptSpec = {
   name: "commitTransition",
   keys: 8,
-  lua: `
+  lua: `${RUN_STATE_LUA}
 local base, self = ARGV[1], ARGV[2]
 local seq = redis.call('HGET', KEYS[1], 'q')
 if not seq then return {-3} end
@@ -86,7 +87,8 @@ while i <= n do
     i = i + 4
   elseif op == 'spawn' then
     local run = ARGV[i + 1]
-    redis.call('HSET', base .. 'r:' .. run, 's', ARGV[i + 2], 'q', 0)
+    redis.call('HSET', base .. 'r:' .. run, 'q', 0)
+    putState(base .. 'r:' .. run, ARGV[i + 2])
     redis.call('RPUSH', base .. 'i:' .. run, ARGV[i + 3])
     wake(run)
     i = i + 4
@@ -141,7 +143,13 @@ else
   redis.call('ZREM', KEYS[6], 'r:' .. self)
 end
 local fx = table.concat(ensure, ' ')
-redis.call('HSET', KEYS[1], 's', ARGV[5], 'q', newSeq, 'fx', fx)
+putState(KEYS[1], ARGV[5])
+if fx == '' then
+  redis.call('HSET', KEYS[1], 'q', newSeq)
+  redis.call('HDEL', KEYS[1], 'fx')
+else
+  redis.call('HSET', KEYS[1], 'q', newSeq, 'fx', fx)
+end
 return {1, newSeq, fx, redis.call('LINDEX', KEYS[2], 0)}
 `,
 };

@@ -1,3 +1,4 @@
+import { RUN_STATE_LUA } from "./run-state.js";
 import type { ScriptSpec } from "./spec.js";
 
 /**
@@ -9,9 +10,9 @@ import type { ScriptSpec } from "./spec.js";
 export const loadTransition: ScriptSpec = {
   name: "loadTransition",
   keys: 3,
-  lua: `
-local run = redis.call('HMGET', KEYS[1], 's', 'q', 'fx')
-if not run[2] then return {} end
-return {run[1], run[2], redis.call('LINDEX', KEYS[2], 0), redis.call('HGET', KEYS[3], 'hc') or '0', run[3]}
+  lua: `${RUN_STATE_LUA}
+local run = redis.call('HMGET', KEYS[1], 'q', 'fx')
+if not run[1] then return {} end
+return {getState(KEYS[1]), run[1], redis.call('LINDEX', KEYS[2], 0), redis.call('HGET', KEYS[3], 'hc') or '0', run[2]}
 `,
 };

@@ -1,3 +1,4 @@
+import { RUN_STATE_LUA } from "./run-state.js";
 import type { ScriptSpec } from "./spec.js";
 
 /**
@@ -20,7 +21,7 @@ import type { ScriptSpec } from "./spec.js";
 export const startExecution: ScriptSpec = {
   name: "startExecution",
   keys: 6,
-  lua: `
+  lua: `${RUN_STATE_LUA}
 local existing = redis.call('HMGET', KEYS[1], 'ih', 't0')
 if existing[1] then
   if existing[1] == ARGV[2] then return {0, existing[2]} end
@@ -28,7 +29,8 @@ if existing[1] then
 end
 redis.call('HSET', KEYS[1], 'st', 'RUNNING', 'sm', ARGV[3], 'v', ARGV[4], 'in', ARGV[5],
   'ih', ARGV[2], 't0', ARGV[6], 'hc', 0, 'nm', ARGV[13])
-redis.call('HSET', KEYS[2], 's', ARGV[9], 'q', 0)
+redis.call('HSET', KEYS[2], 'q', 0)
+putState(KEYS[2], ARGV[9])
 redis.call('RPUSH', KEYS[3], ARGV[10])
 redis.call('ZADD', KEYS[4], ARGV[7], ARGV[1])
 redis.call('ZADD', KEYS[5], ARGV[7], ARGV[1])

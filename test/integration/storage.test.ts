@@ -1,0 +1,163 @@
+import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { unpack } from "../../runtime/codec.js";
+import { createMachine, fullHistory, harness, historyProblems, type Harness } from "./helpers.js";
+
+// How runs are stored (runtime/codec.ts, runtime/scripts/run-state.ts) and how a
+// job goes on with its run's next transitions (runtime/transition.ts, "Chaining").
+
+let h: Harness;
+let redis: Redis;
+beforeEach(async () => {
+  h = await harness();
+  redis = new Redis(h.redisUrl);
+});
+afterEach(async () => {
+  redis.disconnect();
+  await h.close();
+});
+
+/** A run whose state holds ~20 KB of random text (it does not compress), then a few bytes. */
+const growAndShrink = {
+  StartAt: "Grow",
+  States: {
+    Grow: { Type: "Pass", Next: "Hold" },
+    Hold: { Type: "Wait", Seconds: 1, Next: "Shrink" },
+    Shrink: { Type: "Pass", Result: { small: true }, Next: "Park" },
+    Park: { Type: "Wait", Seconds: 30, End: true },
+  },
+};
+
+async function runHash(exec: string): Promise<Record<string, Buffer>> {
+  const raw = await redis.hgetallBuffer(h.runtime.keys.run(exec));
+  return raw as unknown as Record<string, Buffer>;
+}
+
+async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not reached");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe("run storage", () => {
+  it("keeps a run's state in 64-byte slices, and drops the slices it no longer needs", async () => {
+    await h.startWorker();
+    await createMachine(h.runtime, "grow", growAndShrink);
+    const blob = randomBytes(10_000).toString("hex");
+    const { executionId } = await h.runtime.startExecution("grow", { input: { blob }, name: "g" });
+    const exec = "grow:g";
+    await until(async () =>
+      (await h.runtime.getHistory(executionId, { limit: 1000 })).items.some(
+        (e) => e.type === "WaitStateEntered",
+      ),
+    );
+    const big = await runHash(exec);
+    const n = Number(big.n!.toString());
+    expect(n).toBeGreaterThan(10);
+    for (let i = 1; i <= n; i++) expect(big[`s${i}`]!.length).toBeLessThanOrEqual(64);
+    const state = JSON.parse(
+      unpack(Buffer.concat(Array.from({ length: n }, (_, i) => big[`s${i + 1}`]!))),
+    );
+    expect(state.current.name).toBe("Hold");
+    expect(state.current.input.blob).toBe(blob);
+
+    await until(async () => {
+      const { items } = await h.runtime.getHistory(executionId, { limit: 1000 });
+      return items.filter((e) => e.type === "WaitStateEntered").length === 2;
+    });
+    const small = await runHash(exec);
+    const m = Number(small.n!.toString());
+    expect(m).toBeLessThan(5);
+    const slices = Object.keys(small).filter((k) => /^s\d+$/.test(k));
+    expect(slices.sort()).toEqual(Array.from({ length: m }, (_, i) => `s${i + 1}`).sort());
+    // A small run hash stays in Redis's compact encoding.
+    expect(await redis.object("ENCODING", h.runtime.keys.run(exec))).toBe("listpack");
+    await h.runtime.stopExecution(executionId, {});
+  });
+
+  it("stores history packed and reads it back as AWS-shaped JSON", async () => {
+    await h.startWorker();
+    await createMachine(h.runtime, "p", {
+      StartAt: "A",
+      States: { A: { Type: "Pass", Result: { "naïve ✓": '\u0000"\\' }, End: true } },
+    });
+    const { executionId } = await h.runtime.startExecution("p", { input: { x: "é" } });
+    const record = await h.runtime.waitForExecution(executionId, 5_000);
+    expect(record.output).toEqual({ "naïve ✓": '\u0000"\\' });
+    const history = await fullHistory(h.runtime, executionId);
+    expect(historyProblems(history)).toEqual([]);
+    expect(history.at(-1)!.executionSucceededEventDetails).toMatchObject({
+      output: JSON.stringify({ "naïve ✓": '\u0000"\\' }),
+    });
+    const stored = await redis.lindexBuffer(
+      h.runtime.keys.history(executionId.split(":").slice(-2).join(":")),
+      0,
+    );
+    expect(stored![0]).toBe(0x01);
+  });
+});
+
+describe("chaining", () => {
+  const chain = {
+    StartAt: "P0",
+    States: Object.fromEntries(
+      Array.from({ length: 30 }, (_, i) => [
+        `P${i}`,
+        i < 29
+          ? { Type: "Pass", Result: i, ResultPath: `$.last`, Next: `P${i + 1}` }
+          : { Type: "Pass", End: true },
+      ]),
+    ),
+  };
+
+  for (const transitions of [1, 4, 100]) {
+    it(`gives the same output and history with at most ${transitions} transition(s) per job`, async () => {
+      await h.startWorker({ chain: { transitions, ms: 1_000 } });
+      await createMachine(h.runtime, "c", chain);
+      const { executionId } = await h.runtime.startExecution("c", { input: {}, name: "one" });
+      const record = await h.runtime.waitForExecution(executionId, 10_000);
+      expect(record.status).toBe("SUCCEEDED");
+      expect(record.output).toEqual({ last: 28 });
+      const history = await fullHistory(h.runtime, executionId);
+      expect(historyProblems(history)).toEqual([]);
+      expect(history.map((e) => e.type)).toEqual([
+        "ExecutionStarted",
+        ...Array.from({ length: 30 }, () => ["PassStateEntered", "PassStateExited"]).flat(),
+        "ExecutionSucceeded",
+      ]);
+    });
+  }
+
+  it("a stop that arrives mid-chain ends the chain: the execution is ABORTED, history intact", async () => {
+    const loop = {
+      StartAt: "Spin",
+      States: {
+        Spin: { Type: "Pass", Next: "Again" },
+        Again: {
+          Type: "Choice",
+          Choices: [{ Variable: "$.never", IsPresent: true, Next: "Out" }],
+          Default: "Spin",
+        },
+        Out: { Type: "Succeed" },
+      },
+    };
+    await h.startWorker();
+    await createMachine(h.runtime, "loop", loop);
+    const { executionId } = await h.runtime.startExecution("loop", { input: {}, name: "spin" });
+    await until(
+      async () =>
+        (await h.runtime.describeExecution(executionId)).status === "RUNNING" &&
+        (await h.runtime.getHistory(executionId, { limit: 1000 })).items.length >= 200,
+    );
+    const stopped = await h.runtime.stopExecution(executionId, { error: "Enough" });
+    expect(stopped.status).toBe("ABORTED");
+    await new Promise((r) => setTimeout(r, 200));
+    const history = await fullHistory(h.runtime, executionId);
+    expect(historyProblems(history)).toEqual([]);
+    expect(history.at(-1)!.type).toBe("ExecutionAborted");
+    expect(history.filter((e) => e.type === "ExecutionAborted")).toHaveLength(1);
+  });
+});
