@@ -21,6 +21,20 @@ export interface CompiledScope {
   pointer: string;
   startAt: string;
   states: Record<string, State>;
+  /**
+   * Per Parallel or Map state of this scope, where its children run. Computed here
+   * so that no step builds pointers.
+   */
+  children: Map<string, ChildScopes>;
+  /** For a Map processor: the Map state's name (its iteration events carry it). */
+  owner?: string;
+}
+
+/** Parallel branch i runs `scopes[i]`; every Map iteration runs `scopes[0]`. */
+export interface ChildScopes {
+  scopes: readonly string[];
+  /** Map iterations (numbered, with MapIteration… events) rather than Parallel branches. */
+  iterations: boolean;
 }
 
 function escapePointer(token: string): string {
@@ -39,14 +53,27 @@ export function processorScope(scope: string, stateName: string, legacy: boolean
 
 export function compileProgram(definition: StateMachineDefinition): Program {
   const scopes = new Map<string, CompiledScope>();
-  const visit = (pointer: string, scope: StateScope): void => {
-    scopes.set(pointer, { pointer, startAt: scope.StartAt, states: scope.States });
+  const visit = (pointer: string, scope: StateScope, owner?: string): void => {
+    const children = new Map<string, ChildScopes>();
+    const compiled: CompiledScope = {
+      pointer,
+      startAt: scope.StartAt,
+      states: scope.States,
+      children,
+    };
+    if (owner !== undefined) compiled.owner = owner;
+    scopes.set(pointer, compiled);
     for (const [name, state] of Object.entries(scope.States)) {
       if (state.Type === "Parallel") {
-        state.Branches.forEach((branch, i) => visit(branchScope(pointer, name, i), branch));
+        const branches = state.Branches.map((_, i) => branchScope(pointer, name, i));
+        children.set(name, { scopes: branches, iterations: false });
+        state.Branches.forEach((branch, i) => visit(branches[i]!, branch));
       } else if (state.Type === "Map") {
         const processor = state.ItemProcessor ?? state.Iterator;
-        if (processor) visit(processorScope(pointer, name, !state.ItemProcessor), processor);
+        if (!processor) continue;
+        const child = processorScope(pointer, name, !state.ItemProcessor);
+        children.set(name, { scopes: [child], iterations: true });
+        visit(child, processor, name);
       }
     }
   };

@@ -3,13 +3,15 @@ import type { Effect } from "./core/effects.js";
 import type { RunEvent, RunOutcome } from "./core/events.js";
 import {
   HistoryWriter,
+  STATE_ENTERED,
+  STATE_EXITED,
   type HistoryEvent,
   type HistoryEventType,
   type StateKind,
 } from "./core/history.js";
 import { StatesError } from "./core/errors.js";
 import type { Json, JsonObject } from "./core/json.js";
-import { seededRandom, type RandomSource } from "./core/random.js";
+import { DeferredRandom } from "./core/random.js";
 import type { ExecutionContext, Frame, Phase, RunState } from "./core/run.js";
 import type { PathScope } from "./jsonpath/index.js";
 import { queryLanguageOf, scopeOf, type CompiledScope, type Program } from "./program.js";
@@ -23,7 +25,10 @@ export class StepContext {
   readonly history: HistoryWriter;
   readonly effects: Effect[] = [];
   readonly scope: CompiledScope;
-  private rng: RandomSource | undefined;
+  /** The run's seeded random stream (seeded on the first draw: most steps draw nothing). */
+  readonly random: DeferredRandom;
+  /** `variables()` merged once per step; `assign` drops it. */
+  private visible: Readonly<Record<string, Json>> | undefined;
 
   constructor(
     readonly program: Program,
@@ -34,20 +39,7 @@ export class StepContext {
     this.run = { ...run };
     this.history = new HistoryWriter(event.eventId, run.lastEventId, event.time);
     this.scope = scopeOf(program, run.scope);
-  }
-
-  /** The run's seeded random stream; the real stream is created on the first draw (most steps draw nothing). */
-  readonly random: RandomSource = {
-    next: () => this.stream().next(),
-    uuid: () => this.stream().uuid(),
-    get counter(): number {
-      throw new Error("read the counter from the stream");
-    },
-  };
-
-  private stream(): RandomSource {
-    this.rng ??= seededRandom(`${this.execution.seed}/${this.run.runId}`, this.run.random);
-    return this.rng;
+    this.random = new DeferredRandom(execution.seed, run.runId, run.random);
   }
 
   get now(): number {
@@ -80,7 +72,9 @@ export class StepContext {
 
   /** The variables visible here: enclosing scopes' (read-only) overlaid by this scope's. */
   variables(): Readonly<Record<string, Json>> {
-    return this.run.outer ? { ...this.run.outer, ...this.run.variables } : this.run.variables;
+    const run = this.run;
+    this.visible ??= run.outer ? { ...run.outer, ...run.variables } : run.variables;
+    return this.visible;
   }
 
   /** The context object `$$` (AWS "Context object"). */
@@ -110,26 +104,13 @@ export class StepContext {
 
   /** What paths read: `$` the input, `$$` the context object, `$name` variables (both built lazily). */
   pathScope(input: Json, extra?: { taskToken?: string }): PathScope {
-    const build = {
-      context: (): JsonObject => this.contextObject(extra),
-      variables: (): Readonly<Record<string, Json>> => this.variables(),
-    };
-    let context: JsonObject | undefined;
-    let variables: Readonly<Record<string, Json>> | undefined;
-    return {
-      input,
-      get context() {
-        return (context ??= build.context());
-      },
-      get variables() {
-        return (variables ??= build.variables());
-      },
-    };
+    return new StepPathScope(this, input, extra);
   }
 
   /** Assigns variables in this scope (values computed against the pre-state variables). */
   assign(values: Record<string, Json>): void {
     this.run.variables = { ...this.run.variables, ...values };
+    this.visible = undefined;
   }
 
   emit(effect: Effect): void {
@@ -152,7 +133,7 @@ export class StepContext {
    * when the caller has it already (the previous state's output).
    */
   enter(name: string, input: Json, inputText?: string): void {
-    const enteredEventId = this.record(`${this.state(name).Type}StateEntered`, {
+    const enteredEventId = this.record(STATE_ENTERED[this.state(name).Type], {
       name,
       input: inputText ?? jsonText(input),
     });
@@ -181,17 +162,20 @@ export class StepContext {
         `The state/task '${this.frame.name}' returned a result with a size exceeding the maximum number of bytes service limit.`,
       );
     }
-    this.record(`${kind}StateExited`, { name: this.frame.name, output: text });
+    this.record(STATE_EXITED[kind], { name: this.frame.name, output: text });
     if (next !== undefined) this.enter(next, output, text);
-    else this.endRun({ status: "SUCCEEDED", output });
+    else this.endRun({ status: "SUCCEEDED", output }, text);
   }
 
   newTimerId(): string {
     return `${this.run.runId}#t${this.nextSerial()}`;
   }
 
-  /** Ends the run; the driver joins a child into its parent or finishes the execution. */
-  endRun(outcome: RunOutcome): void {
+  /**
+   * Ends the run; the driver joins a child into its parent or finishes the execution.
+   * `outputText` is the output's JSON when the caller has it already.
+   */
+  endRun(outcome: RunOutcome, outputText?: string): void {
     const run = this.run;
     delete run.current;
     if (outcome.status === "SUCCEEDED") {
@@ -204,16 +188,16 @@ export class StepContext {
     } else {
       run.status = "ABORTED";
     }
-    if (!run.parent) this.recordExecutionEnd(outcome);
+    if (!run.parent) this.recordExecutionEnd(outcome, outputText);
     else if (run.iteration !== undefined) this.recordIterationEnd(outcome);
     const effect: Effect = { type: "RunEnded", runId: run.runId, outcome };
     if (run.parent) effect.parent = run.parent;
     this.emit(effect);
   }
 
-  private recordExecutionEnd(outcome: RunOutcome): void {
+  private recordExecutionEnd(outcome: RunOutcome, outputText: string | undefined): void {
     if (outcome.status === "SUCCEEDED") {
-      this.record("ExecutionSucceeded", { output: jsonText(outcome.output) });
+      this.record("ExecutionSucceeded", { output: outputText ?? jsonText(outcome.output) });
     } else if (outcome.status === "FAILED") {
       this.record("ExecutionFailed", { error: outcome.error, cause: outcome.cause });
     }
@@ -226,12 +210,7 @@ export class StepContext {
         : outcome.status === "FAILED"
           ? "MapIterationFailed"
           : "MapIterationAborted";
-    this.record(type, { name: this.parentStateName(), index: this.run.iteration ?? 0 });
-  }
-
-  private parentStateName(): string {
-    const match = /\/States\/([^/]*)\/(?:ItemProcessor|Iterator)$/.exec(this.run.scope);
-    return match ? match[1]!.replace(/~1/g, "/").replace(/~0/g, "~") : "";
+    this.record(type, { name: this.scope.owner ?? "", index: this.run.iteration ?? 0 });
   }
 
   /** AWS's prefix for runtime errors: names the state and its entered event. */
@@ -241,9 +220,34 @@ export class StepContext {
   }
 
   finish(): { run: RunState; history: HistoryEvent[]; effects: Effect[] } {
-    if (this.rng) this.run.random = this.rng.counter;
+    this.run.random = this.random.counter;
     this.run.lastEventId = this.history.lastId;
     return { run: this.run, history: this.history.events, effects: this.effects };
+  }
+}
+
+/**
+ * A PathScope whose `$$` and variables are built on first read (most paths read
+ * only `$`). A class, not getters on a literal: one is made per template.
+ */
+class StepPathScope implements PathScope {
+  private contextObject: JsonObject | undefined;
+  private visible: Readonly<Record<string, Json>> | undefined;
+
+  constructor(
+    private readonly ctx: StepContext,
+    readonly input: Json,
+    private readonly extra: { taskToken?: string } | undefined,
+  ) {}
+
+  get context(): JsonObject {
+    this.contextObject ??= this.ctx.contextObject(this.extra);
+    return this.contextObject;
+  }
+
+  get variables(): Readonly<Record<string, Json>> {
+    this.visible ??= this.ctx.variables();
+    return this.visible;
   }
 }
 

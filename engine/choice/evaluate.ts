@@ -39,39 +39,94 @@ export function selectChoice(
   choices: readonly ChoiceRule[],
   resolve: PathResolver,
 ): ChoiceRule | undefined {
-  return choices.find((rule) => evaluateChoiceRule(rule, resolve));
+  for (const rule of choices) if (evaluate(compile(rule), resolve)) return rule;
+  return undefined;
 }
 
 /** Whether `rule` holds. Throws StatesError("States.Runtime", …) as described above. */
 export function evaluateChoiceRule(rule: ChoiceRule, resolve: PathResolver): boolean {
-  return evaluate(rule, resolve);
+  return evaluate(compile(rule), resolve);
 }
 
-function evaluate(rule: JsonObject, resolve: PathResolver): boolean {
+/**
+ * A rule prepared once: combinators split and the operator looked up. A malformed
+ * rule keeps its error and raises it only when evaluation reaches it, as the
+ * unprepared walk did: behind an earlier match or a false `And` it fails nothing.
+ */
+type Node =
+  | { readonly kind: "and" | "or"; readonly rules: readonly Node[] }
+  | { readonly kind: "not"; readonly rule: Node }
+  | {
+      readonly kind: "comparison";
+      readonly variable: string;
+      readonly name: string;
+      readonly operator: ChoiceOperator;
+      readonly operand: Json;
+    }
+  | { readonly kind: "invalid"; readonly message: string };
+
+/** Rules belong to a definition, which nothing mutates once compiled into a program. */
+const compiled = new WeakMap<JsonObject, Node>();
+
+function compile(rule: JsonObject): Node {
+  let node = compiled.get(rule);
+  if (node === undefined) {
+    node = compileRule(rule);
+    compiled.set(rule, node);
+  }
+  return node;
+}
+
+function compileRule(rule: JsonObject): Node {
   const and = rule["And"];
-  if (and !== undefined) return subRules(and, "And").every((r) => evaluate(r, resolve));
+  if (and !== undefined) return combination("and", and, "And");
   const or = rule["Or"];
-  if (or !== undefined) return subRules(or, "Or").some((r) => evaluate(r, resolve));
+  if (or !== undefined) return combination("or", or, "Or");
   const not = rule["Not"];
   if (not !== undefined) {
-    if (!isJsonObject(not)) throw invalidRule("'Not' must be a single Choice rule");
-    return !evaluate(not, resolve);
+    if (!isJsonObject(not))
+      return { kind: "invalid", message: "'Not' must be a single Choice rule" };
+    return { kind: "not", rule: compile(not) };
   }
-  return evaluateComparison(rule, resolve);
+  const variable = rule["Variable"];
+  if (typeof variable !== "string")
+    return { kind: "invalid", message: "a comparison needs a string 'Variable'" };
+  const found = findOperator(rule);
+  if (found === undefined)
+    return { kind: "invalid", message: "a comparison needs exactly one comparison operator" };
+  const [name, operator] = found;
+  return { kind: "comparison", variable, name, operator, operand: rule[name]! };
 }
 
-function subRules(value: Json, field: "And" | "Or"): JsonObject[] {
+function combination(kind: "and" | "or", value: Json, field: "And" | "Or"): Node {
   if (!Array.isArray(value) || value.length === 0 || !value.every(isJsonObject)) {
-    throw invalidRule(`'${field}' must be a non-empty array of Choice rules`);
+    return { kind: "invalid", message: `'${field}' must be a non-empty array of Choice rules` };
   }
-  return value;
+  return { kind, rules: value.map(compile) };
 }
 
-function evaluateComparison(rule: JsonObject, resolve: PathResolver): boolean {
-  const path = rule["Variable"];
-  if (typeof path !== "string") throw invalidRule("a comparison needs a string 'Variable'");
-  const [name, operator] = findOperator(rule);
-  const operand = rule[name]!;
+function evaluate(node: Node, resolve: PathResolver): boolean {
+  switch (node.kind) {
+    case "and":
+      for (const rule of node.rules) if (!evaluate(rule, resolve)) return false;
+      return true;
+    case "or":
+      for (const rule of node.rules) if (evaluate(rule, resolve)) return true;
+      return false;
+    case "not":
+      return !evaluate(node.rule, resolve);
+    case "comparison":
+      return evaluateComparison(node, resolve);
+    case "invalid":
+      throw invalidRule(node.message);
+  }
+}
+
+function evaluateComparison(
+  rule: Extract<Node, { kind: "comparison" }>,
+  resolve: PathResolver,
+): boolean {
+  const { variable: path, name, operator, operand } = rule;
   const variable = resolve(path);
 
   if (operator.kind === "presence") return variable.found === booleanOperand(name, operand);
@@ -107,18 +162,16 @@ function compare(
   return false;
 }
 
-/** The rule's one operator field. */
-function findOperator(rule: JsonObject): [string, ChoiceOperator] {
-  const found: [string, ChoiceOperator][] = [];
+/** The rule's one operator field; undefined when it has none or several. */
+function findOperator(rule: JsonObject): [string, ChoiceOperator] | undefined {
+  let found: [string, ChoiceOperator] | undefined;
   for (const key of Object.keys(rule)) {
     const operator = lookupOperator(key);
-    if (operator !== undefined) found.push([key, operator]);
+    if (operator === undefined) continue;
+    if (found !== undefined) return undefined;
+    found = [key, operator];
   }
-  const [only] = found;
-  if (only === undefined || found.length > 1) {
-    throw invalidRule("a comparison needs exactly one comparison operator");
-  }
-  return only;
+  return found;
 }
 
 function booleanOperand(name: string, operand: Json): boolean {

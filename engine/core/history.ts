@@ -17,6 +17,25 @@ export interface HistoryEvent {
 export type StateKind =
   "Pass" | "Task" | "Choice" | "Wait" | "Succeed" | "Fail" | "Parallel" | "Map";
 
+const STATE_KINDS: readonly StateKind[] = [
+  "Pass",
+  "Task",
+  "Choice",
+  "Wait",
+  "Succeed",
+  "Fail",
+  "Parallel",
+  "Map",
+];
+
+/** `<Kind>StateEntered` and `<Kind>StateExited`, built once rather than on every transition. */
+export const STATE_ENTERED = Object.fromEntries(
+  STATE_KINDS.map((kind) => [kind, `${kind}StateEntered`]),
+) as { readonly [K in StateKind]: `${K}StateEntered` };
+export const STATE_EXITED = Object.fromEntries(
+  STATE_KINDS.map((kind) => [kind, `${kind}StateExited`]),
+) as { readonly [K in StateKind]: `${K}StateExited` };
+
 export type HistoryEventType =
   | "ExecutionStarted"
   | "ExecutionSucceeded"
@@ -47,6 +66,18 @@ export type HistoryEventType =
 
 /** The `…EventDetails` key AWS uses for each event type. */
 export function detailsKey(type: HistoryEventType): `${string}EventDetails` | undefined {
+  // Looked up on every history event: memoized per type (there are few).
+  let key = DETAILS_KEYS.get(type);
+  if (key === undefined) {
+    key = keyOf(type) ?? null;
+    DETAILS_KEYS.set(type, key);
+  }
+  return key ?? undefined;
+}
+
+const DETAILS_KEYS = new Map<HistoryEventType, `${string}EventDetails` | null>();
+
+function keyOf(type: HistoryEventType): `${string}EventDetails` | undefined {
   if (type.endsWith("StateEntered")) return "stateEnteredEventDetails";
   if (type.endsWith("StateExited")) return "stateExitedEventDetails";
   switch (type) {
@@ -90,6 +121,23 @@ export function detailsKey(type: HistoryEventType): `${string}EventDetails` | un
   }
 }
 
+/**
+ * A history event as the step writes it. A class rather than a literal: V8 then
+ * keeps the details, added under a key that depends on the type, inside the
+ * object instead of growing a property store for each of the many events a run
+ * writes. Its own properties are exactly a HistoryEvent's, in AWS's order.
+ */
+class RecordedEvent implements HistoryEvent {
+  [detailsKey: `${string}EventDetails`]: Record<string, Json | undefined> | undefined;
+
+  constructor(
+    public id: number,
+    public previousEventId: number,
+    public timestamp: string,
+    public type: HistoryEventType,
+  ) {}
+}
+
 /** Collects the history events one step writes, numbering them from the event's `eventId`. */
 export class HistoryWriter {
   readonly events: HistoryEvent[] = [];
@@ -106,13 +154,8 @@ export class HistoryWriter {
   /** Appends an event; returns its id. `previousEventId` chains through this run. */
   add(type: HistoryEventType, details?: Record<string, Json | undefined>): number {
     const id = this.nextId++;
-    const event: HistoryEvent = {
-      id,
-      previousEventId: this.previous,
-      timestamp: this.timestamp,
-      type,
-    };
     const key = detailsKey(type);
+    const event = new RecordedEvent(id, this.previous, this.timestamp, type);
     if (key && details) event[key] = details;
     this.events.push(event);
     this.previous = id;

@@ -45,3 +45,34 @@ export function seededRandom(seed: string, startCounter = 0): RandomSource {
     },
   };
 }
+
+/**
+ * The stream of one step, seeded on its first draw: most steps draw nothing, and
+ * seeding builds a string. A class rather than closures, since one exists per step.
+ */
+export class DeferredRandom implements RandomSource {
+  private stream: RandomSource | undefined;
+
+  constructor(
+    private readonly seed: string,
+    private readonly runId: string,
+    private readonly start: number,
+  ) {}
+
+  next(): number {
+    return this.draws().next();
+  }
+
+  uuid(): string {
+    return this.draws().uuid();
+  }
+
+  get counter(): number {
+    return this.stream ? this.stream.counter : this.start;
+  }
+
+  private draws(): RandomSource {
+    this.stream ??= seededRandom(`${this.seed}/${this.runId}`, this.start);
+    return this.stream;
+  }
+}

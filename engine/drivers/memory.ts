@@ -7,6 +7,7 @@ import type { ExecutionContext, RunState } from "../core/run.js";
 import { compileProgram, type Program } from "../program.js";
 import { childRun, newRun, step } from "../step.js";
 import { waitsForToken } from "../states/task.js";
+import { Deque } from "./deque.js";
 import { TimerQueue } from "./timer-queue.js";
 import { resolveTask, type MockResponse, type TaskHandlers } from "./tasks.js";
 
@@ -60,35 +61,6 @@ export interface ExecutionResult {
 export class TransitionLimitExceeded extends Error {}
 
 type Delivery = { runId: string; event: RunEventBody };
-
-/** A FIFO with O(1) shift (the event queue of a 2,000-item Map is long). */
-class Deque<T> {
-  private items: T[] = [];
-  private head = 0;
-
-  get length(): number {
-    return this.items.length - this.head;
-  }
-
-  push(item: T): void {
-    this.items.push(item);
-  }
-
-  unshift(item: T): void {
-    if (this.head > 0) this.items[--this.head] = item;
-    else this.items.unshift(item);
-  }
-
-  shift(): T | undefined {
-    if (this.head >= this.items.length) return undefined;
-    const item = this.items[this.head++];
-    if (this.head > 1024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-    return item;
-  }
-}
 
 function randomNonce(): string {
   const bytes = new Uint8Array(16);
@@ -224,7 +196,8 @@ class MemoryDriver {
     event.time = this.isoNow();
     event.eventId = this.nextEventId;
     if (this.needsNonce(run, event)) event.nonce = this.nonce();
-    this.journal.push({ runId: run.runId, event });
+    // The delivery, now stamped, is the journal entry (one object per transition fewer).
+    this.journal.push(item as JournalEntry);
     const result = step(this.program, this.execution, run, event);
     this.runs.set(run.runId, result.run);
     for (const h of result.history) this.history.push(h);
@@ -251,9 +224,12 @@ class MemoryDriver {
 
   private apply(effect: Effect, run: RunState): void {
     switch (effect.type) {
-      case "Continue":
-        this.queue.push({ runId: effect.runId, event: { type: "Continue" } });
+      case "Continue": {
+        // Born with the stamps `deliver` writes: journaled events stay compact objects.
+        const event: RunEvent = { type: "Continue", time: "", eventId: 0 };
+        this.queue.push({ runId: effect.runId, event });
         break;
+      }
       case "RunTask":
         this.startTask(effect);
         break;

@@ -2,6 +2,7 @@ import type { ChildSpec } from "../core/effects.js";
 import type { RunOutcome } from "../core/events.js";
 import type { Json } from "../core/json.js";
 import type { Join } from "../core/run.js";
+import type { ChildScopes } from "../program.js";
 import type { StepContext } from "../step-context.js";
 
 /**
@@ -13,9 +14,6 @@ import type { StepContext } from "../step-context.js";
 export interface JoinPlan {
   inputs: Json[];
   maxConcurrency: number;
-  scopeOf: (index: number) => string;
-  /** Map iterations (as opposed to Parallel branches). */
-  iterations?: boolean;
   toleratedFailureCount?: number;
   toleratedFailurePercentage?: number;
 }
@@ -24,12 +22,16 @@ export function childRunId(join: Join, index: number): string {
   return `${join.prefix}/${index}`;
 }
 
+/** Where the current state's children run (compiled with the program). */
+export function childScopesOf(ctx: StepContext): ChildScopes {
+  const name = ctx.frame.name;
+  const children = ctx.scope.children.get(name);
+  if (!children) throw new Error(`state '${name}' of '${ctx.scope.pointer}' has no children`);
+  return children;
+}
+
 /** Creates the join and spawns the first window of children. */
-export function openJoin(
-  ctx: StepContext,
-  plan: JoinPlan,
-  onStart?: (index: number) => void,
-): Join {
+export function openJoin(ctx: StepContext, plan: JoinPlan, children: ChildScopes): Join {
   const total = plan.inputs.length;
   const join: Join = {
     prefix: `${ctx.run.runId}/${ctx.nextSerial()}`,
@@ -52,32 +54,37 @@ export function openJoin(
     for (let i = window; i < total; i++) join.pendingInputs[i] = plan.inputs[i]!;
   }
   const specs: ChildSpec[] = [];
-  for (let i = 0; i < window; i++) {
-    const spec = childSpec(join, plan, i, plan.inputs[i]!);
-    const started = onStart?.(i);
-    if (typeof started === "number") spec.previousEventId = started;
-    specs.push(spec);
-  }
+  for (let i = 0; i < window; i++) specs.push(startChild(ctx, join, children, i, plan.inputs[i]!));
   join.progress = "r".repeat(window) + join.progress.slice(window);
   if (specs.length > 0) ctx.emit({ type: "SpawnChildren", runId: ctx.run.runId, children: specs });
   return join;
 }
 
-function childSpec(
+/** A child to spawn; a Map iteration first gets its MapIterationStarted, which its history follows. */
+function startChild(
+  ctx: StepContext,
   join: Join,
-  plan: Pick<JoinPlan, "scopeOf" | "iterations">,
+  children: ChildScopes,
   index: number,
   input: Json,
 ): ChildSpec {
   const spec: ChildSpec = {
     runId: childRunId(join, index),
-    scope: plan.scopeOf(index),
+    scope: children.scopes[children.iterations ? 0 : index]!,
     index,
     input,
     outer: join.outer,
   };
-  if (plan.iterations) spec.iteration = index;
+  if (children.iterations) {
+    spec.iteration = index;
+    spec.previousEventId = ctx.record("MapIterationStarted", { name: ctx.frame.name, index });
+  }
   return spec;
+}
+
+/** `progress` with child `index` marked `c`. */
+function mark(progress: string, index: number, c: string): string {
+  return progress.slice(0, index) + c + progress.slice(index + 1);
 }
 
 export type JoinVerdict =
@@ -87,31 +94,25 @@ export type JoinVerdict =
 
 /**
  * Applies one child's end. Returns the new join (a copy) and what the parent
- * should do. `next` lets a Map start the next child of its window.
+ * should do, starting the next child of a Map's window when one is waiting.
  */
 export function applyChildEnded(
   ctx: StepContext,
   join: Join,
   index: number,
   outcome: RunOutcome,
-  next: {
-    scopeOf: (index: number) => string;
-    iterations?: boolean;
-    onStart?: (index: number) => void;
-  },
+  children: ChildScopes,
 ): { join: Join; verdict: JoinVerdict } {
   if (join.progress[index] !== "r") return { join, verdict: { kind: "pending" } };
-  const j: Join = { ...join, results: [...join.results] };
-  const mark = (i: number, c: string): void => {
-    j.progress = j.progress.slice(0, i) + c + j.progress.slice(i + 1);
-  };
+  // slice(), not spread: this copy is the cost of a wide Map's every child end.
+  const j: Join = { ...join, results: join.results.slice() };
   if (outcome.status === "SUCCEEDED") {
     j.results[index] = outcome.output;
     j.succeeded += 1;
-    mark(index, "s");
+    j.progress = mark(j.progress, index, "s");
   } else {
     j.failed += 1;
-    mark(index, "f");
+    j.progress = mark(j.progress, index, "f");
     const tolerated =
       j.toleratedFailureCount !== undefined || j.toleratedFailurePercentage !== undefined;
     if (!tolerated || exceedsTolerance(j)) {
@@ -132,10 +133,8 @@ export function applyChildEnded(
       const input = pending[nextIndex] ?? null;
       delete pending[nextIndex];
       j.pendingInputs = pending;
-      mark(nextIndex, "r");
-      const spec = childSpec(j, next, nextIndex, input);
-      const started = next.onStart?.(nextIndex);
-      if (typeof started === "number") spec.previousEventId = started;
+      j.progress = mark(j.progress, nextIndex, "r");
+      const spec = startChild(ctx, j, children, nextIndex, input);
       ctx.emit({ type: "SpawnChildren", runId: ctx.run.runId, children: [spec] });
     } else {
       delete j.pendingInputs;

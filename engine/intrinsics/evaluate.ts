@@ -38,7 +38,7 @@ function arityText(min: number, max: number): string {
 const checked = new WeakSet<IntrinsicCall>();
 
 /** Parses and checks a call, raising States.IntrinsicFailure when it is malformed. */
-function compile(text: string): IntrinsicCall {
+export function compileIntrinsic(text: string): IntrinsicCall {
   let call: IntrinsicCall;
   try {
     call = parseIntrinsic(text);
@@ -60,10 +60,11 @@ export function evaluateIntrinsic(
   random: RandomSource,
   field?: string,
 ): Json {
-  return evaluateCall(compile(text), scope, random, field);
+  return evaluateCall(compileIntrinsic(text), scope, random, field);
 }
 
-function evaluateCall(
+/** Evaluates a call that `compileIntrinsic` returned. */
+export function evaluateCall(
   call: IntrinsicCall,
   scope: PathScope,
   random: RandomSource,

@@ -5,7 +5,7 @@
 import { checkCall } from "./evaluate.js";
 import { IntrinsicSyntaxError, parseIntrinsic } from "./parse.js";
 
-export { evaluateIntrinsic } from "./evaluate.js";
+export { compileIntrinsic, evaluateCall, evaluateIntrinsic } from "./evaluate.js";
 export { isIntrinsicCall, parseIntrinsic, IntrinsicSyntaxError, MAX_NESTING } from "./parse.js";
 export type { IntrinsicArg, IntrinsicCall } from "./parse.js";
 export { INTRINSIC_FUNCTIONS } from "./functions/index.js";

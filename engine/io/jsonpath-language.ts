@@ -165,12 +165,10 @@ export const jsonPathLanguage: LanguageIO = {
   mapItemInput(ctx, state, effective, item, index) {
     const template = state.ItemSelector ?? state.Parameters;
     if (template === undefined) return item;
-    const scope = ctx.pathScope(effective);
-    const context = {
-      ...(scope.context as Record<string, Json>),
-      Map: { Item: { Index: index, Value: item } },
-    };
-    return evaluatePayloadTemplate(template, { ...scope, context }, ctx.random, "ItemSelector");
+    // $$.Map.Item holds the item and its index (AWS "Map state context object").
+    const context = { ...ctx.contextObject(), Map: { Item: { Index: index, Value: item } } };
+    const scope = { input: effective, context, variables: ctx.variables() };
+    return evaluatePayloadTemplate(template, scope, ctx.random, "ItemSelector");
   },
 
   number(ctx, state, field, raw) {

@@ -35,6 +35,19 @@ export function evaluatePath(expr: PathExpr, scope: PathScope): PathResult {
   return evaluateSegments(expr.segments, expr.definite, root, root);
 }
 
+/**
+ * `evaluatePath` as the value itself, undefined when the path selects nothing (a
+ * JSON value is never undefined). Allocates nothing for a definite path: payload
+ * templates and Choice rules read paths on every transition.
+ */
+export function pathValue(expr: PathExpr, scope: PathScope): Json | undefined {
+  const root = rootValue(expr.root, scope);
+  if (root === undefined) return undefined;
+  if (expr.definite) return walkDefinite(expr.segments, root);
+  const result = evaluateSegments(expr.segments, false, root, root);
+  return result.found ? result.value : undefined;
+}
+
 /** The document a root names; undefined for an unknown variable. */
 export function rootValue(root: PathRoot, scope: PathScope): Json | undefined {
   switch (root.kind) {
@@ -57,15 +70,8 @@ export function evaluateSegments(
   document: Json,
 ): PathResult {
   if (definite) {
-    // Hot path: walk without allocating.
-    let current = start;
-    const last = segments.length - 1;
-    for (let i = 0; i <= last; i++) {
-      const next = stepDefinite(segments[i]!, current, i === last);
-      if (next === undefined) return NOT_FOUND;
-      current = next;
-    }
-    return { found: true, value: current };
+    const value = walkDefinite(segments, start);
+    return value === undefined ? NOT_FOUND : { found: true, value };
   }
   let nodes: Json[] = [start];
   const last = segments.length - 1;
@@ -81,6 +87,18 @@ export function evaluateSegments(
     nodes = next;
   }
   return { found: true, value: nodes };
+}
+
+/** A definite path's node, or undefined; the hot path, so it allocates nothing. */
+function walkDefinite(segments: readonly Segment[], start: Json): Json | undefined {
+  let current = start;
+  const last = segments.length - 1;
+  for (let i = 0; i <= last; i++) {
+    const next = stepDefinite(segments[i]!, current, i === last);
+    if (next === undefined) return undefined;
+    current = next;
+  }
+  return current;
 }
 
 function stepDefinite(segment: Segment, current: Json, isLast: boolean): Json | undefined {

@@ -9,7 +9,7 @@ export {
   PathSyntaxError,
   PATH_FUNCTIONS,
 } from "./parse.js";
-export { readPath, evaluatePath, rootValue } from "./evaluate.js";
+export { readPath, evaluatePath, pathValue, rootValue } from "./evaluate.js";
 export type { PathScope, PathResult } from "./evaluate.js";
 export { writeReferencePath } from "./write.js";
 export { missingPathCause, invalidPathCause, missingPathReason } from "./messages.js";

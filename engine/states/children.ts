@@ -1,7 +1,7 @@
 import type { MapState, ParallelState } from "../core/definition.js";
 import type { Json } from "../core/json.js";
 import { failWith, guarded } from "../flow/failure.js";
-import { applyChildEnded, type JoinVerdict } from "../flow/join.js";
+import { applyChildEnded, childScopesOf, type JoinVerdict } from "../flow/join.js";
 import { io } from "../io/index.js";
 import type { StepContext } from "../step-context.js";
 import type { StateHandler } from "./handler.js";
@@ -9,14 +9,13 @@ import type { StateHandler } from "./handler.js";
 type Failed = Extract<JoinVerdict, { kind: "failed" }>;
 
 /**
- * What differs between Parallel and Map: how children start, how the next child of
- * a window is described, and which error a failed join raises. Everything else —
- * retry restarts, applying child ends, success and failure events — is shared.
+ * What differs between Parallel and Map: how children start and which error a
+ * failed join raises. Everything else — retry restarts, applying child ends,
+ * success and failure events — is shared.
  */
 export interface ChildrenSpec<S extends ParallelState | MapState> {
   kind: S["Type"];
   start(ctx: StepContext, state: S): void;
-  next(ctx: StepContext, state: S): Parameters<typeof applyChildEnded>[4];
   failure(verdict: Failed): { error?: string; cause?: string };
 }
 
@@ -55,7 +54,7 @@ export function childrenState<S extends ParallelState | MapState>(
         phase.join,
         index,
         outcome,
-        spec.next(ctx, state),
+        childScopesOf(ctx),
       );
       ctx.setPhase({ kind: "children", join });
       if (verdict.kind === "succeeded") succeedChildren(ctx, state, verdict.results);

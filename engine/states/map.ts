@@ -1,8 +1,7 @@
 import type { MapState } from "../core/definition.js";
 import { StatesError } from "../core/errors.js";
-import { openJoin } from "../flow/join.js";
+import { childScopesOf, openJoin } from "../flow/join.js";
 import { io } from "../io/index.js";
-import { processorScope } from "../program.js";
 import type { StepContext } from "../step-context.js";
 import { batchItems } from "./map-batches.js";
 import { childrenState, succeedChildren } from "./children.js";
@@ -37,25 +36,17 @@ function start(ctx: StepContext, state: MapState): void {
   const selected = items.map((item, i) => lang.mapItemInput(ctx, state, effective, item, i));
   const inputs = state.ItemBatcher ? batchItems(ctx, state, selected, raw) : selected;
   ctx.record("MapStateStarted", { length: inputs.length });
-  const name = ctx.frame.name;
-  const scope = processorScope(ctx.run.scope, name, !state.ItemProcessor);
   const plan: Parameters<typeof openJoin>[1] = {
     inputs,
     maxConcurrency: Math.max(0, maxConcurrency),
-    scopeOf: () => scope,
-    iterations: true,
   };
   if (toleratedFailureCount !== undefined) plan.toleratedFailureCount = toleratedFailureCount;
   if (toleratedFailurePercentage !== undefined) {
     plan.toleratedFailurePercentage = toleratedFailurePercentage;
   }
-  const join = openJoin(ctx, plan, (index) => iterationStarted(ctx, name, index));
+  const join = openJoin(ctx, plan, childScopesOf(ctx));
   ctx.setPhase({ kind: "children", join });
   if (join.total === 0) succeedChildren(ctx, state, []);
-}
-
-function iterationStarted(ctx: StepContext, name: string, index: number): number {
-  return ctx.record("MapIterationStarted", { name, index });
 }
 
 /**
@@ -66,15 +57,6 @@ function iterationStarted(ctx: StepContext, name: string, index: number): number
 export const map: StateHandler<MapState> = childrenState<MapState>({
   kind: "Map",
   start,
-  next: (ctx, state) => {
-    const name = ctx.frame.name;
-    const scope = processorScope(ctx.run.scope, name, !state.ItemProcessor);
-    return {
-      scopeOf: () => scope,
-      iterations: true,
-      onStart: (i) => iterationStarted(ctx, name, i),
-    };
-  },
   failure: (verdict) =>
     verdict.exceededTolerance
       ? {

@@ -1,7 +1,6 @@
 import type { ParallelState } from "../core/definition.js";
-import { openJoin } from "../flow/join.js";
+import { childScopesOf, openJoin } from "../flow/join.js";
 import { io } from "../io/index.js";
-import { branchScope } from "../program.js";
 import type { StepContext } from "../step-context.js";
 import { childrenState, succeedChildren } from "./children.js";
 import type { StateHandler } from "./handler.js";
@@ -9,13 +8,8 @@ import type { StateHandler } from "./handler.js";
 function start(ctx: StepContext, state: ParallelState): void {
   const input = io(ctx, state).arguments(ctx, state, ctx.frame.input);
   ctx.record("ParallelStateStarted");
-  const name = ctx.frame.name;
-  const scope = ctx.run.scope;
-  const join = openJoin(ctx, {
-    inputs: state.Branches.map(() => input),
-    maxConcurrency: 0,
-    scopeOf: (i) => branchScope(scope, name, i),
-  });
+  const inputs = state.Branches.map(() => input);
+  const join = openJoin(ctx, { inputs, maxConcurrency: 0 }, childScopesOf(ctx));
   ctx.setPhase({ kind: "children", join });
   if (join.total === 0) succeedChildren(ctx, state, []);
 }
@@ -28,10 +22,5 @@ function start(ctx: StepContext, state: ParallelState): void {
 export const parallel: StateHandler<ParallelState> = childrenState<ParallelState>({
   kind: "Parallel",
   start,
-  next: (ctx) => {
-    const name = ctx.frame.name;
-    const scope = ctx.run.scope;
-    return { scopeOf: (i) => branchScope(scope, name, i) };
-  },
   failure: (verdict) => ({ error: verdict.error, cause: verdict.cause }),
 });

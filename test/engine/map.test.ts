@@ -88,6 +88,44 @@ describe("Map state: items and item input", () => {
     ]);
   });
 
+  it("ItemSelector sees variables; iteration events name a Map whose name a pointer escapes", async () => {
+    const name = "fan/out~1";
+    const r = await execute(
+      {
+        StartAt: "Set",
+        States: {
+          Set: { Type: "Pass", Assign: { greet: "hi" }, Next: name },
+          [name]: map({
+            ItemSelector: { "g.$": "$greet", "i.$": "$$.Map.Item.Index", "n.$": "$$.State.Name" },
+          }),
+        },
+      },
+      { input: ["a", "b"] },
+    );
+    expect(r.output).toEqual([
+      { g: "hi", i: 0, n: name },
+      { g: "hi", i: 1, n: name },
+    ]);
+    for (const type of ["MapIterationStarted", "MapIterationSucceeded"] as const) {
+      expect(ofType(r.history, type).map(details)).toEqual([
+        { name, index: 0 },
+        { name, index: 1 },
+      ]);
+    }
+  });
+
+  it("each iteration's first event follows its MapIterationStarted, in a window too", async () => {
+    const r = await execute(single(map({ MaxConcurrency: 2 }), "M"), { input: [1, 2, 3, 4, 5] });
+    const started = ofType(r.history, "MapIterationStarted");
+    expect(started.map((e) => details(e).index)).toEqual([0, 1, 2, 3, 4]);
+    for (const e of started) {
+      // The parent's own chain may follow it too; the iteration's chain starts there.
+      const followers = r.history.filter((h) => h.previousEventId === e.id);
+      expect(followers.map((h) => h.type)).toContain("PassStateEntered");
+    }
+    expect(r.output).toEqual([1, 2, 3, 4, 5]);
+  });
+
   it("legacy Iterator with Parameters behaves like ItemProcessor with ItemSelector", async () => {
     const r = await execute(
       single({

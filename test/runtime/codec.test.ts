@@ -20,7 +20,9 @@ function randomJson(next: () => number, depth = 0): unknown {
     case 2:
       return next() < 0.5 ? null : next() < 0.5;
     case 3:
-      return `arn:aws:states:local:000000000000:execution:${str()}`;
+      return next() < 0.5
+        ? `arn:aws:states:local:000000000000:execution:${str()}`
+        : new Date(Math.floor(next() * 4e12)).toISOString();
     case 4:
       return Array.from({ length: Math.floor(next() * 5) }, () => randomJson(next, depth + 1));
     default:
@@ -57,13 +59,38 @@ describe("storage codec", () => {
       },
     });
     expect(pack(state).length).toBeLessThan(state.length / 2);
+    expect(unpack(pack(state))).toBe(state);
   });
 
-  it("reads plain JSON written before packing existed, and refuses unknown formats", () => {
+  it("reads plain JSON as is, and stores text it cannot encode reversibly as plain", () => {
     expect(unpack(Buffer.from('{"a":1}'))).toBe('{"a":1}');
     expect(unpack('{"a":1}')).toBe('{"a":1}');
-    expect(() => unpack(Buffer.from([0x09, 1, 2]))).toThrow(/unknown stored format 9/);
-    expect(() => unpack(Buffer.alloc(0))).toThrow(/unknown stored format/);
+    // Not JSON.stringify output (a raw control character): stored unchanged.
+    const odd = '{"a":"\u0001 raw"}';
+    expect(pack(odd)).toBe(odd);
+    expect(unpack(pack(odd))).toBe(odd);
+  });
+
+  it("encodes with the marker, one character per frequent fragment, timestamps in base 36", () => {
+    const event = JSON.stringify({
+      id: 3,
+      previousEventId: 2,
+      timestamp: "2026-12-01T00:00:00.000Z",
+    });
+    const ms = Date.parse("2026-12-01T00:00:00.000Z").toString(36);
+    expect(pack(event)).toBe(`\u001f\u00013\u00022\u0003"\u001d${ms}"}`);
+  });
+
+  it("leaves timestamps alone that would not come back the same", () => {
+    for (const odd of [
+      "2026-02-30T00:00:00.000Z",
+      "0000-01-01T00:00:00.000Z",
+      "2026-12-01T24:00:00.000Z",
+    ]) {
+      const text = JSON.stringify({ at: odd });
+      expect(pack(text)).toContain(odd);
+      expect(unpack(pack(text))).toBe(text);
+    }
   });
 
   it("keeps a 256 KiB value intact", () => {
