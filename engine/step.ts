@@ -154,7 +154,7 @@ function unchanged(run: RunState): StepResult {
   return { run, history: [], effects: [] };
 }
 
-/** Stop: cancel what the run waits for, stop its children, and end it ABORTED (or TIMED_OUT). */
+/** Stop: cancel what the run waits for, stop its children, and end it ABORTED (or TIMED_OUT, or FAILED). */
 function stop(ctx: StepContext, event: Extract<RunEvent, { type: "Stop" }>): void {
   const frame = ctx.frame;
   const phase = frame.phase;
@@ -178,6 +178,10 @@ function stop(ctx: StepContext, event: Extract<RunEvent, { type: "Stop" }>): voi
       break;
     case "entering":
       break;
+  }
+  if (event.status === "FAILED") {
+    ctx.endRun({ status: "FAILED", error: event.error, cause: event.cause });
+    return;
   }
   if (!ctx.run.parent) {
     const details: Record<string, string | undefined> = {};

@@ -1,7 +1,7 @@
 import type { RunEvent, RunEventBody } from "../engine/core/events.js";
 import type { HistoryEvent } from "../engine/core/history.js";
 import type { RunState } from "../engine/core/run.js";
-import { step } from "../engine/step.js";
+import { step, type StepResult } from "../engine/step.js";
 import { waitsForToken } from "../engine/states/task.js";
 import type { TaskMode } from "../task-runners/resources.js";
 import { pack, unpack } from "./codec.js";
@@ -73,6 +73,8 @@ export interface TransitionDeps {
   queues: JobQueues;
   settings: RuntimeSettings;
   taskMode?: (resource: string) => TaskMode;
+  /** Where an interpreter fault goes (it also fails the run with States.Runtime). */
+  onError?: (err: unknown) => void;
 }
 
 export type AdvanceResult = "committed" | "stale" | "idle" | "missing";
@@ -152,8 +154,26 @@ async function transition(
     const stamped = { ...body, time: new Date(now).toISOString() } as RunEvent;
     if (needsNonce(program, state, body)) stamped.nonce = randomToken();
     for (;;) {
-      const event = { ...stamped, eventId: hc + 1 } as RunEvent;
-      const result = step(program, context, state, event);
+      let event = { ...stamped, eventId: hc + 1 } as RunEvent;
+      let result: StepResult;
+      try {
+        result = step(program, context, state, event);
+      } catch (err) {
+        // `step` is pure: it would throw again on every retry, and the run would
+        // never move. Give up on the run the way AWS reports its own faults, with
+        // States.Runtime, and record the replacement event in the journal.
+        if (body.type === "Stop") throw err;
+        event = {
+          type: "Stop",
+          status: "FAILED",
+          error: "States.Runtime",
+          cause: `Stepwise could not process the ${body.type} event of state '${state.current?.name ?? "?"}': ${err instanceof Error ? err.message : String(err)}`,
+          time: stamped.time,
+          eventId: hc + 1,
+        };
+        deps.onError?.(err);
+        result = step(program, context, state, event);
+      }
       const history = annotate(result.history, body.caller);
       const ops = planOps(result.run, event, result.effects, {
         now,

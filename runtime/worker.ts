@@ -50,6 +50,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
     queues,
     settings,
     runners,
+    onError,
     ...(options.taskMode ? { taskMode: options.taskMode } : {}),
   };
   const common = {

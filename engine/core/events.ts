@@ -24,7 +24,13 @@ export type RunEvent =
   | (Base & { type: "TaskHeartbeat"; taskId: string })
   | (Base & { type: "TimerFired"; timerId: string })
   | (Base & { type: "ChildEnded"; childRunId: string; index: number; outcome: RunOutcome })
-  | (Base & { type: "Stop"; error?: string; cause?: string; status?: "ABORTED" | "TIMED_OUT" });
+  | (Base & {
+      type: "Stop";
+      error?: string;
+      cause?: string;
+      /** ABORTED by default; FAILED when the driver gives up on a run it cannot advance. */
+      status?: "ABORTED" | "TIMED_OUT" | "FAILED";
+    });
 
 export type RunOutcome =
   | { status: "SUCCEEDED"; output: Json }

@@ -169,3 +169,46 @@ describe("chaining", () => {
     expect(history.filter((e) => e.type === "ExecutionAborted")).toHaveLength(1);
   });
 });
+
+describe("a run the interpreter cannot advance", () => {
+  it("fails its execution with States.Runtime once, instead of retrying forever", async () => {
+    const errors: unknown[] = [];
+    await h.startWorker({ onError: (e) => errors.push(e) });
+    await createMachine(h.runtime, "w", {
+      StartAt: "Nap",
+      States: {
+        Nap: { Type: "Wait", Seconds: 1, Next: "After" },
+        After: { Type: "Pass", End: true },
+      },
+    });
+    const { executionId } = await h.runtime.startExecution("w", { input: {}, name: "bad" });
+    const key = h.runtime.keys.run("w:bad");
+    await until(async () =>
+      (await h.runtime.getHistory(executionId, { limit: 100 })).items.some(
+        (e) => e.type === "WaitStateEntered",
+      ),
+    );
+    // Damage the stored state the way a bug or a bad migration could: a state that does not exist.
+    const n = Number(await redis.hget(key, "n"));
+    const slices = await redis.hmgetBuffer(
+      key,
+      ...Array.from({ length: n }, (_, i) => `s${i + 1}`),
+    );
+    const state = JSON.parse(unpack(Buffer.concat(slices as Buffer[])));
+    state.current.name = "Vanished";
+    await redis.hdel(key, ...Array.from({ length: n }, (_, i) => `s${i + 1}`));
+    await redis.hset(key, "n", 1, "s1", JSON.stringify(state));
+
+    const record = await h.runtime.waitForExecution(executionId, 10_000);
+    expect(record.status).toBe("FAILED");
+    expect(record.error).toBe("States.Runtime");
+    expect(record.cause).toMatch(/could not process the TimerFired event of state 'Vanished'/);
+    const history = await fullHistory(h.runtime, executionId);
+    expect(historyProblems(history)).toEqual([]);
+    expect(history.at(-1)!.type).toBe("ExecutionFailed");
+    expect(history.filter((e) => e.type === "ExecutionFailed")).toHaveLength(1);
+    expect(errors.length).toBeGreaterThan(0);
+    const journal = await h.runtime.journal(executionId);
+    expect(journal.at(-1)!.event).toMatchObject({ type: "Stop", status: "FAILED" });
+  });
+});
