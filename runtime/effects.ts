@@ -47,6 +47,8 @@ export interface PlanOptions {
   /** Overrides how resources are treated (tests route every resource to a mock runner). */
   taskMode?: (resource: string) => TaskMode;
   now: number;
+  /** Ended runs expire this long after (seconds; 0 = never). */
+  retentionSeconds?: number;
 }
 
 export function planOps(
@@ -133,8 +135,9 @@ export function planOps(
             index: effect.parent.index,
             outcome: effect.outcome,
           });
+          if (options.retentionSeconds) ops.push("expire", String(options.retentionSeconds));
         } else {
-          ops.push(...endOp(run, event, options.now));
+          ops.push(...endOp(run, event, options.now), String(options.retentionSeconds ?? 0));
         }
         break;
     }

@@ -4,6 +4,7 @@ import { claimDue } from "./scripts/claim-due.js";
 import { commitTransition } from "./scripts/commit-transition.js";
 import { completeTask } from "./scripts/complete-task.js";
 import { loadTransition } from "./scripts/load-transition.js";
+import { pruneIndex } from "./scripts/prune-index.js";
 import { requestStop } from "./scripts/request-stop.js";
 import type { ScriptSpec } from "./scripts/spec.js";
 import { startExecution } from "./scripts/start-execution.js";
@@ -17,6 +18,7 @@ const SCRIPTS = [
   completeTask,
   claimActivityTask,
   requestStop,
+  pruneIndex,
 ] as const;
 
 export type ScriptName = (typeof SCRIPTS)[number]["name"];

@@ -12,10 +12,16 @@ import type { RuntimeSettings } from "./settings.js";
  * once however many workers poll. A timer armed for a year is one sorted-set
  * member until then: no job, no process, no memory elsewhere.
  *
+ * The same loop prunes the execution indexes of executions whose retention ran
+ * out (see scripts/prune-index.ts).
+ *
  * Why not BullMQ delayed jobs: their promotion depends on a worker's delay timer
  * and is known to fire late under load or after reconnects; a poll of a sorted
  * set bounds lateness by the poll interval plus one job pickup.
  */
+/** How often each worker looks for expired executions' index entries. */
+const PRUNE_EVERY_MS = 60_000;
+
 export class Scheduler {
   private stopped = false;
   private wake: (() => void) | undefined;
@@ -53,10 +59,32 @@ export class Scheduler {
     return next ? Number(next) : undefined;
   }
 
+  /**
+   * Removes index entries of executions whose records expired, one slice per
+   * call, resuming where the last call stopped. Returns how many it removed.
+   */
+  async prune(now = Date.now(), slice = 1000): Promise<number> {
+    if (this.settings.retentionSeconds <= 0) return 0;
+    const [removed, next] = (await this.client.run(
+      "pruneIndex",
+      [this.keys.executions],
+      [this.keys.base, now - this.settings.retentionSeconds * 1000, this.pruneFrom, slice],
+    )) as [number, number];
+    this.pruneFrom = Number(next);
+    return Number(removed);
+  }
+
+  private pruneFrom = 0;
+  private nextPrune = 0;
+
   private async run(): Promise<void> {
     while (!this.stopped) {
       let delay = this.settings.timerPollMs;
       try {
+        if (Date.now() >= this.nextPrune) {
+          this.nextPrune = Date.now() + PRUNE_EVERY_MS;
+          await this.prune();
+        }
         const next = await this.tick();
         if (next !== undefined) delay = Math.max(0, Math.min(delay, next - Date.now()));
       } catch (err) {

@@ -27,6 +27,11 @@ export interface RuntimeSettings {
    * this long, so a long chain cannot hold a worker slot from other executions.
    */
   chain: { transitions: number; ms: number };
+  /**
+   * How long an ended execution (record, history, journal, runs) stays readable,
+   * in seconds; 0 keeps everything forever. AWS keeps closed executions 90 days.
+   */
+  retentionSeconds: number;
 }
 
 function envNumber(name: string): number | undefined {
@@ -45,6 +50,11 @@ export function resolveSettings(options: Partial<RuntimeSettings> = {}): Runtime
     stalledIntervalMs: options.stalledIntervalMs ?? envNumber("STEPWISE_STALLED_MS") ?? 15_000,
     tombstoneTtlSeconds: options.tombstoneTtlSeconds ?? 7 * 24 * 3600,
     timerPollMs: options.timerPollMs ?? envNumber("STEPWISE_TIMER_POLL_MS") ?? 20,
+    retentionSeconds:
+      options.retentionSeconds ??
+      (process.env.STEPWISE_RETENTION_DAYS === "0"
+        ? 0
+        : Math.round((envNumber("STEPWISE_RETENTION_DAYS") ?? 90) * 86_400)),
     chain: options.chain ?? {
       transitions: Math.floor(envNumber("STEPWISE_CHAIN_TRANSITIONS") ?? 100),
       ms: envNumber("STEPWISE_CHAIN_MS") ?? 10,

@@ -177,6 +177,7 @@ async function transition(
       const history = annotate(result.history, body.caller);
       const ops = planOps(result.run, event, result.effects, {
         now,
+        retentionSeconds: deps.settings.retentionSeconds,
         ...(deps.taskMode ? { taskMode: deps.taskMode } : {}),
       });
       const journal = JSON.stringify({ runId: state.runId, event });

@@ -26,7 +26,10 @@ import type { ScriptSpec } from "./spec.js";
  *   disarm member                         cancel a timer
  *   task   task record token mode activity  register a task (mode call|activity|park)
  *   untask task why                       forget a task; its token answers `why`
- *   end    exec status output error cause stoppedAt timeoutMember   the execution ended
+ *   end    exec status output error cause stoppedAt timeoutMember keepSeconds
+ *                                        the execution ended; its keys expire after
+ *                                        keepSeconds (0 = never)
+ *   expire seconds                       this (child) run ended: its keys expire
  *
  * Returns:
  *   {1, newSeq, fx, head}  committed; fx = follow-up jobs, space-separated:
@@ -130,8 +133,16 @@ while i <= n do
       if ARGV[i + 5] ~= '' then redis.call('HSET', KEYS[3], 'cause', ARGV[i + 5]) end
       redis.call('ZREM', KEYS[6], ARGV[i + 7])
       redis.call('PUBLISH', base .. 'ended', ARGV[i + 1])
+      local keep = tonumber(ARGV[i + 8])
+      if keep > 0 then
+        for k = 1, 5 do redis.call('EXPIRE', KEYS[k], keep) end
+      end
     end
-    i = i + 8
+    i = i + 9
+  elseif op == 'expire' then
+    redis.call('EXPIRE', KEYS[1], ARGV[i + 1])
+    redis.call('EXPIRE', KEYS[2], ARGV[i + 1])
+    i = i + 2
   else
     return redis.error_reply('commitTransition: unknown op ' .. tostring(op))
   end

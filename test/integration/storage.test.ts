@@ -2,6 +2,10 @@ import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { unpack } from "../../runtime/codec.js";
+import { JobQueues } from "../../runtime/queues.js";
+import { RedisClient } from "../../runtime/redis.js";
+import { Scheduler } from "../../runtime/scheduler.js";
+import { resolveSettings } from "../../runtime/settings.js";
 import { createMachine, fullHistory, harness, historyProblems, type Harness } from "./helpers.js";
 
 // How runs are stored (runtime/codec.ts, runtime/scripts/run-state.ts) and how a
@@ -210,5 +214,72 @@ describe("a run the interpreter cannot advance", () => {
     expect(errors.length).toBeGreaterThan(0);
     const journal = await h.runtime.journal(executionId);
     expect(journal.at(-1)!.event).toMatchObject({ type: "Stop", status: "FAILED" });
+  });
+});
+
+describe("retention", () => {
+  const fan = {
+    StartAt: "Fan",
+    States: {
+      Fan: {
+        Type: "Map",
+        ItemProcessor: { StartAt: "One", States: { One: { Type: "Pass", End: true } } },
+        End: true,
+      },
+    },
+  };
+
+  it("expires an ended execution's keys, children included, and prunes the indexes", async () => {
+    await h.startWorker({ retentionSeconds: 1 });
+    await createMachine(h.runtime, "fan", fan);
+    const { executionId } = await h.runtime.startExecution("fan", { input: [1, 2, 3], name: "f" });
+    expect((await h.runtime.waitForExecution(executionId, 5_000)).status).toBe("SUCCEEDED");
+    const keys = h.runtime.keys;
+    const own = [
+      keys.execution("fan:f"),
+      keys.run("fan:f"),
+      keys.history("fan:f"),
+      keys.journal("fan:f"),
+    ];
+    const children = (await redis.keys(`${keys.base}r:fan:f/*`)) as string[];
+    expect(children.length).toBe(3);
+    for (const key of [...own, ...children]) {
+      const ttl = await redis.pttl(key);
+      expect(ttl, key).toBeGreaterThan(0);
+      expect(ttl, key).toBeLessThanOrEqual(1000);
+    }
+    await until(async () => (await redis.exists(...own, ...children)) === 0, 5_000);
+    await expect(h.runtime.describeExecution(executionId)).rejects.toMatchObject({
+      code: "ExecutionDoesNotExist",
+    });
+    expect((await h.runtime.listExecutions({})).items).toEqual([]);
+    expect(await redis.zcard(keys.executions)).toBe(1);
+
+    const client = new RedisClient(h.redisUrl);
+    const queues = new JobQueues(client.redis, keys);
+    const scheduler = new Scheduler(client, keys, queues, resolveSettings({ retentionSeconds: 1 }));
+    try {
+      expect(await scheduler.prune(Date.now() + 2_000)).toBe(1);
+      expect(await redis.zcard(keys.executions)).toBe(0);
+      expect(await redis.zcard(keys.executionsOf("fan"))).toBe(0);
+    } finally {
+      await queues.close();
+      await client.close();
+    }
+  });
+
+  it("keeps closed executions 90 days by default, and forever with 0", async () => {
+    await createMachine(h.runtime, "fan", fan);
+    const a = await h.startWorker();
+    const first = await h.runtime.startExecution("fan", { input: [1], name: "default" });
+    await h.runtime.waitForExecution(first.executionId, 5_000);
+    const ttl = await redis.ttl(h.runtime.keys.execution("fan:default"));
+    expect(ttl).toBeGreaterThan(89 * 86_400);
+    expect(ttl).toBeLessThanOrEqual(90 * 86_400);
+    await a.close();
+    await h.startWorker({ retentionSeconds: 0 });
+    const second = await h.runtime.startExecution("fan", { input: [1], name: "forever" });
+    await h.runtime.waitForExecution(second.executionId, 5_000);
+    expect(await redis.ttl(h.runtime.keys.execution("fan:forever"))).toBe(-1);
   });
 });
