@@ -1,4 +1,4 @@
-// Benchmarks of the Redis runtime. Run: npx tsx bench/redis-bench.ts [throughput|lone|latency|timers|memory ...]
+// Benchmarks of the Redis runtime. Run: npx tsx bench/redis-bench.ts [throughput|lone|map|latency|timers|memory ...]
 // (default: all). Workers are separate processes (bench/redis-worker.ts), as in production.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -122,6 +122,43 @@ async function throughput(workers: number): Promise<number> {
       `throughput, ${workers} worker process(es): ${rate.toFixed(0)} transitions/s (${N} executions × ${CHAIN + 1} transitions in ${seconds.toFixed(2)} s)`,
     );
     return rate;
+  });
+}
+
+/**
+ * One Map over N items (a one-Pass processor), one worker process: items per
+ * second. Every child's end is a transition of the parent, which rewrites the
+ * parent's state (results so far): the cost per item grows with N.
+ */
+async function mapFanOut(): Promise<void> {
+  await withRuntime(async (runtime, prefix) => {
+    await runtime.createStateMachine("fan", {
+      StartAt: "Fan",
+      States: {
+        Fan: {
+          Type: "Map",
+          ItemProcessor: {
+            StartAt: "One",
+            States: { One: { Type: "Pass", Result: { ok: true }, End: true } },
+          },
+          End: true,
+        },
+      },
+    } as StateMachineDefinition);
+    const procs = await spawnWorkers(1, prefix);
+    const ended = await endCounter(REDIS_URL, runtime);
+    const figures: string[] = [];
+    for (const n of [500, 2000]) {
+      const before = ended.count();
+      const t0 = performance.now();
+      await runtime.startExecution("fan", { input: Array.from({ length: n }, (_, i) => ({ i })) });
+      await until(() => ended.count() > before);
+      const seconds = (performance.now() - t0) / 1000;
+      figures.push(`${n} items in ${seconds.toFixed(2)} s (${(n / seconds).toFixed(0)} items/s)`);
+    }
+    ended.close();
+    await stopWorkers(procs);
+    console.log(`map fan-out, 1 worker: ${figures.join("; ")}`);
   });
 }
 
@@ -316,6 +353,7 @@ if (all || wanted.has("throughput")) {
   await throughput(2);
 }
 if (all || wanted.has("lone")) await lone();
+if (all || wanted.has("map")) await mapFanOut();
 if (all || wanted.has("latency")) await latency(rate || Number(process.env.BENCH_RATE ?? 3000));
 if (all || wanted.has("timers")) await timers();
 if (all || wanted.has("memory")) await memory();

@@ -144,10 +144,13 @@ function decodeMatch(match: string, ms: string | undefined, long: string | undef
  * more memory). Readers accept both, so the setting can change at any time.
  */
 const PLAIN = process.env.STEPWISE_STORAGE === "json";
+const PACK_LIMIT = 8192;
 
 /** `json` must be `JSON.stringify` output; anything else is stored as given. */
 export function pack(json: string): string {
-  if (PLAIN || CONTROL.test(json)) return json;
+  // Past a few KB the data outweighs the key names, and the scan costs more than it
+  // saves (a big Map's parent state is rewritten on every child's end).
+  if (PLAIN || json.length > PACK_LIMIT || CONTROL.test(json)) return json;
   return V1 + json.replace(ENCODE, encodeMatch);
 }
 

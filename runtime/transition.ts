@@ -5,6 +5,7 @@ import { step, type StepResult } from "../engine/step.js";
 import { waitsForToken } from "../engine/states/task.js";
 import type { TaskMode } from "../task-runners/resources.js";
 import { pack, unpack } from "./codec.js";
+import type { ExecutionLocks } from "./locks.js";
 import { crashPoint } from "./crash.js";
 import { planOps } from "./effects.js";
 import { executionOf, randomToken } from "./ids.js";
@@ -75,6 +76,8 @@ export interface TransitionDeps {
   taskMode?: (resource: string) => TaskMode;
   /** Where an interpreter fault goes (it also fails the run with States.Runtime). */
   onError?: (err: unknown) => void;
+  /** Per-execution turns inside this process (a worker has one; see locks.ts). */
+  locks?: ExecutionLocks;
 }
 
 export type AdvanceResult = "committed" | "stale" | "idle" | "missing";
@@ -153,96 +156,106 @@ async function transition(
     const now = Date.now();
     const stamped = { ...body, time: new Date(now).toISOString() } as RunEvent;
     if (needsNonce(program, state, body)) stamped.nonce = randomToken();
-    for (;;) {
-      let event = { ...stamped, eventId: hc + 1 } as RunEvent;
-      let result: StepResult;
-      try {
-        result = step(program, context, state, event);
-      } catch (err) {
-        // `step` is pure: it would throw again on every retry, and the run would
-        // never move. Give up on the run the way AWS reports its own faults, with
-        // States.Runtime, and record the replacement event in the journal.
-        if (body.type === "Stop") throw err;
-        event = {
-          type: "Stop",
-          status: "FAILED",
-          error: "States.Runtime",
-          cause: `Stepwise could not process the ${body.type} event of state '${state.current?.name ?? "?"}': ${err instanceof Error ? err.message : String(err)}`,
-          time: stamped.time,
-          eventId: hc + 1,
-        };
-        deps.onError?.(err);
-        result = step(program, context, state, event);
-      }
-      const history = annotate(result.history, body.caller);
-      const ops = planOps(result.run, event, result.effects, {
-        now,
-        retentionSeconds: deps.settings.retentionSeconds,
-        ...(deps.taskMode ? { taskMode: deps.taskMode } : {}),
-      });
-      const journal = JSON.stringify({ runId: state.runId, event });
-      const child = run !== exec;
-      crashPoint("beforeCommit", child);
-      const reply = await client.run(
-        "commitTransition",
-        [
-          keys.run(run),
-          keys.inbox(run),
-          keys.execution(exec),
-          keys.history(exec),
-          keys.journal(exec),
-          keys.schedule,
-          keys.tasks,
-          keys.tokens,
-        ],
-        [
-          keys.base,
-          run,
-          seq,
-          hc,
-          pack(JSON.stringify(result.run)),
-          pack(journal),
-          now,
-          deps.settings.leaseMs,
-          deps.settings.tombstoneTtlSeconds,
-          head,
-          history.length,
-          ...history.map((h) => pack(JSON.stringify(h))),
-          ...ops,
-        ],
-      );
-      const code = Number(reply[0]);
-      if (code === 1) {
-        crashPoint("afterCommit", child);
-        const newSeq = Number(reply[1]);
-        const nextHead = reply[3] as string | null | undefined;
-        const self = `s${run}@${newSeq}`;
-        if (mayChain && nextHead) {
-          // Every follow-up but this run's own next job: the chain takes that one.
-          const others = (reply[2] as string)
-            .split(" ")
-            .filter((f) => f !== self)
-            .join(" ");
-          await deps.queues.ensure(others);
-          return {
-            result: "committed",
-            next: { state: result.run, seq: newSeq, head: nextHead, hc: hc + history.length },
+    type Outcome = { result: AdvanceResult; next?: Loaded; ensure?: string | null };
+    const locks = deps.locks;
+    const attempt = async (): Promise<Outcome | "reload"> => {
+      if (locks) hc = locks.historyCount(exec, hc);
+      for (;;) {
+        let event = { ...stamped, eventId: hc + 1 } as RunEvent;
+        let result: StepResult;
+        try {
+          result = step(program, context, state, event);
+        } catch (err) {
+          // `step` is pure: it would throw again on every retry, and the run would
+          // never move. Give up on the run the way AWS reports its own faults, with
+          // States.Runtime, and record the replacement event in the journal.
+          if (body.type === "Stop") throw err;
+          event = {
+            type: "Stop",
+            status: "FAILED",
+            error: "States.Runtime",
+            cause: `Stepwise could not process the ${body.type} event of state '${state.current?.name ?? "?"}': ${err instanceof Error ? err.message : String(err)}`,
+            time: stamped.time,
+            eventId: hc + 1,
           };
+          deps.onError?.(err);
+          result = step(program, context, state, event);
         }
-        await deps.queues.ensure(reply[2] as string);
-        return { result: "committed" };
+        const history = annotate(result.history, body.caller);
+        const ops = planOps(result.run, event, result.effects, {
+          now,
+          retentionSeconds: deps.settings.retentionSeconds,
+          ...(deps.taskMode ? { taskMode: deps.taskMode } : {}),
+        });
+        const journal = JSON.stringify({ runId: state.runId, event });
+        const child = run !== exec;
+        crashPoint("beforeCommit", child);
+        const reply = await client.run(
+          "commitTransition",
+          [
+            keys.run(run),
+            keys.inbox(run),
+            keys.execution(exec),
+            keys.history(exec),
+            keys.journal(exec),
+            keys.schedule,
+            keys.tasks,
+            keys.tokens,
+          ],
+          [
+            keys.base,
+            run,
+            seq,
+            hc,
+            pack(JSON.stringify(result.run)),
+            pack(journal),
+            now,
+            deps.settings.leaseMs,
+            deps.settings.tombstoneTtlSeconds,
+            head,
+            history.length,
+            ...history.map((h) => pack(JSON.stringify(h))),
+            ...ops,
+          ],
+        );
+        const code = Number(reply[0]);
+        if (code === 1) {
+          crashPoint("afterCommit", child);
+          const newSeq = Number(reply[1]);
+          const nextHead = reply[3] as string | null | undefined;
+          const self = `s${run}@${newSeq}`;
+          if (mayChain && nextHead) {
+            // Every follow-up but this run's own next job: the chain takes that one.
+            const others = (reply[2] as string)
+              .split(" ")
+              .filter((f) => f !== self)
+              .join(" ");
+            locks?.committed(exec, hc + history.length);
+            return {
+              result: "committed",
+              next: { state: result.run, seq: newSeq, head: nextHead, hc: hc + history.length },
+              ensure: others,
+            };
+          }
+          locks?.committed(exec, hc + history.length);
+          return { result: "committed", ensure: reply[2] as string };
+        }
+        if (code === -2) {
+          hc = Number(reply[1]);
+          locks?.committed(exec, hc);
+          continue;
+        }
+        if (code === -1) return { result: "stale", ensure: reply[2] as string };
+        if (code === -3) return { result: "missing" };
+        return "reload"; // -4: the inbox head changed (a stop went in front): load again
       }
-      if (code === -2) {
-        hc = Number(reply[1]);
-        continue;
-      }
-      if (code === -1) {
-        await deps.queues.ensure(reply[2] as string);
-        return { result: "stale" };
-      }
-      if (code === -3) return { result: "missing" };
-      break; // -4: the inbox head changed (a stop went in front): load again
-    }
+    };
+    const outcome = locks ? await locks.run(exec, attempt) : await attempt();
+    if (outcome === "reload") continue;
+    // Enqueueing happens after the turn: it needs no fence, and others wait for the turn.
+    await deps.queues.ensure(outcome.ensure);
+    const { ensure: _, ...done } = outcome;
+    return done;
   }
 }
 
@@ -262,16 +275,22 @@ function needsNonce(
   return state?.Type === "Task" && waitsForToken(state.Resource);
 }
 
-/** Records who answered a task token (the API key's name) in the task's history event. */
+/**
+ * The events an API caller causes (start, stop, a task token's answer), by the key
+ * AWS keeps their details under; the caller's name goes next to AWS's fields.
+ */
+const CALLER_DETAILS: Partial<Record<HistoryEvent["type"], `${string}EventDetails`>> = {
+  ExecutionStarted: "executionStartedEventDetails",
+  ExecutionAborted: "executionAbortedEventDetails",
+  TaskSucceeded: "taskSucceededEventDetails",
+  TaskFailed: "taskFailedEventDetails",
+};
+
+/** Records who acted (the API key's name) in the history event their action wrote. */
 function annotate(history: HistoryEvent[], caller: string | undefined): HistoryEvent[] {
   if (caller === undefined) return history;
   return history.map((h) => {
-    const key =
-      h.type === "TaskSucceeded"
-        ? "taskSucceededEventDetails"
-        : h.type === "TaskFailed"
-          ? "taskFailedEventDetails"
-          : undefined;
+    const key = CALLER_DETAILS[h.type];
     if (!key) return h;
     return { ...h, [key]: { ...(h[key] ?? {}), callerName: caller } };
   });

@@ -6,14 +6,21 @@
  * `hash-max-listpack-value` bytes (64 by default); one state value of a few
  * hundred bytes would turn the whole hash into a hashtable, about 200 bytes more
  * per run. So the (packed, see runtime/codec.ts) state is stored in 64-byte
- * slices `s1`..`sN` with `n` = N. A run whose state grows past ~8 KB packed turns
- * the hash into a hashtable anyway (`hash-max-listpack-entries`); that only costs
- * memory, nothing else changes.
+ * slices `s1`..`sN` with `n` = N. Past 120 slices (~7.5 KB packed) the hash
+ * would become a hashtable anyway (`hash-max-listpack-entries`), so a large state
+ * goes into the one field `s` with `n` = 0: writing thousands of slices per
+ * transition of a big Map's parent would cost far more than it saves.
  */
 export const RUN_STATE_LUA = `
 local function putState(key, state)
-  local n = math.max(1, math.ceil(#state / 64))
   local old = tonumber(redis.call('HGET', key, 'n') or '0')
+  if #state > 64 * 120 then
+    -- Past hash-max-listpack-entries the hash is a hashtable anyway: one field is cheaper.
+    redis.call('HSET', key, 'n', 0, 's', state)
+    for i = 1, old do redis.call('HDEL', key, 's' .. i) end
+    return
+  end
+  local n = math.max(1, math.ceil(#state / 64))
   local args = {'n', n}
   for i = 1, n do
     args[#args + 1] = 's' .. i
@@ -21,10 +28,12 @@ local function putState(key, state)
   end
   redis.call('HSET', key, unpack(args))
   for i = n + 1, old do redis.call('HDEL', key, 's' .. i) end
+  if old == 0 then redis.call('HDEL', key, 's') end
 end
 local function getState(key)
-  local n = tonumber(redis.call('HGET', key, 'n') or '0')
-  if n == 0 then return false end
+  local n = tonumber(redis.call('HGET', key, 'n') or '-1')
+  if n < 0 then return false end
+  if n == 0 then return redis.call('HGET', key, 's') end
   local fields = {}
   for i = 1, n do fields[i] = 's' .. i end
   return table.concat(redis.call('HMGET', key, unpack(fields)))

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { ExecutionLocks } from "../../runtime/locks.js";
+
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("ExecutionLocks", () => {
+  it("gives one execution's commits turns, in arrival order, and other executions their own", async () => {
+    const locks = new ExecutionLocks();
+    const log: string[] = [];
+    const turn = (exec: string, id: string, ms: number) =>
+      locks.run(exec, async () => {
+        log.push(`${id}+`);
+        await tick(ms);
+        log.push(`${id}-`);
+      });
+    await Promise.all([
+      turn("a", "a1", 20),
+      turn("a", "a2", 1),
+      turn("b", "b1", 5),
+      turn("a", "a3", 1),
+    ]);
+    const a = log.filter((e) => e.startsWith("a"));
+    expect(a).toEqual(["a1+", "a1-", "a2+", "a2-", "a3+", "a3-"]);
+    // b ran while a1 held a's turn.
+    expect(log.indexOf("b1-")).toBeLessThan(log.indexOf("a1-"));
+  });
+
+  it("remembers the history count only while turns are queued, and never goes below what was loaded", async () => {
+    const locks = new ExecutionLocks();
+    let inner: Promise<void> | undefined;
+    await locks.run("x", async () => {
+      locks.committed("x", 10);
+      expect(locks.historyCount("x", 7)).toBe(10);
+      expect(locks.historyCount("x", 12)).toBe(12);
+      inner = locks.run("x", async () => {
+        expect(locks.historyCount("x", 3)).toBe(10);
+      });
+    });
+    await inner;
+    expect(locks.historyCount("x", 3)).toBe(3);
+  });
+
+  it("releases the turn when the work throws", async () => {
+    const locks = new ExecutionLocks();
+    await expect(locks.run("x", async () => Promise.reject(new Error("boom")))).rejects.toThrow(
+      "boom",
+    );
+    await expect(locks.run("x", async () => 42)).resolves.toBe(42);
+  });
+});
