@@ -52,9 +52,6 @@ export interface ApiKey {
   digest: Buffer;
 }
 
-/** With no keys configured every request acts as this caller (the server binds to 127.0.0.1). */
-export const ANONYMOUS: Caller = { name: "anonymous" };
-
 const KEY_NAME = /^[A-Za-z0-9_.-]{1,80}$/;
 /** Short secrets are guessable; 16 characters is the floor. */
 const MIN_SECRET_LENGTH = 16;
@@ -132,8 +129,9 @@ export function findKey(keys: readonly ApiKey[], secret: string): ApiKey | undef
 
 /**
  * Decides a request: returns the caller, or throws 401/403 from the registry. With no
- * keys configured everyone is the anonymous admin — safe only because the server
- * then binds to the loopback interface (see `listenAddress`).
+ * keys configured everyone may do everything — safe only because the server then
+ * binds to the loopback interface (see `listenAddress`) — and there is no caller:
+ * the history records no name rather than one nobody chose.
  */
 export function authorize(
   keys: readonly ApiKey[],
@@ -141,7 +139,7 @@ export function authorize(
   permission: Permission,
 ): Caller | undefined {
   if (permission === "public") return undefined;
-  if (keys.length === 0) return ANONYMOUS;
+  if (keys.length === 0) return undefined;
   const secret = presentedSecret(request);
   const key = secret === undefined ? undefined : findKey(keys, secret);
   if (!key) throw apiError("Unauthorized");

@@ -142,17 +142,21 @@ function responses(response: Record<string, Schema> | undefined): Schema {
       typeof schema.description === "string"
         ? schema.description
         : (STATUS_TEXT[status] ?? `HTTP ${status}`);
+    // A route that answers other than JSON (/metrics) declares `content` itself.
+    const content = schema.content as Record<string, { schema: Schema }> | undefined;
     out[status] =
       status === "204" || schema.type === "null"
         ? { description }
-        : {
-            description,
-            content: {
-              "application/json": {
-                schema: status.endsWith("xx") ? { $ref: "#/components/schemas/Error" } : schema,
+        : content
+          ? { description, content }
+          : {
+              description,
+              content: {
+                "application/json": {
+                  schema: status.endsWith("xx") ? { $ref: "#/components/schemas/Error" } : schema,
+                },
               },
-            },
-          };
+            };
   }
   return out;
 }

@@ -1,3 +1,5 @@
+import { EXECUTION_ID_PATTERN, EXECUTION_NAME_PATTERN } from "../runtime/ids.js";
+
 /**
  * JSON Schemas shared by the resource plugins: request parts and response bodies.
  * They serve three purposes at once — validation (ajv), fast serialization
@@ -6,15 +8,31 @@
  */
 
 /**
- * Names of state machines, executions and activities: AWS's rule (1–80 characters)
- * narrowed to letters, digits, `_`, `.` and `-`, so a name is safe in a Redis key, a
- * URL path and a log line; "." and ".." are refused outright.
+ * Names of state machines and activities: AWS's rule (1–80 characters) narrowed to
+ * letters, digits, `_`, `.` and `-`, since such a name is a URL path segment of its
+ * own (`/v1/state-machines/:name`); "." and ".." are refused outright.
  */
 export const NAME_PATTERN = "^(?!\\.\\.?$)[A-Za-z0-9_.-]{1,80}$";
 export const nameSchema = { type: "string", pattern: NAME_PATTERN } as const;
 
-/** Execution ids are issued by the runtime; this only keeps hostile text out of lookups. */
-export const EXECUTION_ID_PATTERN = "^[A-Za-z0-9_.:-]{1,200}$";
+/**
+ * Execution names: exactly what AWS's StartExecution accepts (runtime/ids.ts), since
+ * clients move between the two; an execution name only ever travels inside an id.
+ */
+export const executionNameSchema = { type: "string", pattern: EXECUTION_NAME_PATTERN } as const;
+
+/** Execution ids are issued by the runtime; any id of a valid name passes, other text does not. */
+export { EXECUTION_ID_PATTERN };
+/** The rules behind the patterns, in words, for error messages (a regex is no explanation). */
+export const PATTERN_RULES: ReadonlyMap<string, string> = new Map([
+  [NAME_PATTERN, "1–80 letters, digits, '_', '.' or '-' (not '.' or '..')"],
+  [
+    EXECUTION_NAME_PATTERN,
+    '1–80 characters, none of them white space, a control character or one of < > { } [ ] ? * " # % \\ ^ | ~ ` $ & , ; : /',
+  ],
+  [EXECUTION_ID_PATTERN, "an execution ARN (arn:aws:states:…:execution:<state machine>:<name>)"],
+]);
+
 /** Task tokens are opaque (AWS allows up to 1024 characters), URL-safe by construction. */
 export const TASK_TOKEN_PATTERN = "^[A-Za-z0-9_.:=~-]{1,1024}$";
 

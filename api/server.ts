@@ -9,7 +9,14 @@ import { RuntimeError, type Caller, type Runtime } from "../runtime/contract.js"
 import { authorize, type ApiKey, type Permission } from "./auth.js";
 import { isTextBody, MAX_BODY_BYTES, registerBodyParsers } from "./body.js";
 import { ApiError, apiError, isApiErrorName } from "./errors.js";
-import { HttpMetrics, isMetricsSource, type MetricsSource } from "./metrics.js";
+import type { Registry } from "prom-client";
+import {
+  createRegistry,
+  HttpMetrics,
+  isMetricsSource,
+  registerRuntimeMetrics,
+  type MetricsSource,
+} from "./metrics.js";
 import { OpenApiCollector } from "./openapi.js";
 import { activitiesPlugin } from "./plugins/activities.js";
 import { docsPlugin } from "./plugins/docs.js";
@@ -51,6 +58,12 @@ export interface ServerOptions {
   health?: () => Promise<void>;
   /** Runtime figures for /metrics; defaults to the runtime itself when it has `metrics()`. */
   metrics?: MetricsSource;
+  /**
+   * The prom-client registry /metrics shows; pass the one a worker in the same process
+   * counts into (`workerMetrics`) to show its series too. Default: a new registry with
+   * the process's default series. The server adds its HTTP and runtime series to it.
+   */
+  registry?: Registry;
   /** The longest `?wait=` a start may block for (seconds). */
   maxWaitSeconds?: number;
   /** Reported in the OpenAPI document. */
@@ -107,7 +120,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     }
   });
 
-  const http = new HttpMetrics();
+  const registry = options.registry ?? createRegistry();
+  const http = new HttpMetrics(registry);
   app.addHook("onResponse", async (request, reply) => {
     // The route pattern, not the URL: ids in URLs would make unbounded label sets.
     const route = request.routeOptions.url ?? "unmatched";
@@ -133,8 +147,11 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(activitiesPlugin, { ...pluginOptions, prefix: "/v1" });
   const metricsSource =
     options.metrics ?? (isMetricsSource(options.runtime) ? options.runtime : undefined);
+  registerRuntimeMetrics(registry, metricsSource, (err) =>
+    app.log.warn({ err }, "runtime metrics unavailable"),
+  );
   await app.register(healthPlugin, { health: options.health });
-  await app.register(metricsPlugin, { http, source: metricsSource });
+  await app.register(metricsPlugin, { registry });
   await app.register(docsPlugin, { openapi, version: options.version ?? "0.1.0" });
   return app;
 }

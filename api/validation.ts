@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type Options } from "ajv";
 import type { FastifyInstance } from "fastify";
 import { apiError, type ApiError } from "./errors.js";
+import { PATTERN_RULES } from "./schemas.js";
 
 /**
  * Request validation. Bodies are validated strictly (no type coercion: `"name": 123`
@@ -49,8 +50,11 @@ function describe(error: ErrorObject, pointer: string): string {
       return `${field} is required`;
     case "additionalProperties":
       return `${field} is not a known field`;
-    case "pattern":
-      return `${field} must match ${String(params.pattern)}`;
+    case "pattern": {
+      const pattern = String(params.pattern);
+      const rule = PATTERN_RULES.get(pattern);
+      return rule ? `${field} must be ${rule}` : `${field} must match ${pattern}`;
+    }
     case "enum":
       return `${field} must be one of ${(params.allowedValues as unknown[]).map(String).join(", ")}`;
     default:

@@ -52,3 +52,19 @@ export function numberOption(args: ParsedArgs, name: string, min: number): numbe
   }
   return value;
 }
+
+/** An integer setting from an option or the environment (`raw`), within [min, max]. */
+export function integerSetting(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new UsageError(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
+  }
+  return value;
+}

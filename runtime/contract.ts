@@ -66,6 +66,20 @@ export interface ActivityTask {
   input: Json;
 }
 
+/** What only the runtime knows, for /metrics; a runtime reports what it can. */
+export interface RuntimeMetrics {
+  /** Executions stored (within retention), by status. */
+  executionsByStatus?: Partial<Record<ExecutionStatus, number>>;
+  /** Executions this runtime started (not idempotent repeats) since it was created. */
+  executionsStartedTotal?: number;
+  /** Jobs by queue (`steps`, `tasks`) and BullMQ state (waiting, active, delayed, …). */
+  queueDepth?: Record<string, Record<string, number>>;
+  /** Armed timers (Wait states, retry backoffs, task and heartbeat timeouts). */
+  pendingTimers?: number;
+  /** Task tokens waiting for a callback. */
+  pendingTaskTokens?: number;
+}
+
 export interface Runtime {
   createStateMachine(
     name: string,
@@ -114,6 +128,9 @@ export interface Runtime {
     waitSeconds: number,
     workerName?: string,
   ): Promise<ActivityTask | null>;
+
+  /** Figures for /metrics; optional, a runtime without it has those series missing. */
+  metrics?(): Promise<RuntimeMetrics>;
 }
 
 /** Stable error names of the runtime; `api/errors.ts` maps them to HTTP statuses. */

@@ -16,6 +16,7 @@ import {
 import {
   executionArn,
   executionTimeoutTimer,
+  isValidExecutionName,
   isValidName,
   member,
   randomToken,
@@ -55,8 +56,8 @@ export class ExecutionStore {
         .replace(/[^A-Za-z0-9]/g, "")
         .slice(0, 20);
     // The API checks names against the same pattern first; this guards direct callers.
-    if (!isValidName(name))
-      throw new TypeError(`'${name}' is not a valid execution name (letters, digits, _ . -, 1–80)`);
+    if (!isValidExecutionName(name))
+      throw new TypeError(`'${name}' is not a valid execution name (AWS's rule, see ids.ts)`);
     const input = options.input ?? {};
     const inputText = JSON.stringify(input);
     if (Buffer.byteLength(inputText) > DATA_LIMIT_BYTES) {
@@ -68,7 +69,9 @@ export class ExecutionStore {
     const now = Date.now();
     const startedAt = new Date(now).toISOString();
     const timeout = program.definition.TimeoutSeconds;
-    const started: RunEventBody = { type: "Started", input };
+    // Who started it rides with the event into ExecutionStarted's details (transition.ts annotate).
+    const started: RunEventBody & { caller?: string } = { type: "Started", input };
+    if (options.caller) started.caller = options.caller.name;
     const reply = await this.client.run(
       "startExecution",
       [
@@ -260,7 +263,7 @@ function execOf(executionId: string): string {
     throw notFound(executionId);
   }
   const [machine, name, ...rest] = exec.split(":");
-  if (rest.length > 0 || !machine || !name || !isValidName(machine) || !isValidName(name))
+  if (rest.length > 0 || !machine || !name || !isValidName(machine) || !isValidExecutionName(name))
     throw notFound(executionId);
   return exec;
 }

@@ -10,14 +10,46 @@ export const EXECUTION_ARN_PREFIX = "arn:aws:states:local:000000000000:execution
 export const STATE_MACHINE_ARN_PREFIX = "arn:aws:states:local:000000000000:stateMachine:";
 
 /**
- * Names of state machines and executions: the API's rule (api/schemas.ts
- * NAME_PATTERN): letters, digits, `_`, `.`, `-`, 1–80 characters. So names never
- * contain `:`, `/`, `#`, `|` or `@`, which ids, keys and job ids use as separators.
+ * Names of state machines (and activities): the API's rule (api/schemas.ts
+ * NAME_PATTERN): letters, digits, `_`, `.`, `-`, 1–80 characters. They travel alone
+ * as a URL path segment, hence the narrower set and no `.` or `..`.
  */
 const NAME = /^(?!\.\.?$)[A-Za-z0-9_.-]{1,80}$/;
 
 export function isValidName(name: string): boolean {
   return NAME.test(name);
+}
+
+/**
+ * What AWS forbids in an execution name (StartExecution `name`): white space,
+ * brackets `< > { } [ ]`, wildcards `? *`, the specials `" # % \ ^ | ~ $ & , ; : /` and
+ * the backtick, control characters (U+0000–001F, U+007F–009F, U+FFFE–FFFF),
+ * surrogates and U+10FFFF. Everything else is allowed, non-ASCII letters included; AWS only
+ * *recommends* `0-9 A-Z a-z - _` (for CloudWatch Logs).
+ *
+ * So execution names never contain `:`, `/`, `#`, `|` or white space, which ids,
+ * keys, job ids and follow-up lists use as separators, nor `%`, so percent-encoding
+ * them is unambiguous.
+ *
+ * A regex character class body (all but `:`), for patterns compiled with the `u`
+ * flag, as ajv compiles them.
+ */
+const FORBIDDEN_BUT_COLON = String.raw`\s<>\{\}\[\]\?\*"#%\\\^\|~\x60\$&,;\/\u0000-\u001f\u007f-\u009f\ufffe\uffff\ud800-\udfff\u{10ffff}`;
+
+/** 1–80 characters (code points), none of them forbidden by AWS. */
+export const EXECUTION_NAME_PATTERN = `^[^${FORBIDDEN_BUT_COLON}:]{1,80}$`;
+
+/**
+ * What an execution id in a URL may look like: the ARN prefix, a state machine
+ * name, `:` and an execution name — 44 + 80 + 1 + 80 code points at most. Whether
+ * it names an execution is the lookup's business (404); this keeps other text out.
+ */
+export const EXECUTION_ID_PATTERN = `^[^${FORBIDDEN_BUT_COLON}]{1,205}$`;
+
+const EXECUTION_NAME = new RegExp(EXECUTION_NAME_PATTERN, "u");
+
+export function isValidExecutionName(name: string): boolean {
+  return EXECUTION_NAME.test(name);
 }
 
 export function executionArn(machine: string, name: string): string {
@@ -55,8 +87,10 @@ export function machineOf(exec: string): string {
 }
 
 /**
- * BullMQ job ids may not contain `:`; names never contain `|` or `@`, so this is
- * reversible. A transition job is `<run>@<seq>`: enqueueing it twice is harmless.
+ * BullMQ job ids may not contain `:`; names never contain `|`, and the seq after
+ * the last `@` is a number, so two runs never share a job id (even when an
+ * execution name contains `@`). A transition job is `<run>@<seq>`: enqueueing it
+ * twice is harmless.
  */
 export function stepJobId(run: string, seq: number): string {
   return `${run.replace(/:/g, "|")}@${seq}`;

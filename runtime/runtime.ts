@@ -10,6 +10,7 @@ import type {
   ExecutionStatus,
   Page,
   Runtime,
+  RuntimeMetrics,
   StartResult,
   StateMachineDetail,
   StateMachineSummary,
@@ -17,11 +18,13 @@ import type {
 import { ExecutionStore } from "./executions.js";
 import { makeKeys, type Keys } from "./keys.js";
 import { MachineStore } from "./machines.js";
+import { readRuntimeMetrics } from "./metrics.js";
 import { ExecutionCache } from "./programs.js";
 import { JobQueues } from "./queues.js";
 import { bullConnection, RedisClient } from "./redis.js";
 import { resolveSettings, type RuntimeSettings } from "./settings.js";
 import type { TransitionDeps } from "./transition.js";
+import { EndWaiters } from "./waiters.js";
 
 /**
  * The durable runtime the REST API calls (runtime/contract.ts), backed by Redis.
@@ -37,6 +40,9 @@ export class RedisRuntime implements Runtime {
   private readonly machines: MachineStore;
   private readonly executions: ExecutionStore;
   private readonly deps: TransitionDeps;
+  private readonly waiters: EndWaiters;
+  /** Executions this runtime created (idempotent repeats not counted), for /metrics. */
+  private started = 0;
 
   constructor(options: Partial<RuntimeSettings> = {}) {
     this.settings = resolveSettings(options);
@@ -61,6 +67,7 @@ export class RedisRuntime implements Runtime {
       queues: this.queues,
       settings: this.settings,
     };
+    this.waiters = new EndWaiters(this.settings.redisUrl, this.keys.endedChannel);
   }
 
   createStateMachine(
@@ -88,11 +95,13 @@ export class RedisRuntime implements Runtime {
     return this.machines.list(options);
   }
 
-  startExecution(
+  async startExecution(
     stateMachine: string,
     options: { input?: Json; name?: string; caller?: Caller },
   ): Promise<StartResult> {
-    return this.executions.start(stateMachine, options);
+    const result = await this.executions.start(stateMachine, options);
+    if (result.created) this.started++;
+    return result;
   }
 
   describeExecution(executionId: string): Promise<ExecutionRecord> {
@@ -125,7 +134,7 @@ export class RedisRuntime implements Runtime {
   }
 
   waitForExecution(executionId: string, timeoutMs: number): Promise<ExecutionRecord> {
-    return this.executions.wait(executionId, timeoutMs);
+    return this.waiters.wait(executionId, timeoutMs, () => this.executions.describe(executionId));
   }
 
   sendTaskSuccess(token: string, output: Json, caller?: Caller): Promise<void> {
@@ -153,12 +162,18 @@ export class RedisRuntime implements Runtime {
     return pollActivity(this.deps, activity, waitSeconds, workerName);
   }
 
+  async metrics(): Promise<RuntimeMetrics> {
+    const figures = await readRuntimeMetrics(this.client, this.keys, this.queues);
+    return { ...figures, executionsStartedTotal: this.started };
+  }
+
   /** Beyond the contract: every event fed to `step`, in order (engine/replay.ts rebuilds the runs from it). */
   journal(executionId: string): Promise<{ runId: string; event: RunEvent }[]> {
     return this.executions.journal(executionId);
   }
 
   async close(): Promise<void> {
+    await this.waiters.close();
     await this.queues.close();
     this.queueConnection.disconnect();
     await this.client.close();

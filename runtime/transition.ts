@@ -103,11 +103,14 @@ export async function advance(
   deps: TransitionDeps,
   run: string,
   seq: number,
+  /** Called at each commit (a chained job commits several). */
+  onCommit?: () => void,
 ): Promise<AdvanceResult> {
   const budget = deps.settings.chain;
   const deadline = Date.now() + budget.ms;
   let done = await transition(deps, run, seq, undefined, budget.transitions > 1);
   const result = done.result;
+  if (result === "committed") onCommit?.();
   for (let n = 1; done.next; n++) {
     if (n >= budget.transitions || Date.now() >= deadline) {
       // Budget spent with events left: the run goes back to the queue like any follow-up.
@@ -115,6 +118,7 @@ export async function advance(
       break;
     }
     done = await transition(deps, run, done.next.seq, done.next, n + 1 < budget.transitions);
+    if (done.result === "committed") onCommit?.();
   }
   return result;
 }

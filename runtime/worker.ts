@@ -23,6 +23,12 @@ export interface WorkerOptions extends Partial<RuntimeSettings> {
   taskMode?: (resource: string) => TaskMode;
   /** Where job and poll errors go (default: stderr). */
   onError?: (err: unknown) => void;
+  /**
+   * Called for each committed transition (a job may chain several) with the time it
+   * waited and ran, and for each job that committed nothing (`stale`, `idle`,
+   * `missing`); feeds /metrics.
+   */
+  onTransition?: (info: { result: string; latencyMs: number }) => void;
 }
 
 export interface StepwiseWorker {
@@ -68,7 +74,16 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
   const steps = new Worker<StepJob>(
     QUEUES.steps,
     async (job) => {
-      await advance(deps, job.data.r, job.data.q);
+      // A transition waits from its job's enqueue, or in a chain from the commit before it.
+      let since = job.timestamp;
+      const result = await advance(deps, job.data.r, job.data.q, () => {
+        const now = Date.now();
+        options.onTransition?.({ result: "committed", latencyMs: now - since });
+        since = now;
+      });
+      if (result !== "committed") {
+        options.onTransition?.({ result, latencyMs: Date.now() - job.timestamp });
+      }
     },
     {
       ...common,
@@ -111,6 +126,11 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
         }
         await queues.close();
         queueConnection.disconnect();
+        // BullMQ never closes a connection it was handed (it could be shared); these
+        // two are the workers' own, and left open they would keep the process alive.
+        for (const worker of [steps, tasks]) {
+          (worker.opts.connection as { disconnect?: () => void }).disconnect?.();
+        }
         await client.close();
       })();
       return closing;

@@ -19,6 +19,15 @@ export interface HttpRunnerOptions {
 
 const RESOURCES = new Set(["http:invoke", "arn:aws:states:::http:invoke"]);
 
+/**
+ * Ids hold execution names, which may be any Unicode (AWS's rule), but header values
+ * are bytes: non-ASCII is percent-encoded as UTF-8. Names never contain `%` or
+ * white space, so ASCII ids pass unchanged and the encoding is unambiguous.
+ */
+function headerSafe(id: string): string {
+  return id.replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c));
+}
+
 export function httpRunner(options: HttpRunnerOptions = {}): TaskRunner {
   const doFetch = options.fetch ?? fetch;
   return {
@@ -40,9 +49,9 @@ export function httpRunner(options: HttpRunnerOptions = {}): TaskRunner {
       }
       const method = typeof args.Method === "string" ? args.Method.toUpperCase() : "GET";
       const headers: Record<string, string> = {
-        "idempotency-key": request.taskId,
-        "x-stepwise-execution": request.executionId,
-        "x-stepwise-task": request.taskId,
+        "idempotency-key": headerSafe(request.taskId),
+        "x-stepwise-execution": headerSafe(request.executionId),
+        "x-stepwise-task": headerSafe(request.taskId),
         "x-stepwise-attempt": String(request.attempt),
       };
       if (request.taskToken !== undefined) headers["x-stepwise-task-token"] = request.taskToken;

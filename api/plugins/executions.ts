@@ -9,6 +9,7 @@ import {
   errorResponses,
   EXECUTION_ID_PATTERN,
   EXECUTION_STATUSES,
+  executionNameSchema,
   executionRecord,
   historyEvent,
   nameSchema,
@@ -85,9 +86,9 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
               description: "The execution input (default {}); at most 256 KiB.",
             },
             name: {
-              ...nameSchema,
+              ...executionNameSchema,
               description:
-                "Execution name: a second start with the same name and input returns the first execution (200).",
+                'Execution name, as AWS allows it: 1–80 characters except white space, control characters and < > { } [ ] ? * " # % \\ ^ | ~ ` $ & , ; : /. A second start with the same name and input returns the first execution (200).',
             },
           },
         },

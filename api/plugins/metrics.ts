@@ -1,50 +1,38 @@
 import type { FastifyPluginAsync } from "fastify";
-import {
-  Exposition,
-  writeRuntimeMetrics,
-  type HttpMetrics,
-  type MetricsSource,
-} from "../metrics.js";
+import type { Registry } from "prom-client";
 
 /**
  * `/metrics` in the Prometheus text format. Public, like most scrape endpoints: it
- * exposes counts, never names, inputs or outputs. A runtime that fails to report
- * must not make the scrape fail — the HTTP series and `stepwise_up` still answer.
+ * exposes counts, never names, inputs or outputs. What it holds is decided where the
+ * registry is filled (api/metrics.ts, runtime/worker-metrics.ts).
  */
 export interface MetricsOptions {
-  http: HttpMetrics;
-  source: MetricsSource | undefined;
+  registry: Registry;
 }
 
-export const metricsPlugin: FastifyPluginAsync<MetricsOptions> = async (app, { http, source }) => {
+export const metricsPlugin: FastifyPluginAsync<MetricsOptions> = async (app, { registry }) => {
   app.get(
     "/metrics",
     {
       config: { permission: "public" },
       schema: {
         summary: "Prometheus metrics",
+        description:
+          "The process's default series, HTTP requests, the runtime's executions by status, " +
+          "queue depth, pending timers and task tokens, and (with a worker in the same " +
+          "process) transitions and their latency.",
         tags: ["operations"],
+        response: {
+          200: {
+            description: "Prometheus text exposition format 0.0.4",
+            content: { "text/plain": { schema: { type: "string" } } },
+          },
+        },
       },
     },
-    async (request, reply) => {
-      const out = new Exposition();
-      let runtimeUp = 0;
-      if (source) {
-        try {
-          writeRuntimeMetrics(out, await source.metrics());
-          runtimeUp = 1;
-        } catch (err) {
-          request.log.warn({ err }, "runtime metrics unavailable");
-        }
-      }
-      out.metric(
-        "stepwise_runtime_metrics_up",
-        "gauge",
-        "1 when the runtime reported its metrics.",
-        [{ value: runtimeUp }],
-      );
-      http.write(out);
-      return reply.type("text/plain; version=0.0.4; charset=utf-8").send(out.toString());
+    async (_request, reply) => {
+      const text = await registry.metrics();
+      return reply.type(registry.contentType).send(text);
     },
   );
 };

@@ -2,12 +2,14 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Redis } from "ioredis";
 import { listenAddress, parseApiKeys } from "../../api/auth.js";
+import { createRegistry } from "../../api/metrics.js";
 import { buildServer } from "../../api/server.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
 import { startWorker } from "../../runtime/worker.js";
+import { workerMetrics } from "../../runtime/worker-metrics.js";
 import { functionRunner, handlersFromModule } from "../../task-runners/index.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
-import { parseArgs } from "../args.js";
+import { integerSetting, parseArgs } from "../args.js";
 import { EXIT, UsageError, type Command } from "../command.js";
 
 const usage = `Usage: stepwise serve [--port N] [--host H] [--no-worker]
@@ -33,21 +35,6 @@ Environment:
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
-function integer(
-  name: string,
-  raw: string | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new UsageError(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
-  }
-  return value;
-}
-
 /** STEPWISE_TASKS: a module whose function exports serve Task resources by name. */
 async function loadTasks(module: string | undefined): Promise<TaskRunner[]> {
   if (!module) return [];
@@ -63,9 +50,15 @@ export const serveCommand: Command = {
     const args = parseArgs(argv, { flags: ["no-worker"], values: ["port", "host"] });
     if (args.positionals.length > 0) throw new UsageError("serve takes no positional arguments");
     const env = process.env;
-    const port = integer("--port/PORT", args.values.get("port") ?? env.PORT, 8080, 0, 65535);
-    const maxWaitSeconds = integer("STEPWISE_MAX_WAIT", env.STEPWISE_MAX_WAIT, 300, 0, 3600);
-    const concurrency = integer("STEPWISE_CONCURRENCY", env.STEPWISE_CONCURRENCY, 16, 1, 10_000);
+    const port = integerSetting("--port/PORT", args.values.get("port") ?? env.PORT, 8080, 0, 65535);
+    const maxWaitSeconds = integerSetting("STEPWISE_MAX_WAIT", env.STEPWISE_MAX_WAIT, 300, 0, 3600);
+    const concurrency = integerSetting(
+      "STEPWISE_CONCURRENCY",
+      env.STEPWISE_CONCURRENCY,
+      16,
+      1,
+      10_000,
+    );
     const level = env.LOG_LEVEL ?? "info";
     if (!LOG_LEVELS.includes(level))
       throw new UsageError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
@@ -82,9 +75,17 @@ export const serveCommand: Command = {
 
     const runtime = createRedisRuntime({ redisUrl, prefix });
     const taskRunners = await loadTasks(env.STEPWISE_TASKS);
+    // One registry for the API and the worker: one scrape shows both.
+    const registry = createRegistry();
     const worker = args.flags.has("no-worker")
       ? undefined
-      : await startWorker({ redisUrl, prefix, concurrency, taskRunners });
+      : await startWorker({
+          redisUrl,
+          prefix,
+          concurrency,
+          taskRunners,
+          onTransition: workerMetrics(registry).onTransition,
+        });
     // A connection of its own for /health, so a busy runtime connection cannot mask an outage.
     const probe = new Redis(redisUrl, {
       lazyConnect: true,
@@ -101,6 +102,7 @@ export const serveCommand: Command = {
       apiKeys,
       logger: { level },
       maxWaitSeconds,
+      registry,
       health: async () => {
         await probe.ping();
       },
@@ -138,10 +140,8 @@ export const serveCommand: Command = {
       await shutdown("listen-failed");
       return EXIT.failed;
     }
+    // Everything is closed once this resolves, so the process exits by itself.
     await stopped;
-    // Everything is closed; a connection a library failed to release must not keep a
-    // stopped server alive (orchestrators would SIGKILL it after their grace period).
-    setTimeout(() => process.exit(EXIT.ok), 1000).unref();
     return EXIT.ok;
   },
 };

@@ -50,6 +50,7 @@ function schedule(ctx: StepContext, state: TaskState): void {
     timeoutInSeconds: timeoutSeconds,
     heartbeatInSeconds: heartbeatSeconds,
   });
+  ctx.record("TaskStarted", described);
   const timerIds: string[] = [];
   let heartbeatTimerId: string | undefined;
   if (timeoutSeconds !== undefined) {

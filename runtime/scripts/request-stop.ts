@@ -2,7 +2,8 @@ import type { ScriptSpec } from "./spec.js";
 
 /**
  * requestStop: puts a Stop event at the FRONT of the root run's inbox, so it is
- * the next transition (a commit that read another head is refused and re-steps).
+ * the next transition (a commit that read another head is refused and re-steps);
+ * before the run has taken its Started event, right behind that one.
  *
  * KEYS[1] execution hash, KEYS[2] root run hash, KEYS[3] root run inbox, KEYS[4] schedule zset
  * ARGV[1] Stop event JSON, ARGV[2] root run (short id), ARGV[3] lease deadline (ms)
@@ -15,8 +16,15 @@ export const requestStop: ScriptSpec = {
 local st = redis.call('HGET', KEYS[1], 'st')
 if not st then return {-1} end
 if st ~= 'RUNNING' then return {0} end
-redis.call('LPUSH', KEYS[3], ARGV[1])
+local q = redis.call('HGET', KEYS[2], 'q')
+if q == '0' then
+  -- Started is still waiting: a Stop before it would find no state to stop and be
+  -- lost, so it goes right after it (everything else the run queues comes later).
+  redis.call('RPUSH', KEYS[3], ARGV[1])
+else
+  redis.call('LPUSH', KEYS[3], ARGV[1])
+end
 redis.call('ZADD', KEYS[4], ARGV[3], 'r:' .. ARGV[2])
-return {1, tonumber(redis.call('HGET', KEYS[2], 'q'))}
+return {1, tonumber(q)}
 `,
 };

@@ -134,7 +134,7 @@ describe("authentication", () => {
     expect(stop.status).toBe(403);
   });
 
-  it("a run key stops executions (the callback key's caller name is checked in human-approval)", async () => {
+  it("a run key stops executions, and its name is recorded as the caller of start and stop", async () => {
     const { client } = stack;
     const started = await client.post(
       "/v1/state-machines/parked/executions",
@@ -157,7 +157,54 @@ describe("authentication", () => {
       const history = await client.get(`/v1/executions/${id}/history`);
       return history.body.items.find((e: { type: string }) => e.type === "ExecutionAborted");
     });
-    expect(aborted).toBeDefined();
+    // The key's name next to AWS's own fields (the callback key's is checked in human-approval).
+    expect(aborted.executionAbortedEventDetails).toEqual({ callerName: "runner" });
+    const history = await client.get(`/v1/executions/${id}/history`);
+    const first = history.body.items[0];
+    expect(first.type).toBe("ExecutionStarted");
+    expect(first.executionStartedEventDetails).toMatchObject({
+      input: "{}",
+      roleArn: expect.any(String),
+      callerName: "runner",
+    });
+  });
+
+  it("records each caller: the admin key starts, the run key stops with error and cause", async () => {
+    const { client } = stack;
+    const started = await client.post("/v1/state-machines/parked/executions", {
+      input: { n: 1 },
+    });
+    const id = encodeURIComponent(started.body.executionId);
+    await client.until(async () => {
+      const history = await client.get(`/v1/executions/${id}/history`);
+      return (
+        history.body.items.some((e: { type: string }) => e.type === "TaskScheduled") || undefined
+      );
+    });
+    await client.post(
+      `/v1/executions/${id}/stop`,
+      { error: "Ops", cause: "no longer needed" },
+      {
+        key: KEYS.run,
+      },
+    );
+    const events = await client.until(async () => {
+      const items = (await client.get(`/v1/executions/${id}/history`)).body.items as {
+        type: string;
+        [key: string]: unknown;
+      }[];
+      return items.some((e) => e.type === "ExecutionAborted") ? items : undefined;
+    });
+    expect(events[0]!.executionStartedEventDetails).toMatchObject({
+      input: JSON.stringify({ n: 1 }),
+      callerName: "ops",
+    });
+    expect(events.find((e) => e.type === "ExecutionAborted")!.executionAbortedEventDetails).toEqual(
+      { error: "Ops", cause: "no longer needed", callerName: "runner" },
+    );
+    // Only the events the caller caused carry the name.
+    const named = events.filter((e) => JSON.stringify(e).includes("callerName"));
+    expect(named.map((e) => e.type)).toEqual(["ExecutionStarted", "ExecutionAborted"]);
   });
 });
 
@@ -186,13 +233,34 @@ describe("key configuration", () => {
     });
   });
 
-  it("without keys every request is the anonymous admin (loopback only)", async () => {
+  it("without keys every request may do everything, and no caller is recorded", async () => {
     const open = await startStack({ apiKeys: "" });
     try {
       const created = await open.client.post("/v1/state-machines", { name: "open", definition });
       expect(created.status).toBe(201);
       const run = await open.client.post("/v1/state-machines/open/executions?wait=5", {});
       expect(run.body.status).toBe("SUCCEEDED");
+      expect(
+        (await open.client.post("/v1/state-machines", { name: "parked", definition: parked }))
+          .status,
+      ).toBe(201);
+      const started = await open.client.post("/v1/state-machines/parked/executions", {});
+      const id = encodeURIComponent(started.body.executionId);
+      await open.client.until(async () => {
+        const history = await open.client.get(`/v1/executions/${id}/history`);
+        return (
+          history.body.items.some((e: { type: string }) => e.type === "TaskScheduled") || undefined
+        );
+      });
+      await open.client.post(`/v1/executions/${id}/stop`, {});
+      const events = await open.client.until(async () => {
+        const items = (await open.client.get(`/v1/executions/${id}/history`)).body.items as {
+          type: string;
+        }[];
+        return items.some((e) => e.type === "ExecutionAborted") ? items : undefined;
+      });
+      expect(events[0]).toMatchObject({ type: "ExecutionStarted" });
+      expect(JSON.stringify(events)).not.toContain("callerName");
     } finally {
       await open.close();
     }

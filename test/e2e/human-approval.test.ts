@@ -78,16 +78,18 @@ describe("human approval", () => {
     const events = history.body.items as { id: number; type: string }[];
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
     const types = events.map((e) => e.type);
-    // (AWS also records TaskStarted when the worker picks the task up; the runtime does not yet.)
     for (const t of [
       "TaskScheduled",
+      "TaskStarted",
       "TaskSucceeded",
       "ChoiceStateEntered",
       "ExecutionSucceeded",
     ]) {
       expect(types).toContain(t);
     }
-    expect(types.indexOf("TaskScheduled")).toBeLessThan(types.indexOf("TaskSucceeded"));
+    // AWS's order: TaskStarted right after TaskScheduled, before the callback's TaskSucceeded.
+    expect(types.indexOf("TaskStarted")).toBe(types.indexOf("TaskScheduled") + 1);
+    expect(types.indexOf("TaskStarted")).toBeLessThan(types.indexOf("TaskSucceeded"));
     // The approval UI's key name is recorded as the caller somewhere in the history.
     expect(JSON.stringify(history.body.items)).toContain("approval-ui");
 

@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildServer } from "../../api/server.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
+import { sample } from "./prometheus.js";
 import { REDIS_URL, startStack, type Stack } from "./stack.js";
 
 /** /health, /metrics and /docs. */
@@ -61,6 +62,105 @@ describe("operations", () => {
     // Every sample line is `name{labels} value`.
     for (const line of reply.text.split("\n").filter((l) => l && !l.startsWith("#"))) {
       expect(line).toMatch(/^[a-z_:][a-z0-9_:]*(\{[^}]*\})? [-+0-9.eInfa]+$/);
+    }
+  });
+
+  it("/metrics reports executions, timers, tokens, queues, the worker's transitions and the process", async () => {
+    // A stack of its own, so every figure is exactly what this test did.
+    const own = await startStack();
+    try {
+      const { client } = own;
+      const machines = {
+        quick: {
+          StartAt: "A",
+          States: { A: { Type: "Pass", Next: "B" }, B: { Type: "Pass", End: true } },
+        },
+        sleepy: { StartAt: "W", States: { W: { Type: "Wait", Seconds: 3600, End: true } } },
+        asking: {
+          StartAt: "Ask",
+          States: {
+            Ask: {
+              Type: "Task",
+              Resource: "stepwise:approval.waitForTaskToken",
+              Parameters: { "token.$": "$$.Task.Token" },
+              End: true,
+            },
+          },
+        },
+      };
+      for (const [name, definition] of Object.entries(machines)) {
+        expect((await client.post("/v1/state-machines", { name, definition })).status).toBe(201);
+      }
+      for (let i = 0; i < 3; i++) {
+        const run = await client.post("/v1/state-machines/quick/executions?wait=10", {});
+        expect(run.body.status).toBe("SUCCEEDED");
+      }
+      // An idempotent repeat starts nothing.
+      await client.post("/v1/state-machines/quick/executions", { name: "same" });
+      await client.post("/v1/state-machines/quick/executions", { name: "same" });
+      const sleepy = await client.post("/v1/state-machines/sleepy/executions", {});
+      await client.post("/v1/state-machines/asking/executions", {});
+
+      // Parked: one Wait timer armed, one task token out, nothing left in the queue.
+      const parked = await client.until(async () => {
+        const text = (await client.get("/metrics", { key: null })).text;
+        const settled =
+          sample(text, "stepwise_pending_timers") === 1 &&
+          sample(text, "stepwise_pending_task_tokens") === 1 &&
+          sample(text, "stepwise_executions", { status: "SUCCEEDED" }) === 4;
+        return settled ? text : undefined;
+      });
+      expect(sample(parked, "stepwise_runtime_metrics_up")).toBe(1);
+      expect(sample(parked, "stepwise_executions", { status: "RUNNING" })).toBe(2);
+      expect(sample(parked, "stepwise_executions", { status: "ABORTED" })).toBe(0);
+      expect(sample(parked, "stepwise_executions_started_total")).toBe(6);
+      expect(sample(parked, "stepwise_queue_jobs", { queue: "steps", state: "waiting" })).toBe(0);
+      expect(sample(parked, "stepwise_queue_jobs", { queue: "tasks", state: "active" })).toBe(0);
+      // The worker's series, counted in the same registry (as `stepwise serve` does).
+      const committed = sample(parked, "stepwise_transitions_total", { result: "committed" });
+      expect(committed).toBeGreaterThanOrEqual(4);
+      expect(sample(parked, "stepwise_transition_latency_seconds_count")).toBe(committed);
+      expect(sample(parked, "stepwise_transition_latency_seconds_bucket", { le: "+Inf" })).toBe(
+        committed,
+      );
+      // prom-client's default series of the process.
+      expect(sample(parked, "process_cpu_user_seconds_total")).toBeGreaterThan(0);
+      expect(sample(parked, "nodejs_heap_size_used_bytes")).toBeGreaterThan(0);
+
+      // Stopping the sleeper disarms its timer and moves it to ABORTED.
+      const id = encodeURIComponent(sleepy.body.executionId);
+      expect((await client.post(`/v1/executions/${id}/stop`, {})).status).toBe(200);
+      const after = (await client.get("/metrics", { key: null })).text;
+      expect(sample(after, "stepwise_pending_timers")).toBe(0);
+      expect(sample(after, "stepwise_executions", { status: "ABORTED" })).toBe(1);
+      expect(sample(after, "stepwise_executions", { status: "RUNNING" })).toBe(1);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("/metrics still answers when the runtime cannot report, with stepwise_runtime_metrics_up 0", async () => {
+    const runtime = createRedisRuntime({ redisUrl: REDIS_URL, prefix: `${stack.prefix}-fail` });
+    const app = await buildServer({
+      runtime,
+      metrics: {
+        metrics: async () => {
+          throw new Error("Redis is gone");
+        },
+      },
+    });
+    try {
+      await app.listen({ port: 0, host: "127.0.0.1" });
+      const port = (app.server.address() as AddressInfo).port;
+      const reply = await fetch(`http://127.0.0.1:${port}/metrics`);
+      expect(reply.status).toBe(200);
+      const text = await reply.text();
+      expect(sample(text, "stepwise_runtime_metrics_up")).toBe(0);
+      expect(sample(text, "stepwise_executions", { status: "RUNNING" })).toBeUndefined();
+      expect(sample(text, "process_cpu_user_seconds_total")).toBeGreaterThan(0);
+    } finally {
+      await app.close();
+      await runtime.close();
     }
   });
 });

@@ -3,12 +3,15 @@ import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
+import { createRedisRuntime } from "../../runtime/runtime.js";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { sample } from "./prometheus.js";
 import { REDIS_URL } from "./stack.js";
 
 /**
  * `stepwise serve` as a process: configured from the environment only, API and worker
- * in one process, a warning (and 127.0.0.1) without API keys, a clean exit on SIGTERM.
+ * in one process, a warning (and 127.0.0.1) without API keys, a clean exit on SIGTERM
+ * (by itself: nothing forces it). `stepwise worker` likewise, with its own /metrics.
  */
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const children: ChildProcess[] = [];
@@ -54,11 +57,12 @@ async function freePort(): Promise<number> {
 function serve(
   env: Record<string, string>,
   args: string[] = [],
+  command: "serve" | "worker" = "serve",
 ): { child: ChildProcess; output: () => string } {
   const script = `
-    import { serveCommand } from "./cli/commands/serve.ts";
+    import { main } from "./cli/main.ts";
     const io = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
-    process.exitCode = await serveCommand.run(${JSON.stringify(args)}, io);`;
+    process.exitCode = await main(${JSON.stringify([command, ...args])}, io);`;
   const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
     cwd: root,
     env: { ...process.env, ...env },
@@ -121,6 +125,14 @@ describe("stepwise serve", () => {
     });
     expect(await run.json()).toMatchObject({ status: "SUCCEEDED", output: { x: 1 } });
     expect(output()).toContain('"level":30'); // pino JSON lines
+    // One /metrics for both halves: the worker's transitions next to the API's series.
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(sample(metrics, "stepwise_transitions_total", { result: "committed" })).toBeGreaterThan(
+      0,
+    );
+    expect(sample(metrics, "stepwise_transition_latency_seconds_count")).toBeGreaterThan(0);
+    expect(sample(metrics, "stepwise_executions", { status: "SUCCEEDED" })).toBe(1);
+    expect(sample(metrics, "process_resident_memory_bytes")).toBeGreaterThan(0);
     child.kill("SIGTERM");
     expect(await exited(child)).toBe(0);
   }, 40_000);
@@ -151,4 +163,68 @@ describe("stepwise serve", () => {
     expect(await exited(child)).toBe(2);
     expect(output()).toContain("STEPWISE_API_KEYS");
   }, 20_000);
+});
+
+describe("stepwise worker", () => {
+  it("serves its own transition metrics on --metrics-port; exits by itself on SIGTERM", async () => {
+    const p = prefix();
+    const { child, output } = serve(
+      { REDIS_URL, STEPWISE_PREFIX: p },
+      ["--metrics-port", "0", "--concurrency", "4"],
+      "worker",
+    );
+    const port = await until(async () => {
+      const match = /metrics on port (\d+)/.exec(output());
+      return match ? Number(match[1]) : undefined;
+    });
+    // Executions started from this process; the worker process advances them.
+    const runtime = createRedisRuntime({ redisUrl: REDIS_URL, prefix: p });
+    try {
+      await runtime.createStateMachine("two", {
+        StartAt: "A",
+        States: { A: { Type: "Pass", Next: "B" }, B: { Type: "Pass", End: true } },
+      });
+      for (let i = 0; i < 2; i++) {
+        const { executionId } = await runtime.startExecution("two", { input: { i } });
+        expect((await runtime.waitForExecution(executionId, 10_000)).status).toBe("SUCCEEDED");
+      }
+    } finally {
+      await runtime.close();
+    }
+    const reply = await fetch(`http://127.0.0.1:${port}/metrics`);
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get("content-type")).toContain("text/plain");
+    const text = await reply.text();
+    // Each execution is three transitions (Started, A, B), however many jobs they took.
+    const committed = sample(text, "stepwise_transitions_total", { result: "committed" });
+    expect(committed).toBe(6);
+    expect(sample(text, "stepwise_transition_latency_seconds_count")).toBe(committed);
+    expect(sample(text, "process_cpu_user_seconds_total")).toBeGreaterThan(0);
+    // Only the worker's own series: the API's and the runtime's live in the API process.
+    expect(sample(text, "stepwise_runtime_metrics_up")).toBeUndefined();
+    const other = await fetch(`http://127.0.0.1:${port}/v1/executions`);
+    expect(other.status).toBe(404);
+    expect(((await other.json()) as { error: string }).error).toBe("RouteNotFound");
+    child.kill("SIGTERM");
+    expect(await exited(child)).toBe(0);
+  }, 40_000);
+
+  it("takes the metrics port from STEPWISE_METRICS_PORT and refuses a bad one with exit 2", async () => {
+    const port = await freePort();
+    const { child, output } = serve(
+      { REDIS_URL, STEPWISE_PREFIX: prefix(), STEPWISE_METRICS_PORT: String(port) },
+      [],
+      "worker",
+    );
+    await until(async () =>
+      (await fetch(`http://127.0.0.1:${port}/metrics`)).ok ? true : undefined,
+    );
+    expect(output()).toContain(`metrics on port ${port}`);
+    child.kill("SIGTERM");
+    expect(await exited(child)).toBe(0);
+
+    const bad = serve({ REDIS_URL, STEPWISE_METRICS_PORT: "http" }, [], "worker");
+    expect(await exited(bad.child)).toBe(2);
+    expect(bad.output()).toContain("STEPWISE_METRICS_PORT");
+  }, 40_000);
 });

@@ -3,15 +3,18 @@ import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { parseApiKeys } from "../../api/auth.js";
+import { createRegistry } from "../../api/metrics.js";
 import { buildServer } from "../../api/server.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
 import { startWorker } from "../../runtime/worker.js";
+import { workerMetrics } from "../../runtime/worker-metrics.js";
 import { Client } from "./client.js";
 
 /**
  * The whole service for one test file: the real Redis runtime, a real worker and the
  * API listening on a random port of 127.0.0.1 — under a random key prefix, so test
- * files never see each other's state. Nothing is faked.
+ * files never see each other's state. Nothing is faked. As in `stepwise serve`, the
+ * worker counts into the API's metrics registry.
  */
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -39,13 +42,20 @@ export interface StackOptions {
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const prefix = `stepwise-e2e-${randomBytes(6).toString("hex")}`;
   const runtime = createRedisRuntime({ redisUrl: REDIS_URL, prefix });
-  const worker = await startWorker({ redisUrl: REDIS_URL, prefix, onError: () => undefined });
+  const registry = createRegistry();
+  const worker = await startWorker({
+    redisUrl: REDIS_URL,
+    prefix,
+    onError: () => undefined,
+    onTransition: workerMetrics(registry).onTransition,
+  });
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
   const apiKeys = parseApiKeys(options.apiKeys ?? API_KEYS);
   const app = await buildServer({
     runtime,
     apiKeys,
+    registry,
     health: async () => {
       await redis.ping();
     },

@@ -133,6 +133,7 @@ describe("history events", () => {
       "PassStateExited",
       "TaskStateEntered",
       "TaskScheduled",
+      "TaskStarted",
       "TaskSucceeded",
       "TaskStateExited",
       "ChoiceStateEntered",

@@ -283,3 +283,27 @@ describe("retention", () => {
     expect(await redis.ttl(h.runtime.keys.execution("fan:forever"))).toBe(-1);
   });
 });
+
+describe("a stop before the first transition", () => {
+  it("is not lost: the execution starts and is ABORTED right after", async () => {
+    await createMachine(h.runtime, "w", {
+      StartAt: "Nap",
+      States: { Nap: { Type: "Wait", Seconds: 60, End: true } },
+    });
+    // No worker yet: Started is still in the inbox when the stop arrives.
+    const { executionId } = await h.runtime.startExecution("w", { input: {}, name: "early" });
+    const stopped = await h.runtime.stopExecution(executionId, { error: "Early" });
+    expect(stopped.status).toBe("ABORTED");
+    expect(stopped.error).toBe("Early");
+    await h.startWorker();
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await h.runtime.describeExecution(executionId)).status).toBe("ABORTED");
+    const history = await fullHistory(h.runtime, executionId);
+    expect(historyProblems(history)).toEqual([]);
+    expect(history.map((e) => e.type)).toEqual([
+      "ExecutionStarted",
+      "WaitStateEntered",
+      "ExecutionAborted",
+    ]);
+  });
+});

@@ -1,0 +1,172 @@
+import { Redis } from "ioredis";
+import type { ExecutionRecord } from "./contract.js";
+import { longId } from "./ids.js";
+
+/**
+ * Waiting for executions to end (`POST …/executions?wait=`) without polling Redis.
+ *
+ * The commit script PUBLISHes an execution's short id on `<base>ended` when the
+ * execution ends (commit-transition.ts, op `end`). One subscriber connection per
+ * runtime listens (a subscribed connection can do nothing else) and wakes the
+ * waiters of that execution, which then read the record once.
+ *
+ * Pub/sub is fire-and-forget: a message published while the subscriber is
+ * reconnecting is gone. So a waiter also re-reads the record every
+ * `fallbackMs`, and every waiter re-reads when the subscriber has reconnected;
+ * a lost message then costs at most `fallbackMs` of extra wait, never a wrong answer.
+ */
+export class EndWaiters {
+  private readonly waiters = new Map<string, Set<Waiter>>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private subscriber: Redis | undefined;
+  private subscription: Promise<unknown> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly redisUrl: string,
+    private readonly channel: string,
+    private readonly fallbackMs = 1_000,
+  ) {}
+
+  /**
+   * Resolves with the record once the execution is no longer RUNNING, or with its
+   * RUNNING record when `timeoutMs` has passed (or the runtime closes).
+   */
+  wait(
+    executionId: string,
+    timeoutMs: number,
+    describe: () => Promise<ExecutionRecord>,
+  ): Promise<ExecutionRecord> {
+    if (this.closed) return describe();
+    const waiting = this.run(executionId, timeoutMs, describe);
+    this.pending.add(waiting);
+    const forget = (): void => void this.pending.delete(waiting);
+    waiting.then(forget, forget);
+    return waiting;
+  }
+
+  /** Drops the subscriber connection and lets pending waits answer with the record as it is now. */
+  async close(): Promise<void> {
+    this.closed = true;
+    // Disconnecting first also releases waits still waiting for their subscription.
+    this.subscriber?.disconnect();
+    this.subscriber = undefined;
+    this.wakeAll();
+    await Promise.allSettled([...this.pending]);
+  }
+
+  private async run(
+    executionId: string,
+    timeoutMs: number,
+    describe: () => Promise<ExecutionRecord>,
+  ): Promise<ExecutionRecord> {
+    const deadline = Date.now() + timeoutMs;
+    const waiter = new Waiter();
+    this.add(executionId, waiter);
+    try {
+      // Subscribed BEFORE the first read: an end committed between a read and the
+      // subscription would otherwise go unnoticed until the fallback re-read.
+      await this.subscribed();
+      for (;;) {
+        const record = await describe();
+        const left = deadline - Date.now();
+        if (record.status !== "RUNNING" || left <= 0 || this.closed) return record;
+        await waiter.sleep(Math.min(left, this.fallbackMs));
+      }
+    } finally {
+      this.remove(executionId, waiter);
+    }
+  }
+
+  private subscribed(): Promise<unknown> {
+    if (this.subscription) return this.subscription;
+    const subscriber = new Redis(this.redisUrl, {
+      maxRetriesPerRequest: null,
+      connectionName: "stepwise-ended",
+      retryStrategy: (times) => Math.min(50 * times, 1000),
+    });
+    // Connection errors are retried (retryStrategy); waiters re-read meanwhile.
+    subscriber.on("error", () => {});
+    subscriber.on("message", (_channel: string, exec: string) => {
+      const set = this.waiters.get(longId(exec));
+      if (set) for (const waiter of set) waiter.wake();
+    });
+    // ioredis re-subscribes after a reconnect; what was published in between is lost.
+    let connections = 0;
+    subscriber.on("ready", () => {
+      if (++connections > 1) this.wakeAll();
+    });
+    this.subscriber = subscriber;
+    this.subscription = subscriber.subscribe(this.channel).catch(() => {
+      // Without a subscription the fallback re-reads still answer; try again next wait.
+      this.subscription = undefined;
+      if (this.subscriber === subscriber) this.subscriber = undefined;
+      subscriber.disconnect();
+    });
+    return this.subscription;
+  }
+
+  private wakeAll(): void {
+    for (const set of this.waiters.values()) for (const waiter of set) waiter.wake();
+  }
+
+  private add(executionId: string, waiter: Waiter): void {
+    let set = this.waiters.get(executionId);
+    if (!set) {
+      set = new Set();
+      this.waiters.set(executionId, set);
+    }
+    set.add(waiter);
+  }
+
+  private remove(executionId: string, waiter: Waiter): void {
+    waiter.cancel();
+    const set = this.waiters.get(executionId);
+    if (!set) return;
+    set.delete(waiter);
+    if (set.size === 0) this.waiters.delete(executionId);
+  }
+
+  /** Executions with someone waiting (tests check that none is left behind). */
+  get size(): number {
+    return this.waiters.size;
+  }
+}
+
+/**
+ * One waiting request. A wake that arrives while the waiter is reading the record
+ * (not sleeping) is remembered, so the next sleep returns at once.
+ */
+class Waiter {
+  private woken = false;
+  private resolve: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  wake(): void {
+    if (this.resolve) this.finish();
+    else this.woken = true;
+  }
+
+  sleep(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      this.resolve = resolve;
+      this.timer = setTimeout(() => this.finish(), ms);
+    });
+  }
+
+  cancel(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.resolve = undefined;
+  }
+
+  private finish(): void {
+    const resolve = this.resolve;
+    this.cancel();
+    resolve?.();
+  }
+}
