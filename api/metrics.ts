@@ -103,7 +103,7 @@ export function registerRuntimeMetrics(
   });
   new Gauge({
     name: "stepwise_executions",
-    help: "Executions stored (within retention), by status.",
+    help: "RUNNING: executions running now; other statuses: executions that ended with it (counted when they end).",
     labelNames: ["status"],
     registers: [registry],
     async collect() {

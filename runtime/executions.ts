@@ -81,6 +81,7 @@ export class ExecutionStore {
         this.keys.executions,
         this.keys.executionsOf(machine),
         this.keys.schedule,
+        this.keys.stats,
       ],
       [
         exec,

@@ -45,6 +45,8 @@ export interface Keys {
   schedule: string;
   /** Hash: task id (short) → task record (JSON). */
   tasks: string;
+  /** Hash: executions running now (`RUNNING`), and ended so far by final status. */
+  stats: string;
   /** Hash: task token → task id (short). */
   tokens: string;
   /** String with a TTL: why a token no longer answers (`done` / `timedout`). */
@@ -78,6 +80,7 @@ export function makeKeys(prefix = "stepwise"): Keys {
     inbox: (run) => `${base}${LUA_KINDS.inbox}${run}`,
     schedule: `${base}sched`,
     tasks: `${base}tasks`,
+    stats: `${base}stats`,
     tokens: `${base}tok`,
     tombstone: (token) => `${base}${LUA_KINDS.tombstone}${token}`,
     activity: (name) => `${base}${LUA_KINDS.activity}${name}`,

@@ -14,16 +14,17 @@ const STATUSES: readonly ExecutionStatus[] = [
   "ABORTED",
 ];
 
-/** Executions read per round trip when counting statuses. */
+/** Timers read per round trip when counting them. */
 const BATCH = 1000;
 
 /**
  * Reads the runtime's figures for /metrics from Redis, once per scrape.
  *
- * Counting executions by status reads every indexed execution's status: nothing
- * keeps a running count (that would belong in the start and commit scripts). The
- * index holds only executions within retention, and the reads go in pipelined
- * batches: a scrape costs one round trip per thousand executions.
+ * Executions by status come from the counts the start and commit scripts keep
+ * (`keys.stats`), one read however many executions there are: RUNNING is how
+ * many run now, the others how many ended with that status (counted when they
+ * end; retention does not subtract). Timers are counted by a scan of the
+ * schedule, one round trip per thousand.
  */
 export async function readRuntimeMetrics(
   client: RedisClient,
@@ -49,23 +50,11 @@ async function countByStatus(
   client: RedisClient,
   keys: Keys,
 ): Promise<Record<ExecutionStatus, number>> {
-  const counts = Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<ExecutionStatus, number>;
-  for (let offset = 0; ; offset += BATCH) {
-    const batch = await client.redis.zrange(
-      keys.executions,
-      String(offset),
-      String(offset + BATCH - 1),
-    );
-    if (batch.length === 0) break;
-    const pipeline = client.redis.pipeline();
-    for (const exec of batch) pipeline.hget(keys.execution(exec), "st");
-    for (const [, status] of (await pipeline.exec()) ?? []) {
-      // An execution past retention may linger in the index until it is pruned.
-      if (typeof status === "string" && status in counts) counts[status as ExecutionStatus]++;
-    }
-    if (batch.length < BATCH) break;
-  }
-  return counts;
+  const stored = await client.redis.hgetall(keys.stats);
+  return Object.fromEntries(STATUSES.map((s) => [s, Number(stored[s] ?? 0)])) as Record<
+    ExecutionStatus,
+    number
+  >;
 }
 
 /** Timers are the schedule's `t:` members; run and task leases (`r:`, `k:`) are not timers. */

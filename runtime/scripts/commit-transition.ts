@@ -132,6 +132,8 @@ while i <= n do
       if ARGV[i + 4] ~= '' then redis.call('HSET', KEYS[3], 'err', ARGV[i + 4]) end
       if ARGV[i + 5] ~= '' then redis.call('HSET', KEYS[3], 'cause', ARGV[i + 5]) end
       redis.call('ZREM', KEYS[6], ARGV[i + 7])
+      redis.call('HINCRBY', base .. 'stats', 'RUNNING', -1)
+      redis.call('HINCRBY', base .. 'stats', ARGV[i + 2], 1)
       redis.call('PUBLISH', base .. 'ended', ARGV[i + 1])
       local keep = tonumber(ARGV[i + 8])
       if keep > 0 then

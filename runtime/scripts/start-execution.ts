@@ -8,7 +8,7 @@ import type { ScriptSpec } from "./spec.js";
  *
  * KEYS[1] execution hash   KEYS[4] executions zset
  * KEYS[2] root run hash    KEYS[5] executions-of-machine zset
- * KEYS[3] root run inbox   KEYS[6] schedule zset
+ * KEYS[3] root run inbox   KEYS[6] schedule zset   KEYS[7] stats hash
  *
  * ARGV[1] exec (short id)  ARGV[2] input hash   ARGV[3] machine   ARGV[4] version
  * ARGV[5] input JSON       ARGV[6] startedAt ISO ARGV[7] start ms  ARGV[8] lease ms
@@ -20,7 +20,7 @@ import type { ScriptSpec } from "./spec.js";
  */
 export const startExecution: ScriptSpec = {
   name: "startExecution",
-  keys: 6,
+  keys: 7,
   lua: `${RUN_STATE_LUA}
 local existing = redis.call('HMGET', KEYS[1], 'ih', 't0')
 if existing[1] then
@@ -32,6 +32,7 @@ redis.call('HSET', KEYS[1], 'st', 'RUNNING', 'sm', ARGV[3], 'v', ARGV[4], 'in', 
 redis.call('HSET', KEYS[2], 'q', 0)
 putState(KEYS[2], ARGV[9])
 redis.call('RPUSH', KEYS[3], ARGV[10])
+redis.call('HINCRBY', KEYS[7], 'RUNNING', 1)
 redis.call('ZADD', KEYS[4], ARGV[7], ARGV[1])
 redis.call('ZADD', KEYS[5], ARGV[7], ARGV[1])
 redis.call('ZADD', KEYS[6], tonumber(ARGV[7]) + tonumber(ARGV[8]), 'r:' .. ARGV[1])
