@@ -30,7 +30,10 @@ export const activitiesPlugin: FastifyPluginAsync<PluginOptions> = async (app, {
               default: 20,
               description: `Seconds to wait for a task (0–${MAX_POLL_SECONDS}, default 20).`,
             },
-            workerName: { ...nameSchema, description: "Recorded in the TaskStarted event." },
+            workerName: {
+              ...nameSchema,
+              description: "Accepted as AWS GetActivityTask does; not recorded yet.",
+            },
           },
         },
         response: {
