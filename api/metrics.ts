@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { ExecutionStatus, RuntimeMetrics } from "../runtime/contract.js";
+import { EXECUTION_STATUSES, type RuntimeMetrics } from "../runtime/contract.js";
 import { LATENCY_BUCKETS } from "../runtime/worker-metrics.js";
 
 /**
@@ -59,13 +59,7 @@ export class HttpMetrics {
   }
 }
 
-const STATUSES: readonly ExecutionStatus[] = [
-  "RUNNING",
-  "SUCCEEDED",
-  "FAILED",
-  "TIMED_OUT",
-  "ABORTED",
-];
+const STATUSES = EXECUTION_STATUSES;
 
 /**
  * The runtime's series, read from `source` when scraped. prom-client asks every

@@ -1,4 +1,7 @@
 import { EXECUTION_ID_PATTERN, EXECUTION_NAME_PATTERN } from "../runtime/ids.js";
+import { EXECUTION_STATUSES } from "../runtime/contract.js";
+
+export { EXECUTION_STATUSES };
 
 /**
  * JSON Schemas shared by the resource plugins: request parts and response bodies.
@@ -35,14 +38,6 @@ export const PATTERN_RULES: ReadonlyMap<string, string> = new Map([
 
 /** Task tokens are opaque (AWS allows up to 1024 characters), URL-safe by construction. */
 export const TASK_TOKEN_PATTERN = "^[A-Za-z0-9_.:=~-]{1,1024}$";
-
-export const EXECUTION_STATUSES = [
-  "RUNNING",
-  "SUCCEEDED",
-  "FAILED",
-  "TIMED_OUT",
-  "ABORTED",
-] as const;
 
 /** Any JSON value (input, output, task results). */
 export const anyJson = {} as const;

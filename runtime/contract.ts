@@ -26,7 +26,14 @@ export interface StateMachineDetail extends StateMachineVersion {
   latestVersion: number;
 }
 
-export type ExecutionStatus = "RUNNING" | "SUCCEEDED" | "FAILED" | "TIMED_OUT" | "ABORTED";
+export const EXECUTION_STATUSES = [
+  "RUNNING",
+  "SUCCEEDED",
+  "FAILED",
+  "TIMED_OUT",
+  "ABORTED",
+] as const;
+export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
 export interface ExecutionRecord {
   executionId: string;

@@ -1,4 +1,4 @@
-import type { ExecutionStatus, RuntimeMetrics } from "./contract.js";
+import { EXECUTION_STATUSES, type ExecutionStatus, type RuntimeMetrics } from "./contract.js";
 import type { Keys } from "./keys.js";
 import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
@@ -6,13 +6,7 @@ import type { RedisClient } from "./redis.js";
 /** BullMQ job states worth watching; completed and failed jobs are removed at once (queues.ts). */
 const JOB_STATES = ["waiting", "active", "delayed", "prioritized", "waiting-children"] as const;
 
-const STATUSES: readonly ExecutionStatus[] = [
-  "RUNNING",
-  "SUCCEEDED",
-  "FAILED",
-  "TIMED_OUT",
-  "ABORTED",
-];
+const STATUSES = EXECUTION_STATUSES;
 
 /** Timers read per round trip when counting them. */
 const BATCH = 1000;
