@@ -1,15 +1,16 @@
 import type { RunEvent, RunEventBody } from "../engine/core/events.js";
 import type { HistoryEvent } from "../engine/core/history.js";
-import type { RunState } from "../engine/core/run.js";
+import type { ExecutionContext, RunState } from "../engine/core/run.js";
+import type { Program } from "../engine/program.js";
 import { step, type StepResult } from "../engine/step.js";
 import { waitsForToken } from "../engine/states/task.js";
 import type { TaskMode } from "../task-runners/resources.js";
 import { pack, unpack } from "./codec.js";
-import type { ExecutionLocks } from "./locks.js";
 import { crashPoint } from "./crash.js";
 import { planOps } from "./effects.js";
 import { executionOf, randomToken } from "./ids.js";
 import type { Keys } from "./keys.js";
+import type { ExecutionLocks } from "./locks.js";
 import type { ExecutionCache } from "./programs.js";
 import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
@@ -130,136 +131,171 @@ async function transition(
   known: Loaded | undefined,
   mayChain: boolean,
 ): Promise<{ result: AdvanceResult; next?: Loaded }> {
-  const { client, keys } = deps;
   const exec = executionOf(run);
-  const runKeys = [keys.run(run), keys.inbox(run), keys.execution(exec)];
-  let cached = known;
+  let loaded: Loaded | { result: AdvanceResult } | undefined = known;
   for (;;) {
-    let state: RunState;
-    let head: string;
-    let hc: number;
-    if (cached) {
-      ({ state, head, hc } = cached);
-      cached = undefined;
-    } else {
-      const loaded = await client.runBuffer("loadTransition", runKeys, []);
-      if (loaded.length === 0) return { result: "missing" };
-      const [stateStored, seqText, inboxHead, hcText, fx] = loaded;
-      if (Number(seqText) !== seq) {
-        await deps.queues.ensure(fx?.toString());
-        return { result: "stale" };
-      }
-      if (!inboxHead) return { result: "idle" };
-      if (!stateStored) return { result: "missing" };
-      head = inboxHead.toString();
-      hc = Number(hcText);
-      state = JSON.parse(unpack(stateStored)) as RunState;
+    loaded ??= await load(deps, run, seq);
+    if ("result" in loaded) return loaded;
+    const input = loaded;
+    const turn = () => stepAndCommit(deps, run, seq, input, mayChain);
+    const outcome = deps.locks ? await deps.locks.run(exec, turn) : await turn();
+    if (outcome === "reload") {
+      loaded = undefined;
+      continue;
     }
-    const { context, program } = await deps.executions.get(exec);
-    const body = JSON.parse(head) as InboxEvent;
-    const now = Date.now();
-    const stamped = { ...body, time: new Date(now).toISOString() } as RunEvent;
-    if (needsNonce(program, state, body)) stamped.nonce = randomToken();
-    type Outcome = { result: AdvanceResult; next?: Loaded; ensure?: string | null };
-    const locks = deps.locks;
-    const attempt = async (): Promise<Outcome | "reload"> => {
-      if (locks) hc = locks.historyCount(exec, hc);
-      for (;;) {
-        let event = { ...stamped, eventId: hc + 1 } as RunEvent;
-        let result: StepResult;
-        try {
-          result = step(program, context, state, event);
-        } catch (err) {
-          // `step` is pure: it would throw again on every retry, and the run would
-          // never move. Give up on the run the way AWS reports its own faults, with
-          // States.Runtime, and record the replacement event in the journal.
-          if (body.type === "Stop") throw err;
-          event = {
-            type: "Stop",
-            status: "FAILED",
-            error: "States.Runtime",
-            cause: `Stepwise could not process the ${body.type} event of state '${state.current?.name ?? "?"}': ${err instanceof Error ? err.message : String(err)}`,
-            time: stamped.time,
-            eventId: hc + 1,
-          };
-          deps.onError?.(err);
-          result = step(program, context, state, event);
-        }
-        const history = annotate(result.history, body.caller);
-        const ops = planOps(result.run, event, result.effects, {
-          now,
-          retentionSeconds: deps.settings.retentionSeconds,
-          ...(deps.taskMode ? { taskMode: deps.taskMode } : {}),
-        });
-        const journal = JSON.stringify({ runId: state.runId, event });
-        const child = run !== exec;
-        crashPoint("beforeCommit", child);
-        const reply = await client.run(
-          "commitTransition",
-          [
-            keys.run(run),
-            keys.inbox(run),
-            keys.execution(exec),
-            keys.history(exec),
-            keys.journal(exec),
-            keys.schedule,
-            keys.tasks,
-            keys.tokens,
-          ],
-          [
-            keys.base,
-            run,
-            seq,
-            hc,
-            pack(JSON.stringify(result.run)),
-            pack(journal),
-            now,
-            deps.settings.leaseMs,
-            deps.settings.tombstoneTtlSeconds,
-            head,
-            history.length,
-            ...history.map((h) => pack(JSON.stringify(h))),
-            ...ops,
-          ],
-        );
-        const code = Number(reply[0]);
-        if (code === 1) {
-          crashPoint("afterCommit", child);
-          const newSeq = Number(reply[1]);
-          const nextHead = reply[3] as string | null | undefined;
-          const self = `s${run}@${newSeq}`;
-          if (mayChain && nextHead) {
-            // Every follow-up but this run's own next job: the chain takes that one.
-            const others = (reply[2] as string)
-              .split(" ")
-              .filter((f) => f !== self)
-              .join(" ");
-            locks?.committed(exec, hc + history.length);
-            return {
-              result: "committed",
-              next: { state: result.run, seq: newSeq, head: nextHead, hc: hc + history.length },
-              ensure: others,
-            };
-          }
-          locks?.committed(exec, hc + history.length);
-          return { result: "committed", ensure: reply[2] as string };
-        }
-        if (code === -2) {
-          hc = Number(reply[1]);
-          locks?.committed(exec, hc);
-          continue;
-        }
-        if (code === -1) return { result: "stale", ensure: reply[2] as string };
-        if (code === -3) return { result: "missing" };
-        return "reload"; // -4: the inbox head changed (a stop went in front): load again
-      }
-    };
-    const outcome = locks ? await locks.run(exec, attempt) : await attempt();
-    if (outcome === "reload") continue;
     // Enqueueing happens after the turn: it needs no fence, and others wait for the turn.
     await deps.queues.ensure(outcome.ensure);
-    const { ensure: _, ...done } = outcome;
-    return done;
+    return outcome.next
+      ? { result: outcome.result, next: outcome.next }
+      : { result: outcome.result };
+  }
+}
+
+/** Step 1–2 of the protocol: the run, its inbox head and the history count, or why there is nothing to do. */
+async function load(
+  deps: TransitionDeps,
+  run: string,
+  seq: number,
+): Promise<Loaded | { result: AdvanceResult }> {
+  const { keys } = deps;
+  const exec = executionOf(run);
+  const reply = await deps.client.runBuffer(
+    "loadTransition",
+    [keys.run(run), keys.inbox(run), keys.execution(exec)],
+    [],
+  );
+  if (reply.length === 0) return { result: "missing" };
+  const [stateStored, seqText, inboxHead, hcText, fx] = reply;
+  if (Number(seqText) !== seq) {
+    await deps.queues.ensure(fx?.toString());
+    return { result: "stale" };
+  }
+  if (!inboxHead) return { result: "idle" };
+  if (!stateStored) return { result: "missing" };
+  return {
+    state: JSON.parse(unpack(stateStored)) as RunState,
+    seq,
+    head: inboxHead.toString(),
+    hc: Number(hcText),
+  };
+}
+
+type Outcome = { result: AdvanceResult; next?: Loaded; ensure?: string | null };
+
+/** Steps 3–5: stamp the head event, step, commit; again with new ids when a sibling wrote history first. */
+async function stepAndCommit(
+  deps: TransitionDeps,
+  run: string,
+  seq: number,
+  { state, head, hc: loadedHc }: Loaded,
+  mayChain: boolean,
+): Promise<Outcome | "reload"> {
+  const { client, keys, locks } = deps;
+  const exec = executionOf(run);
+  const { context, program } = await deps.executions.get(exec);
+  const body = JSON.parse(head) as InboxEvent;
+  const now = Date.now();
+  const stamped = { ...body, time: new Date(now).toISOString() } as RunEvent;
+  if (needsNonce(program, state, body)) stamped.nonce = randomToken();
+  let hc = locks ? locks.historyCount(exec, loadedHc) : loadedHc;
+  for (;;) {
+    const { event, result } = stepOrFail(deps, program, context, state, {
+      ...stamped,
+      eventId: hc + 1,
+    } as RunEvent);
+    const history = annotate(result.history, body.caller);
+    const ops = planOps(result.run, event, result.effects, {
+      now,
+      retentionSeconds: deps.settings.retentionSeconds,
+      ...(deps.taskMode ? { taskMode: deps.taskMode } : {}),
+    });
+    const journal = JSON.stringify({ runId: state.runId, event });
+    const child = run !== exec;
+    crashPoint("beforeCommit", child);
+    const reply = await client.run(
+      "commitTransition",
+      [
+        keys.run(run),
+        keys.inbox(run),
+        keys.execution(exec),
+        keys.history(exec),
+        keys.journal(exec),
+        keys.schedule,
+        keys.tasks,
+        keys.tokens,
+      ],
+      [
+        keys.base,
+        run,
+        seq,
+        hc,
+        pack(JSON.stringify(result.run)),
+        pack(journal),
+        now,
+        deps.settings.leaseMs,
+        deps.settings.tombstoneTtlSeconds,
+        head,
+        history.length,
+        ...history.map((h) => pack(JSON.stringify(h))),
+        ...ops,
+      ],
+    );
+    const code = Number(reply[0]);
+    if (code === 1) {
+      crashPoint("afterCommit", child);
+      locks?.committed(exec, hc + history.length);
+      const newSeq = Number(reply[1]);
+      const nextHead = reply[3] as string | null | undefined;
+      const fx = reply[2] as string;
+      if (!mayChain || !nextHead) return { result: "committed", ensure: fx };
+      // Every follow-up but this run's own next job: the chain takes that one.
+      const self = `s${run}@${newSeq}`;
+      return {
+        result: "committed",
+        next: { state: result.run, seq: newSeq, head: nextHead, hc: hc + history.length },
+        ensure: fx
+          .split(" ")
+          .filter((f) => f !== self)
+          .join(" "),
+      };
+    }
+    if (code === -2) {
+      hc = Number(reply[1]);
+      locks?.committed(exec, hc);
+      continue;
+    }
+    if (code === -1) return { result: "stale", ensure: reply[2] as string };
+    if (code === -3) return { result: "missing" };
+    return "reload"; // -4: the inbox head changed (a stop went in front): load again
+  }
+}
+
+/**
+ * `step` is pure: an exception it throws would come back on every retry and the
+ * run would never move. So the run is given up the way AWS reports its own
+ * faults, with States.Runtime, and the journal records the replacement event.
+ */
+function stepOrFail(
+  deps: TransitionDeps,
+  program: Program,
+  context: ExecutionContext,
+  state: RunState,
+  event: RunEvent,
+): { event: RunEvent; result: StepResult } {
+  try {
+    return { event, result: step(program, context, state, event) };
+  } catch (err) {
+    if (event.type === "Stop") throw err;
+    const failed: RunEvent = {
+      type: "Stop",
+      status: "FAILED",
+      error: "States.Runtime",
+      cause: `Stepwise could not process the ${event.type} event of state '${state.current?.name ?? "?"}': ${err instanceof Error ? err.message : String(err)}`,
+      time: event.time,
+      eventId: event.eventId,
+    };
+    deps.onError?.(err);
+    return { event: failed, result: step(program, context, state, failed) };
   }
 }
 
@@ -267,11 +303,7 @@ async function transition(
  * Only a step that may schedule a `.waitForTaskToken` task needs fresh entropy
  * (same rule as the in-memory driver); others keep the journal small.
  */
-function needsNonce(
-  program: import("../engine/program.js").Program,
-  run: RunState,
-  body: RunEventBody,
-): boolean {
+function needsNonce(program: Program, run: RunState, body: RunEventBody): boolean {
   if (body.type !== "Continue" && body.type !== "TimerFired") return false;
   const frame = run.current;
   if (!frame) return false;
