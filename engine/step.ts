@@ -2,7 +2,7 @@ import type { State } from "./core/definition.js";
 import type { ChildSpec, Effect } from "./core/effects.js";
 import { StatesError } from "./core/errors.js";
 import type { RunEvent } from "./core/events.js";
-import type { HistoryEvent } from "./core/history.js";
+import { withCaller, type HistoryEvent } from "./core/history.js";
 import type { ExecutionContext, RunState } from "./core/run.js";
 import type { Program } from "./program.js";
 import { choice } from "./states/choice.js";
@@ -89,6 +89,17 @@ export function childRun(
  * apply (a stale task result, a timer of a finished state) change nothing.
  */
 export function step(
+  program: Program,
+  execution: ExecutionContext,
+  run: RunState,
+  event: RunEvent,
+): StepResult {
+  const result = advanceRun(program, execution, run, event);
+  if (event.caller === undefined || result.history.length === 0) return result;
+  return { ...result, history: withCaller(result.history, event.caller) };
+}
+
+function advanceRun(
   program: Program,
   execution: ExecutionContext,
   run: RunState,

@@ -70,7 +70,7 @@ export class ExecutionStore {
     const startedAt = new Date(now).toISOString();
     const timeout = program.definition.TimeoutSeconds;
     // Who started it rides with the event into ExecutionStarted's details (transition.ts annotate).
-    const started: RunEventBody & { caller?: string } = { type: "Started", input };
+    const started: RunEventBody = { type: "Started", input };
     if (options.caller) started.caller = options.caller.name;
     const reply = await this.client.run(
       "startExecution",
@@ -211,7 +211,7 @@ export class ExecutionStore {
     deps: TransitionDeps,
   ): Promise<ExecutionRecord> {
     const exec = execOf(executionId);
-    const stop: RunEventBody & { caller?: string } = { type: "Stop", status: "ABORTED" };
+    const stop: RunEventBody = { type: "Stop", status: "ABORTED" };
     if (options.error !== undefined) stop.error = options.error;
     if (options.cause !== undefined) stop.cause = options.cause;
     if (options.caller) stop.caller = options.caller.name;

@@ -1,5 +1,4 @@
 import type { RunEvent, RunEventBody } from "../engine/core/events.js";
-import type { HistoryEvent } from "../engine/core/history.js";
 import type { ExecutionContext, RunState } from "../engine/core/run.js";
 import type { Program } from "../engine/program.js";
 import { step, type StepResult } from "../engine/step.js";
@@ -82,9 +81,6 @@ export interface TransitionDeps {
 }
 
 export type AdvanceResult = "committed" | "stale" | "idle" | "missing";
-
-/** An inbox event may carry who sent it (callbacks); it goes into the history. */
-type InboxEvent = RunEventBody & { caller?: string };
 
 /** What a commit leaves behind that the next transition of the same run needs. */
 interface Loaded {
@@ -193,7 +189,7 @@ async function stepAndCommit(
   const { client, keys, locks } = deps;
   const exec = executionOf(run);
   const { context, program } = await deps.executions.get(exec);
-  const body = JSON.parse(head) as InboxEvent;
+  const body = JSON.parse(head) as RunEventBody;
   const now = Date.now();
   const stamped = { ...body, time: new Date(now).toISOString() } as RunEvent;
   if (needsNonce(program, state, body)) stamped.nonce = randomToken();
@@ -203,7 +199,7 @@ async function stepAndCommit(
       ...stamped,
       eventId: hc + 1,
     } as RunEvent);
-    const history = annotate(result.history, body.caller);
+    const history = result.history;
     const ops = planOps(result.run, event, result.effects, {
       now,
       retentionSeconds: deps.settings.retentionSeconds,
@@ -309,25 +305,4 @@ function needsNonce(program: Program, run: RunState, body: RunEventBody): boolea
   if (!frame) return false;
   const state = program.scopes.get(run.scope)?.states[frame.name];
   return state?.Type === "Task" && waitsForToken(state.Resource);
-}
-
-/**
- * The events an API caller causes (start, stop, a task token's answer), by the key
- * AWS keeps their details under; the caller's name goes next to AWS's fields.
- */
-const CALLER_DETAILS: Partial<Record<HistoryEvent["type"], `${string}EventDetails`>> = {
-  ExecutionStarted: "executionStartedEventDetails",
-  ExecutionAborted: "executionAbortedEventDetails",
-  TaskSucceeded: "taskSucceededEventDetails",
-  TaskFailed: "taskFailedEventDetails",
-};
-
-/** Records who acted (the API key's name) in the history event their action wrote. */
-function annotate(history: HistoryEvent[], caller: string | undefined): HistoryEvent[] {
-  if (caller === undefined) return history;
-  return history.map((h) => {
-    const key = CALLER_DETAILS[h.type];
-    if (!key) return h;
-    return { ...h, [key]: { ...(h[key] ?? {}), callerName: caller } };
-  });
 }

@@ -14,6 +14,11 @@ interface Base {
    * tokens: tokens must be unguessable, which a seeded stream cannot promise.
    */
   nonce?: string;
+  /**
+   * Who caused the event through the API (the key's name): a start, a stop, a
+   * task token's answer. It goes into the history event the step writes for it.
+   */
+  caller?: string;
 }
 
 export type RunEvent =

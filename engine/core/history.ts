@@ -166,3 +166,23 @@ export class HistoryWriter {
     return this.previous;
   }
 }
+
+/**
+ * The events a caller causes (start, stop, a task token's answer), by the key AWS
+ * keeps their details under; the caller's name goes next to AWS's fields.
+ */
+const CALLER_DETAILS: Partial<Record<HistoryEventType, `${string}EventDetails`>> = {
+  ExecutionStarted: "executionStartedEventDetails",
+  ExecutionAborted: "executionAbortedEventDetails",
+  TaskSucceeded: "taskSucceededEventDetails",
+  TaskFailed: "taskFailedEventDetails",
+};
+
+/** Records who acted in the history events their action wrote (`callerName`). */
+export function withCaller(history: HistoryEvent[], caller: string): HistoryEvent[] {
+  return history.map((h) => {
+    const key = CALLER_DETAILS[h.type];
+    if (!key) return h;
+    return { ...h, [key]: { ...(h[key] ?? {}), callerName: caller } };
+  });
+}

@@ -1,3 +1,5 @@
+import { replay } from "../../engine/replay.js";
+import { compileProgram } from "../../engine/program.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createMachine, fullHistory, harness, historyProblems, type Harness } from "./helpers.js";
 
@@ -62,6 +64,23 @@ describe("task tokens, activities, stop and timeouts", () => {
     expect(historyProblems(history)).toEqual([]);
     const succeeded = history.find((e) => e.type === "TaskSucceeded")!;
     expect(succeeded.taskSucceededEventDetails!.callerName).toBe("alice");
+    // The caller travels in the event, so the journal replays to the very same history.
+    const described = await h.runtime.describeExecution(executionId);
+    const name = executionId.split(":").at(-1)!;
+    const { history: replayed } = replay(
+      compileProgram((await h.runtime.getStateMachine("approve")).definition),
+      {
+        executionId,
+        name,
+        startTime: described.startedAt,
+        input: described.input,
+        stateMachineId: "arn:aws:states:local:000000000000:stateMachine:approve",
+        stateMachineName: "approve",
+        seed: name,
+      },
+      await h.runtime.journal(executionId),
+    );
+    expect(JSON.parse(JSON.stringify(replayed))).toEqual(history);
   });
 
   it("serves activity tasks to a polling worker and fails them through the token", async () => {
