@@ -15,6 +15,7 @@ import { succeed } from "./states/succeed.js";
 import { task } from "./states/task.js";
 import { wait } from "./states/wait.js";
 import { stopRunning } from "./flow/join.js";
+import { upgradeLegacyJoin } from "./flow/legacy-join.js";
 import { jsonText, StepContext } from "./step-context.js";
 
 export interface StepResult {
@@ -118,6 +119,7 @@ function advanceRun(
     return ctx.finish();
   }
   if (run.status !== "RUNNING" || !run.current) return unchanged(run);
+  upgradeLegacyJoin(ctx);
   if (event.type === "Stop") {
     stop(ctx, event);
     return ctx.finish();
@@ -151,6 +153,10 @@ function advanceRun(
           return unchanged(run);
         }
         handler.onChildEnded?.(ctx, state, event.index, event.outcome);
+        break;
+      case "ResultsCollected":
+        if (phase.kind !== "collecting" || event.prefix !== phase.prefix) return unchanged(run);
+        handler.onResultsCollected?.(ctx, state, event.outputs);
         break;
     }
   } catch (e) {
@@ -187,6 +193,7 @@ function stop(ctx: StepContext, event: Extract<RunEvent, { type: "Stop" }>): voi
     case "children":
       stopRunning(ctx, phase.join);
       break;
+    case "collecting":
     case "entering":
       break;
   }

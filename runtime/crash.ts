@@ -3,16 +3,21 @@
  * SIGKILL the `STEPWISE_CRASH_AFTER`-th time (default 1st) it reaches the named
  * point, so integration tests can prove that a crash anywhere loses nothing.
  * Points: `beforeCommit`, `afterCommit`, `duringTask`; append `:child` to count
- * only transitions of child runs (Map iterations, Parallel branches).
+ * only transitions of child runs (Map iterations, Parallel branches), or
+ * `:collect` to count only commits that collect a join's results.
  */
 const target = process.env.STEPWISE_CRASH_AT;
 let remaining = Number(process.env.STEPWISE_CRASH_AFTER ?? "1");
 
 export type CrashPoint = "beforeCommit" | "afterCommit" | "duringTask";
 
-export function crashPoint(point: CrashPoint, child = false): void {
+export function crashPoint(point: CrashPoint, child = false, collect = false): void {
   if (target === undefined) return;
-  if (target !== point && !(target === `${point}:child` && child)) return;
+  const hit =
+    target === point ||
+    (child && target === `${point}:child`) ||
+    (collect && target === `${point}:collect`);
+  if (!hit) return;
   remaining -= 1;
   if (remaining <= 0) process.kill(process.pid, "SIGKILL");
 }

@@ -1,5 +1,5 @@
 import type { Effect } from "../engine/core/effects.js";
-import type { RunEvent, RunEventBody } from "../engine/core/events.js";
+import type { ChildOutcome, RunEvent, RunEventBody } from "../engine/core/events.js";
 import type { Json } from "../engine/core/json.js";
 import type { RunState } from "../engine/core/run.js";
 import { childRun } from "../engine/step.js";
@@ -125,16 +125,46 @@ export function planOps(
         }
         break;
       case "StopChildren":
-        for (const id of effect.childRunIds) push(id, { type: "Stop" }, true);
+        ops.push("stopjoin", shortId(effect.prefix), String(effect.started));
+        break;
+      case "CollectResults":
+        // The script appends the outputs (JSON texts, in index order) and `]}`.
+        ops.push(
+          "collect",
+          shortId(effect.prefix),
+          String(effect.total),
+          `{"type":"ResultsCollected","prefix":${JSON.stringify(effect.prefix)},"outputs":[`,
+        );
+        break;
+      case "KeepOutputs":
+        ops.push(
+          "keep",
+          shortId(effect.prefix),
+          String(effect.outputs.length),
+          String(options.retentionSeconds ?? 0),
+          ...effect.outputs.flatMap(([index, output]) => [String(index), JSON.stringify(output)]),
+        );
         break;
       case "RunEnded":
         if (effect.parent) {
-          push(effect.parent.runId, {
+          const { runId, parent, outcome } = effect;
+          const told: ChildOutcome =
+            outcome.status === "SUCCEEDED" ? { status: "SUCCEEDED" } : outcome;
+          const ended: RunEventBody = {
             type: "ChildEnded",
-            childRunId: effect.runId,
-            index: effect.parent.index,
-            outcome: effect.outcome,
-          });
+            childRunId: runId,
+            index: parent.index,
+            outcome: told,
+          };
+          ops.push(
+            "joined",
+            shortId(runId.slice(0, runId.lastIndexOf("/"))),
+            String(parent.index),
+            outcome.status === "SUCCEEDED" ? JSON.stringify(outcome.output) : "null",
+            shortId(parent.runId),
+            JSON.stringify(ended),
+            String(options.retentionSeconds ?? 0),
+          );
           if (options.retentionSeconds) ops.push("expire", String(options.retentionSeconds));
         } else {
           ops.push(...endOp(run, event, options.now), String(options.retentionSeconds ?? 0));

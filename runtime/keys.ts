@@ -10,7 +10,7 @@
  *
  * Lua scripts receive the key prefix (`base`) and build the keys of other runs
  * themselves (a commit touches its parent's or its children's inboxes, known only
- * at run time); they use exactly the kinds below: `r:`, `i:`, `tomb:`, `act:`.
+ * at run time); they use exactly the kinds below: `r:`, `i:`, `tomb:`, `act:`, `jr:`.
  * Keep `LUA_KINDS` and the scripts in step.
  *
  * Ids inside keys are "short ids": the execution ARN without its constant prefix
@@ -49,6 +49,12 @@ export interface Keys {
   stats: string;
   /** Hash: task token → task id (short). */
   tokens: string;
+  /**
+   * Hash: the ends of a Map's or Parallel's children (`join` = the join prefix, short),
+   * child index → its output JSON (`null` unless it succeeded). Written by each
+   * child's last commit, read and deleted by the parent's `collect`.
+   */
+  joinResults(join: string): string;
   /** String with a TTL: why a token no longer answers (`done` / `timedout`). */
   tombstone(token: string): string;
   /** List of task ids (short) waiting for an activity worker. */
@@ -57,7 +63,13 @@ export interface Keys {
   endedChannel: string;
 }
 
-export const LUA_KINDS = { run: "r:", inbox: "i:", tombstone: "tomb:", activity: "act:" } as const;
+export const LUA_KINDS = {
+  run: "r:",
+  inbox: "i:",
+  tombstone: "tomb:",
+  activity: "act:",
+  joinResults: "jr:",
+} as const;
 
 /** BullMQ queue names (no `:` allowed by BullMQ). */
 export const QUEUES = { steps: "steps", tasks: "tasks" } as const;
@@ -82,6 +94,7 @@ export function makeKeys(prefix = "stepwise"): Keys {
     tasks: `${base}tasks`,
     stats: `${base}stats`,
     tokens: `${base}tok`,
+    joinResults: (join) => `${base}${LUA_KINDS.joinResults}${join}`,
     tombstone: (token) => `${base}${LUA_KINDS.tombstone}${token}`,
     activity: (name) => `${base}${LUA_KINDS.activity}${name}`,
     endedChannel: `${base}ended`,

@@ -1,4 +1,5 @@
 import type { RunEvent, RunEventBody } from "../engine/core/events.js";
+import type { Json } from "../engine/core/json.js";
 import type { ExecutionContext, RunState } from "../engine/core/run.js";
 import type { Program } from "../engine/program.js";
 import { step, type StepResult } from "../engine/step.js";
@@ -7,6 +8,7 @@ import type { TaskMode } from "../task-runners/resources.js";
 import { pack, unpack } from "./codec.js";
 import { crashPoint } from "./crash.js";
 import { planOps } from "./effects.js";
+import { storedState, type InputCache, type StoredInput } from "./frame-input.js";
 import { executionOf, randomToken } from "./ids.js";
 import type { Keys } from "./keys.js";
 import type { ExecutionLocks } from "./locks.js";
@@ -78,6 +80,8 @@ export interface TransitionDeps {
   onError?: (err: unknown) => void;
   /** Per-execution turns inside this process (a worker has one; see locks.ts). */
   locks?: ExecutionLocks;
+  /** Large frame inputs this process parsed (a worker has one; see frame-input.ts). */
+  inputs?: InputCache;
 }
 
 export type AdvanceResult = "committed" | "stale" | "idle" | "missing";
@@ -88,6 +92,8 @@ interface Loaded {
   seq: number;
   head: string;
   hc: number;
+  /** The frame input the run hash keeps apart (field `in`), if it keeps one. */
+  apart: StoredInput | undefined;
 }
 
 /**
@@ -155,25 +161,37 @@ async function load(
 ): Promise<Loaded | { result: AdvanceResult }> {
   const { keys } = deps;
   const exec = executionOf(run);
+  const held = deps.inputs?.get(run);
   const reply = await deps.client.runBuffer(
     "loadTransition",
     [keys.run(run), keys.inbox(run), keys.execution(exec)],
-    [],
+    [held?.version ?? ""],
   );
   if (reply.length === 0) return { result: "missing" };
-  const [stateStored, seqText, inboxHead, hcText, fx] = reply;
+  const [stateStored, seqText, inboxHead, hcText, fx, inputStored, inputVersion] = reply;
   if (Number(seqText) !== seq) {
     await deps.queues.ensure(fx?.toString());
     return { result: "stale" };
   }
   if (!inboxHead) return { result: "idle" };
   if (!stateStored) return { result: "missing" };
-  return {
-    state: JSON.parse(unpack(stateStored)) as RunState,
-    seq,
-    head: inboxHead.toString(),
-    hc: Number(hcText),
-  };
+  const state = JSON.parse(unpack(stateStored)) as RunState;
+  let apart: StoredInput | undefined;
+  if (inputVersion && state.current) {
+    // A large frame input is kept apart from the state (frame-input.ts): sent only
+    // when this process does not hold that version already.
+    const version = inputVersion.toString();
+    if (inputStored) {
+      apart = { value: JSON.parse(unpack(inputStored)) as Json, version };
+      deps.inputs?.set(run, apart);
+    } else if (held?.version === version) {
+      apart = held;
+    } else {
+      throw new Error(`run ${run}: its state's input (version ${version}) was not loaded`);
+    }
+    state.current.input = apart.value;
+  }
+  return { state, seq, head: inboxHead.toString(), hc: Number(hcText), apart };
 }
 
 type Outcome = { result: AdvanceResult; next?: Loaded; ensure?: string | null };
@@ -183,7 +201,7 @@ async function stepAndCommit(
   deps: TransitionDeps,
   run: string,
   seq: number,
-  { state, head, hc: loadedHc }: Loaded,
+  { state, head, hc: loadedHc, apart }: Loaded,
   mayChain: boolean,
 ): Promise<Outcome | "reload"> {
   const { client, keys, locks } = deps;
@@ -206,8 +224,10 @@ async function stepAndCommit(
       ...(deps.taskMode ? { taskMode: deps.taskMode } : {}),
     });
     const journal = JSON.stringify({ runId: state.runId, event });
+    const stored = storedState(result.run, apart, `${now}.${seq + 1}`);
     const child = run !== exec;
-    crashPoint("beforeCommit", child);
+    const collects = result.effects.some((e) => e.type === "CollectResults");
+    crashPoint("beforeCommit", child, collects);
     const reply = await client.run(
       "commitTransition",
       [
@@ -225,7 +245,7 @@ async function stepAndCommit(
         run,
         seq,
         hc,
-        pack(JSON.stringify(result.run)),
+        pack(stored.state),
         pack(journal),
         now,
         deps.settings.leaseMs,
@@ -234,11 +254,13 @@ async function stepAndCommit(
         history.length,
         ...history.map((h) => pack(JSON.stringify(h))),
         ...ops,
+        ...stored.ops,
       ],
     );
     const code = Number(reply[0]);
     if (code === 1) {
-      crashPoint("afterCommit", child);
+      if (stored.apart !== apart) deps.inputs?.set(run, stored.apart);
+      crashPoint("afterCommit", child, collects);
       locks?.committed(exec, hc + history.length);
       const newSeq = Number(reply[1]);
       const nextHead = reply[3] as string | null | undefined;
@@ -248,7 +270,13 @@ async function stepAndCommit(
       const self = `s${run}@${newSeq}`;
       return {
         result: "committed",
-        next: { state: result.run, seq: newSeq, head: nextHead, hc: hc + history.length },
+        next: {
+          state: result.run,
+          seq: newSeq,
+          head: nextHead,
+          hc: hc + history.length,
+          apart: stored.apart,
+        },
         ensure: fx
           .split(" ")
           .filter((f) => f !== self)

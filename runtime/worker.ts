@@ -3,6 +3,7 @@ import type { TaskRunner } from "../task-runners/runner.js";
 import type { TaskMode } from "../task-runners/resources.js";
 import { defaultRunners } from "../task-runners/index.js";
 import { makeKeys, QUEUES } from "./keys.js";
+import { InputCache } from "./frame-input.js";
 import { ExecutionLocks } from "./locks.js";
 import { ExecutionCache } from "./programs.js";
 import { JobQueues, type StepJob, type TaskJob } from "./queues.js";
@@ -59,6 +60,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
     runners,
     onError,
     locks: new ExecutionLocks(),
+    inputs: new InputCache(),
     ...(options.taskMode ? { taskMode: options.taskMode } : {}),
   };
   const common = {

@@ -30,9 +30,31 @@ export type Effect =
   | { type: "CancelTask"; runId: string; taskId: string; taskToken?: string }
   /** Create child runs (Parallel branches, Map iterations) and start them. */
   | { type: "SpawnChildren"; runId: string; children: ChildSpec[] }
-  /** Stop these child runs (a sibling failed, or the parent was stopped). */
-  | { type: "StopChildren"; runId: string; childRunIds: string[] }
-  /** The run ended: the driver joins it into its parent or finishes the execution. */
+  /**
+   * Stop the children `${prefix}/0` .. `${prefix}/${started - 1}` of a join that are
+   * still running (a sibling failed, or the parent was stopped). The driver knows
+   * which ones ended (it keeps their ends, see `CollectResults`); the parent only
+   * counts them.
+   */
+  | { type: "StopChildren"; runId: string; prefix: string; started: number }
+  /**
+   * Every child of the join ended and the state will use their outputs: deliver
+   * `ResultsCollected{prefix, outputs}` to the run, next, with the outputs the
+   * driver kept as the children `${prefix}/0` .. `${prefix}/${total - 1}` ended
+   * (null for a child that did not succeed).
+   */
+  | { type: "CollectResults"; runId: string; prefix: string; total: number }
+  /**
+   * Keep these `[index, output]` as ends of the join's children (null: did not
+   * succeed), where the driver has none yet. Only for a join stored before joins
+   * kept counters, whose outputs so far are in the parent's state or in `ChildEnded`
+   * events (a Map in flight while Stepwise is upgraded; engine/flow/legacy-join.ts).
+   */
+  | { type: "KeepOutputs"; runId: string; prefix: string; outputs: [number, Json][] }
+  /**
+   * The run ended: the driver finishes the execution, or keeps a child's output for
+   * its parent's join (`CollectResults`) and tells the parent, once, with `ChildEnded`.
+   */
   | { type: "RunEnded"; runId: string; parent?: ParentLink; outcome: RunOutcome };
 
 export type TimerPurpose = "wait" | "retry" | "taskTimeout" | "heartbeat";

@@ -28,7 +28,12 @@ export type RunEvent =
   | (Base & { type: "TaskFailed"; taskId: string; error: string; cause?: string })
   | (Base & { type: "TaskHeartbeat"; taskId: string })
   | (Base & { type: "TimerFired"; timerId: string })
-  | (Base & { type: "ChildEnded"; childRunId: string; index: number; outcome: RunOutcome })
+  | (Base & { type: "ChildEnded"; childRunId: string; index: number; outcome: ChildOutcome })
+  /**
+   * The outputs of a join's children, in index order (null for a failed child), that
+   * the driver kept while they ended; the answer to a `CollectResults` effect.
+   */
+  | (Base & { type: "ResultsCollected"; prefix: string; outputs: Json[] })
   | (Base & {
       type: "Stop";
       error?: string;
@@ -39,6 +44,16 @@ export type RunEvent =
 
 export type RunOutcome =
   | { status: "SUCCEEDED"; output: Json }
+  | { status: "FAILED"; error?: string; cause?: string }
+  | { status: "ABORTED" };
+
+/**
+ * A child's end as its parent learns it: without the output, which the driver keeps
+ * (keyed by join and index) until the parent collects the outputs of all children
+ * at once. Applying one child's end so costs the parent O(1), however wide the join.
+ */
+export type ChildOutcome =
+  | { status: "SUCCEEDED" }
   | { status: "FAILED"; error?: string; cause?: string }
   | { status: "ABORTED" };
 

@@ -70,25 +70,37 @@ export type Phase =
   | { kind: "task"; taskId: string; timerIds: string[]; heartbeatTimerId?: string; token?: string }
   | { kind: "waiting"; timerId: string; output: Json }
   | { kind: "backoff"; timerId: string }
-  | { kind: "children"; join: Join };
+  | { kind: "children"; join: Join }
+  /** Every child ended; waiting for `ResultsCollected` (the driver delivers it next). */
+  | { kind: "collecting"; prefix: string; total: number };
 
 /**
  * A Parallel or Map state waiting for its children. Child `i` has run id
- * `${prefix}/${i}`; `progress[i]` is '.' (not started), 'r' (running), 's' or 'f'.
+ * `${prefix}/${i}`. Children start in index order, so children `0..started-1`
+ * have started and the rest wait for room in the `MaxConcurrency` window.
+ *
+ * Only counters change as children end: a child's end costs the parent O(1) in
+ * CPU and in bytes stored, however many children the join has. The driver keeps
+ * the children's outputs (see the `CollectResults` effect) and knows which
+ * children are still running (see `StopChildren`), and it tells the parent of
+ * each child's end exactly once. What is O(n) here (`inputs`) is written once,
+ * when the join opens, and never changes.
  */
 export interface Join {
   prefix: string;
   total: number;
-  progress: string;
-  results: Json[];
+  started: number;
   succeeded: number;
   failed: number;
   /** 0 means no limit. */
   maxConcurrency: number;
   toleratedFailureCount?: number;
   toleratedFailurePercentage?: number;
-  /** Inputs of the children not started yet (Map windows), by index. */
-  pendingInputs?: Record<number, Json>;
+  /**
+   * Inputs of the children that did not fit in the first window (Map with
+   * `MaxConcurrency`): child `i` gets `inputs[i - (total - inputs.length)]`.
+   */
+  inputs?: Json[];
   /** The variables children see, captured when the state started. */
   outer: Record<string, Json>;
 }

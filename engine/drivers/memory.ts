@@ -3,7 +3,7 @@ import type { Effect } from "../core/effects.js";
 import type { RunEvent, RunEventBody, RunOutcome } from "../core/events.js";
 import type { HistoryEvent } from "../core/history.js";
 import type { Json } from "../core/json.js";
-import type { ExecutionContext, RunState } from "../core/run.js";
+import type { ExecutionContext, ParentLink, RunState } from "../core/run.js";
 import { compileProgram, type Program } from "../program.js";
 import { childRun, newRun, step } from "../step.js";
 import { waitsForToken } from "../states/task.js";
@@ -85,6 +85,11 @@ class MemoryDriver {
   private readonly queue = new Deque<Delivery>();
   private readonly timers = new TimerQueue();
   private readonly cancelledTasks = new Set<string>();
+  /**
+   * Per join prefix, the ends of its children so far: the output of a child that
+   * succeeded, null for one that did not (`CollectResults`, `StopChildren`).
+   */
+  private readonly joins = new Map<string, Map<number, Json>>();
   private readonly mocks: Record<string, MockResponse[]>;
   private readonly execution: ExecutionContext;
   private readonly virtual: boolean;
@@ -249,25 +254,53 @@ class MemoryDriver {
         }
         break;
       case "StopChildren":
-        for (const id of effect.childRunIds)
-          this.queue.unshift({ runId: id, event: { type: "Stop" } });
-        break;
-      case "RunEnded":
-        if (effect.parent) {
-          this.queue.push({
-            runId: effect.parent.runId,
-            event: {
-              type: "ChildEnded",
-              childRunId: effect.runId,
-              index: effect.parent.index,
-              outcome: effect.outcome,
-            },
-          });
-        } else {
-          this.outcome = effect.outcome;
+        // Children the parent still counts as running may have ended meanwhile:
+        // a stop would change nothing for them, so only running ones get one.
+        for (let i = 0; i < effect.started; i++) {
+          const id = `${effect.prefix}/${i}`;
+          if (this.runs.get(id)?.status === "RUNNING")
+            this.queue.unshift({ runId: id, event: { type: "Stop" } });
         }
         break;
+      case "CollectResults": {
+        const ended = this.joins.get(effect.prefix);
+        this.joins.delete(effect.prefix);
+        const outputs: Json[] = [];
+        for (let i = 0; i < effect.total; i++) outputs.push(ended?.get(i) ?? null);
+        // Next, before anything else: the step that records `<Kind>StateSucceeded`
+        // follows the last child's end at once, as one step used to do both.
+        this.queue.unshift({
+          runId: effect.runId,
+          event: { type: "ResultsCollected", prefix: effect.prefix, outputs },
+        });
+        break;
+      }
+      case "KeepOutputs": {
+        let ended = this.joins.get(effect.prefix);
+        if (!ended) this.joins.set(effect.prefix, (ended = new Map()));
+        for (const [index, output] of effect.outputs)
+          if (!ended.has(index)) ended.set(index, output);
+        break;
+      }
+      case "RunEnded":
+        if (effect.parent) this.childEnded(effect.runId, effect.parent, effect.outcome);
+        else this.outcome = effect.outcome;
+        break;
     }
+  }
+
+  /** Keeps the child's output for its parent's join, and tells the parent once. */
+  private childEnded(runId: string, parent: ParentLink, outcome: RunOutcome): void {
+    const prefix = runId.slice(0, runId.lastIndexOf("/"));
+    let ended = this.joins.get(prefix);
+    if (!ended) this.joins.set(prefix, (ended = new Map()));
+    if (ended.has(parent.index)) return;
+    ended.set(parent.index, outcome.status === "SUCCEEDED" ? outcome.output : null);
+    const { output: _, ...told } = outcome as RunOutcome & { output?: Json };
+    this.queue.push({
+      runId: parent.runId,
+      event: { type: "ChildEnded", childRunId: runId, index: parent.index, outcome: told },
+    });
   }
 
   private startTask(effect: Extract<Effect, { type: "RunTask" }>): void {

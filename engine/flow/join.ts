@@ -1,5 +1,5 @@
 import type { ChildSpec } from "../core/effects.js";
-import type { RunOutcome } from "../core/events.js";
+import type { ChildOutcome } from "../core/events.js";
 import type { Json } from "../core/json.js";
 import type { Join } from "../core/run.js";
 import type { ChildScopes } from "../program.js";
@@ -33,11 +33,11 @@ export function childScopesOf(ctx: StepContext): ChildScopes {
 /** Creates the join and spawns the first window of children. */
 export function openJoin(ctx: StepContext, plan: JoinPlan, children: ChildScopes): Join {
   const total = plan.inputs.length;
+  const window = plan.maxConcurrency > 0 ? Math.min(plan.maxConcurrency, total) : total;
   const join: Join = {
     prefix: `${ctx.run.runId}/${ctx.nextSerial()}`,
     total,
-    progress: ".".repeat(total),
-    results: new Array<Json>(total).fill(null),
+    started: window,
     succeeded: 0,
     failed: 0,
     maxConcurrency: plan.maxConcurrency,
@@ -48,14 +48,10 @@ export function openJoin(ctx: StepContext, plan: JoinPlan, children: ChildScopes
   if (plan.toleratedFailurePercentage !== undefined) {
     join.toleratedFailurePercentage = plan.toleratedFailurePercentage;
   }
-  const window = plan.maxConcurrency > 0 ? Math.min(plan.maxConcurrency, total) : total;
-  if (window < total) {
-    join.pendingInputs = {};
-    for (let i = window; i < total; i++) join.pendingInputs[i] = plan.inputs[i]!;
-  }
+  // Stored once and never changed: a child's end then copies nothing of size O(n).
+  if (window < total) join.inputs = plan.inputs.slice(window);
   const specs: ChildSpec[] = [];
   for (let i = 0; i < window; i++) specs.push(startChild(ctx, join, children, i, plan.inputs[i]!));
-  join.progress = "r".repeat(window) + join.progress.slice(window);
   if (specs.length > 0) ctx.emit({ type: "SpawnChildren", runId: ctx.run.runId, children: specs });
   return join;
 }
@@ -82,37 +78,34 @@ function startChild(
   return spec;
 }
 
-/** `progress` with child `index` marked `c`. */
-function mark(progress: string, index: number, c: string): string {
-  return progress.slice(0, index) + c + progress.slice(index + 1);
-}
-
 export type JoinVerdict =
   | { kind: "pending" }
-  | { kind: "succeeded"; results: Json[] }
+  /** Every child ended and the state succeeds: collect the outputs. */
+  | { kind: "complete" }
   | { kind: "failed"; error?: string; cause?: string; exceededTolerance: boolean };
 
 /**
- * Applies one child's end. Returns the new join (a copy) and what the parent
- * should do, starting the next child of a Map's window when one is waiting.
+ * Applies one child's end. Returns the new join (a copy of a few counters: the
+ * cost is the same for the first child and the ten-thousandth) and what the
+ * parent should do, starting the next child of a Map's window when one is waiting.
+ * The driver delivers each child's end once (it keeps the ends, see `CollectResults`),
+ * so the join only counts them; an end for a child that never started is stale.
  */
 export function applyChildEnded(
   ctx: StepContext,
   join: Join,
   index: number,
-  outcome: RunOutcome,
+  outcome: ChildOutcome,
   children: ChildScopes,
 ): { join: Join; verdict: JoinVerdict } {
-  if (join.progress[index] !== "r") return { join, verdict: { kind: "pending" } };
-  // slice(), not spread: this copy is the cost of a wide Map's every child end.
-  const j: Join = { ...join, results: join.results.slice() };
+  if (index >= join.started || join.succeeded + join.failed >= join.started) {
+    return { join, verdict: { kind: "pending" } };
+  }
+  const j: Join = { ...join };
   if (outcome.status === "SUCCEEDED") {
-    j.results[index] = outcome.output;
     j.succeeded += 1;
-    j.progress = mark(j.progress, index, "s");
   } else {
     j.failed += 1;
-    j.progress = mark(j.progress, index, "f");
     const tolerated =
       j.toleratedFailureCount !== undefined || j.toleratedFailurePercentage !== undefined;
     if (!tolerated || exceedsTolerance(j)) {
@@ -126,22 +119,15 @@ export function applyChildEnded(
     }
   }
   // Start the next child of the window, if any is waiting.
-  if (j.pendingInputs) {
-    const nextIndex = j.progress.indexOf(".");
-    if (nextIndex >= 0) {
-      const pending = { ...j.pendingInputs };
-      const input = pending[nextIndex] ?? null;
-      delete pending[nextIndex];
-      j.pendingInputs = pending;
-      j.progress = mark(j.progress, nextIndex, "r");
-      const spec = startChild(ctx, j, children, nextIndex, input);
-      ctx.emit({ type: "SpawnChildren", runId: ctx.run.runId, children: [spec] });
-    } else {
-      delete j.pendingInputs;
-    }
+  if (j.started < j.total) {
+    const next = j.started;
+    const inputs = j.inputs ?? [];
+    const input = inputs[next - (j.total - inputs.length)] ?? null;
+    j.started += 1;
+    const spec = startChild(ctx, j, children, next, input);
+    ctx.emit({ type: "SpawnChildren", runId: ctx.run.runId, children: [spec] });
   }
-  if (j.succeeded + j.failed === j.total)
-    return { join: j, verdict: { kind: "succeeded", results: j.results } };
+  if (j.succeeded + j.failed === j.total) return { join: j, verdict: { kind: "complete" } };
   return { join: j, verdict: { kind: "pending" } };
 }
 
@@ -152,9 +138,27 @@ function exceedsTolerance(j: Join): boolean {
   return pct !== undefined && j.failed * 100 > pct * j.total;
 }
 
-/** Stops every child still running (a sibling failed, or the parent is stopped). */
+/**
+ * Stops every child still running (a sibling failed, or the parent is stopped):
+ * the driver skips the started children that already ended.
+ */
 export function stopRunning(ctx: StepContext, join: Join): void {
-  const ids: string[] = [];
-  for (let i = 0; i < join.total; i++) if (join.progress[i] === "r") ids.push(childRunId(join, i));
-  if (ids.length > 0) ctx.emit({ type: "StopChildren", runId: ctx.run.runId, childRunIds: ids });
+  if (join.succeeded + join.failed >= join.started) return;
+  ctx.emit({
+    type: "StopChildren",
+    runId: ctx.run.runId,
+    prefix: join.prefix,
+    started: join.started,
+  });
+}
+
+/** The join completed: ask the driver for the children's outputs (`ResultsCollected`). */
+export function collectResults(ctx: StepContext, join: Join): void {
+  ctx.emit({
+    type: "CollectResults",
+    runId: ctx.run.runId,
+    prefix: join.prefix,
+    total: join.total,
+  });
+  ctx.setPhase({ kind: "collecting", prefix: join.prefix, total: join.total });
 }

@@ -1,7 +1,8 @@
 import type { MapState, ParallelState } from "../core/definition.js";
 import type { Json } from "../core/json.js";
 import { failWith, guarded } from "../flow/failure.js";
-import { applyChildEnded, childScopesOf, type JoinVerdict } from "../flow/join.js";
+import { applyChildEnded, childScopesOf, collectResults, type JoinVerdict } from "../flow/join.js";
+import { keepOutputs, legacyOutput } from "../flow/legacy-join.js";
 import { io } from "../io/index.js";
 import type { StepContext } from "../step-context.js";
 import type { StateHandler } from "./handler.js";
@@ -19,7 +20,10 @@ export interface ChildrenSpec<S extends ParallelState | MapState> {
   failure(verdict: Failed): { error?: string; cause?: string };
 }
 
-/** `<Kind>StateSucceeded`, then the state's output from the children's results. */
+/**
+ * `<Kind>StateSucceeded`, then the state's output from the children's results
+ * (with children, in the step that receives `ResultsCollected`).
+ */
 export function succeedChildren<S extends ParallelState | MapState>(
   ctx: StepContext,
   state: S,
@@ -57,12 +61,21 @@ export function childrenState<S extends ParallelState | MapState>(
         childScopesOf(ctx),
       );
       ctx.setPhase({ kind: "children", join });
-      if (verdict.kind === "succeeded") succeedChildren(ctx, state, verdict.results);
+      const legacy = legacyOutput(outcome);
+      if (legacy !== undefined && join !== phase.join && outcome.status === "SUCCEEDED") {
+        keepOutputs(ctx, join.prefix, [[index, legacy]]);
+      }
+      // The outputs stay with the driver until now; the state ends when they arrive.
+      if (verdict.kind === "complete") collectResults(ctx, join);
       else if (verdict.kind === "failed") {
         const { error, cause } = spec.failure(verdict);
         ctx.record(`${spec.kind}StateFailed`, { error, cause });
         failWith(ctx, state, error, cause);
       }
+    },
+
+    onResultsCollected(ctx, state, outputs) {
+      succeedChildren(ctx, state, outputs);
     },
   };
 }

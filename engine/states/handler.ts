@@ -1,5 +1,5 @@
 import type { State } from "../core/definition.js";
-import type { RunOutcome } from "../core/events.js";
+import type { ChildOutcome } from "../core/events.js";
 import type { Json } from "../core/json.js";
 import type { StepContext } from "../step-context.js";
 
@@ -14,5 +14,6 @@ export interface StateHandler<S extends State> {
   onTaskFailed?(ctx: StepContext, state: S, error: string, cause: string | undefined): void;
   onHeartbeat?(ctx: StepContext, state: S): void;
   onTimer?(ctx: StepContext, state: S, timerId: string): void;
-  onChildEnded?(ctx: StepContext, state: S, index: number, outcome: RunOutcome): void;
+  onChildEnded?(ctx: StepContext, state: S, index: number, outcome: ChildOutcome): void;
+  onResultsCollected?(ctx: StepContext, state: S, outputs: Json[]): void;
 }

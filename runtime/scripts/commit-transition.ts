@@ -30,6 +30,25 @@ import type { ScriptSpec } from "./spec.js";
  *                                        the execution ended; its keys expire after
  *                                        keepSeconds (0 = never)
  *   expire seconds                       this (child) run ended: its keys expire
+ *   input set version json | input drop  the frame input kept apart from the state
+ *                                        (run hash fields `in`, `iv`; see
+ *                                        runtime/frame-input.ts): write it, or drop it
+ *   joined join index output parent event keepSeconds
+ *                                        this child run ended: keep its output (JSON,
+ *                                        "null" unless it succeeded) in the join's
+ *                                        hash `jr:<join>` field index and, the first
+ *                                        time only, push `event` (ChildEnded) to the
+ *                                        parent; the hash expires after keepSeconds
+ *   stopjoin join started                push Stop in front to each child
+ *                                        `<join>/0..started-1` not in `jr:<join>`
+ *                                        (still running)
+ *   keep   join n keepSeconds (index output)*
+ *                                        set these fields of `jr:<join>` where absent
+ *                                        (outputs of a join stored the old way)
+ *   collect join total head              push `head .. outputs .. ']}'` (the join's
+ *                                        outputs 0..total-1 in order, 'null' where
+ *                                        missing) in front of this run's inbox, and
+ *                                        delete `jr:<join>`
  *
  * Returns:
  *   {1, newSeq, fx, head}  committed; fx = follow-up jobs, space-separated:
@@ -141,6 +160,59 @@ while i <= n do
       end
     end
     i = i + 9
+  elseif op == 'input' then
+    if ARGV[i + 1] == 'set' then
+      redis.call('HSET', KEYS[1], 'iv', ARGV[i + 2], 'in', ARGV[i + 3])
+      i = i + 4
+    else
+      redis.call('HDEL', KEYS[1], 'iv', 'in')
+      i = i + 2
+    end
+  elseif op == 'joined' then
+    local jr = base .. 'jr:' .. ARGV[i + 1]
+    if redis.call('HSETNX', jr, ARGV[i + 2], ARGV[i + 3]) == 1 then
+      local run = ARGV[i + 4]
+      if redis.call('EXISTS', base .. 'r:' .. run) == 1 then
+        redis.call('RPUSH', base .. 'i:' .. run, ARGV[i + 5])
+        wake(run)
+      end
+    end
+    local keep = tonumber(ARGV[i + 6])
+    if keep > 0 then redis.call('EXPIRE', jr, keep) end
+    i = i + 7
+  elseif op == 'stopjoin' then
+    local join = ARGV[i + 1]
+    local jr = base .. 'jr:' .. join
+    for c = 0, tonumber(ARGV[i + 2]) - 1 do
+      if redis.call('HEXISTS', jr, c) == 0 then
+        local run = join .. '/' .. c
+        if redis.call('EXISTS', base .. 'r:' .. run) == 1 then
+          redis.call('LPUSH', base .. 'i:' .. run, '{"type":"Stop"}')
+          wake(run)
+        end
+      end
+    end
+    i = i + 3
+  elseif op == 'keep' then
+    local jr, n = base .. 'jr:' .. ARGV[i + 1], tonumber(ARGV[i + 2])
+    for k = 0, n - 1 do
+      redis.call('HSETNX', jr, ARGV[i + 4 + 2 * k], ARGV[i + 5 + 2 * k])
+    end
+    local keep = tonumber(ARGV[i + 3])
+    if n > 0 and keep > 0 then redis.call('EXPIRE', jr, keep) end
+    i = i + 4 + 2 * n
+  elseif op == 'collect' then
+    local jr, total = base .. 'jr:' .. ARGV[i + 1], tonumber(ARGV[i + 2])
+    local parts = {}
+    for first = 0, total - 1, 1000 do
+      local fields = {}
+      for c = first, math.min(first + 999, total - 1) do fields[#fields + 1] = c end
+      local values = redis.call('HMGET', jr, unpack(fields))
+      for k = 1, #values do parts[#parts + 1] = values[k] or 'null' end
+    end
+    redis.call('DEL', jr)
+    redis.call('LPUSH', KEYS[2], ARGV[i + 3] .. table.concat(parts, ',') .. ']}')
+    i = i + 4
   elseif op == 'expire' then
     redis.call('EXPIRE', KEYS[1], ARGV[i + 1])
     redis.call('EXPIRE', KEYS[2], ARGV[i + 1])

@@ -10,6 +10,10 @@
  * would become a hashtable anyway (`hash-max-listpack-entries`), so a large state
  * goes into the one field `s` with `n` = 0: writing thousands of slices per
  * transition of a big Map's parent would cost far more than it saves.
+ *
+ * A large input of the run's current state is kept apart, in field `in` (with
+ * its version `iv`), and left out of the state (runtime/frame-input.ts): it is
+ * written when the run enters a state, not again at each of its transitions there.
  */
 export const RUN_STATE_LUA = `
 local function putState(key, state)
@@ -31,8 +35,8 @@ local function putState(key, state)
   if old == 0 then redis.call('HDEL', key, 's') end
 end
 local function getState(key)
-  local n = tonumber(redis.call('HGET', key, 'n') or '-1')
-  if n < 0 then return false end
+  local n = tonumber(redis.call('HGET', key, 'n') or '0')
+  -- n = 0: one field, as large states are kept and as every state was before slices.
   if n == 0 then return redis.call('HGET', key, 's') end
   local fields = {}
   for i = 1, n do fields[i] = 's' .. i end

@@ -316,8 +316,14 @@ describe("stale child events", () => {
       index: 0,
       outcome: { status: "FAILED", error: "E" },
     });
+    // The driver stops the started children that are still running (here: the waiting one).
     expect(effectsOf(ended, "StopChildren")).toEqual([
-      { type: "StopChildren", runId: s.rootId, childRunIds: [waiting!.runId] },
+      {
+        type: "StopChildren",
+        runId: s.rootId,
+        prefix: waiting!.runId.slice(0, waiting!.runId.lastIndexOf("/")),
+        started: 2,
+      },
     ]);
     const backoff = only(effectsOf(ended, "ArmTimer"));
     // While backing off, the stopped branch reports back.
@@ -340,36 +346,80 @@ describe("stale child events", () => {
       type: "ChildEnded",
       childRunId: waiting!.runId,
       index: 1,
-      outcome: { status: "SUCCEEDED", output: "old" },
+      outcome: { status: "SUCCEEDED" },
     });
     expect(s.run().current?.phase.kind).toBe("children");
   });
 
-  it("a duplicate ChildEnded for a branch already applied changes nothing", () => {
+  // The parent only counts its children's ends (engine/flow/join.ts): the driver keeps
+  // them and tells the parent of each exactly once. What the parent can still tell
+  // stale is an end of a child its join never started.
+  it("a ChildEnded for a child the join has not started changes nothing", () => {
+    const s = new Stepper(
+      single({
+        Type: "Map",
+        MaxConcurrency: 1,
+        ItemProcessor: {
+          StartAt: "W",
+          States: { W: { Type: "Wait", Seconds: 100, End: true } },
+        },
+        End: true,
+      }),
+      [1, 2, 3],
+    );
+    const spawn = only(effectsOf(s.start(), "SpawnChildren"));
+    const first = only(spawn.children);
+    const prefix = first.runId.slice(0, first.runId.lastIndexOf("/"));
+    for (const index of [1, 2, 7]) {
+      expectNoChange(s, s.rootId, {
+        type: "ChildEnded",
+        childRunId: `${prefix}/${index}`,
+        index,
+        outcome: { status: "SUCCEEDED" },
+      });
+    }
+    expect(s.run().current?.phase).toMatchObject({
+      kind: "children",
+      join: { started: 1, succeeded: 0, failed: 0 },
+    });
+  });
+
+  it("the last child's end asks for the outputs; the state ends when they arrive", () => {
     const s = new Stepper(
       single({
         Type: "Parallel",
         Branches: [
           { StartAt: "A", States: { A: { Type: "Pass", Result: "a", End: true } } },
-          { StartAt: "W", States: { W: { Type: "Wait", Seconds: 100, End: true } } },
+          { StartAt: "B", States: { B: { Type: "Pass", Result: "b", End: true } } },
         ],
         End: true,
       }),
     );
     const spawn = only(effectsOf(s.start(), "SpawnChildren"));
-    const body: RunEventBody = {
+    const [a, b] = spawn.children;
+    const prefix = a!.runId.slice(0, a!.runId.lastIndexOf("/"));
+    s.send(s.rootId, {
       type: "ChildEnded",
-      childRunId: spawn.children[0]!.runId,
+      childRunId: a!.runId,
       index: 0,
-      outcome: { status: "SUCCEEDED", output: "a" },
-    };
-    s.send(s.rootId, body);
-    expectNoChange(s, s.rootId, body);
+      outcome: { status: "SUCCEEDED" },
+    });
+    const last = s.send(s.rootId, {
+      type: "ChildEnded",
+      childRunId: b!.runId,
+      index: 1,
+      outcome: { status: "SUCCEEDED" },
+    });
+    expect(last).toEqual([{ type: "CollectResults", runId: s.rootId, prefix, total: 2 }]);
+    expect(s.run().current?.phase).toEqual({ kind: "collecting", prefix, total: 2 });
+    // Outputs for another join (an earlier attempt's) change nothing.
     expectNoChange(s, s.rootId, {
-      ...body,
-      outcome: { status: "FAILED", error: "Late" },
-    } as RunEventBody);
-    expect(s.run().status).toBe("RUNNING");
+      type: "ResultsCollected",
+      prefix: `${prefix}0`,
+      outputs: ["x", "y"],
+    });
+    s.send(s.rootId, { type: "ResultsCollected", prefix, outputs: ["a", "b"] });
+    expect(s.run()).toMatchObject({ status: "SUCCEEDED", output: ["a", "b"] });
   });
 });
 

@@ -109,6 +109,17 @@ describe("a worker killed with SIGKILL loses nothing and applies nothing twice",
     await crashThenRecover("afterCommit:child", 12);
   }, 40_000);
 
+  // The Map's last child's end makes its parent collect the children's outputs from the
+  // join's hash (runtime/scripts/commit-transition.ts, `collect`): a crash before that
+  // commit, or after it and before the job is acknowledged, loses no output.
+  it.each(["beforeCommit:collect", "afterCommit:collect"])(
+    "(f) %s: around the commit that collects a Map's outputs",
+    async (point) => {
+      await crashThenRecover(point, 3);
+    },
+    40_000,
+  );
+
   // A 40-state Pass chain runs as chained transitions inside one job (runtime/transition.ts,
   // "Chaining"); a crash in the middle of that chain must leave the run to be picked up again.
   it.each(["beforeCommit", "afterCommit"])(

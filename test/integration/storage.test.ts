@@ -64,7 +64,10 @@ describe("run storage", () => {
     expect(Object.keys(big).filter((k) => /^s\d+$/.test(k))).toEqual([]);
     const state = JSON.parse(unpack(big.s!));
     expect(state.current.name).toBe("Hold");
-    expect(state.current.input.blob).toBe(blob);
+    expect(state.current.phase.output.blob).toBe(blob);
+    // The state's large input is kept apart, written once (runtime/transition.ts, storedState).
+    expect(state.current.input).toBeUndefined();
+    expect(JSON.parse(unpack(big.in!)).blob).toBe(blob);
 
     await until(async () => {
       const { items } = await h.runtime.getHistory(executionId, { limit: 1000 });
@@ -77,6 +80,8 @@ describe("run storage", () => {
     const slices = Object.keys(small).filter((k) => /^s\d*$/.test(k));
     expect(slices.sort()).toEqual(Array.from({ length: m }, (_, i) => `s${i + 1}`).sort());
     for (const k of slices) expect(small[k]!.length).toBeLessThanOrEqual(64);
+    expect(small.in).toBeUndefined();
+    expect(small.iv).toBeUndefined();
     await h.runtime.stopExecution(executionId, {});
 
     // A run whose state stays small keeps Redis's compact encoding (a hash never goes back).
@@ -305,5 +310,36 @@ describe("a stop before the first transition", () => {
       "WaitStateEntered",
       "ExecutionAborted",
     ]);
+  });
+});
+
+describe("a run stored before this format", () => {
+  it("(one plain-JSON field `s`, no slices) is read, and rewritten in slices", async () => {
+    await h.startWorker();
+    await createMachine(h.runtime, "w", {
+      StartAt: "Nap",
+      States: {
+        Nap: { Type: "Wait", Seconds: 1, Next: "After" },
+        After: { Type: "Pass", End: true },
+      },
+    });
+    const { executionId } = await h.runtime.startExecution("w", { input: { k: 1 }, name: "old" });
+    const key = h.runtime.keys.run("w:old");
+    await until(async () =>
+      (await h.runtime.getHistory(executionId, { limit: 100 })).items.some(
+        (e) => e.type === "WaitStateEntered",
+      ),
+    );
+    const n = Number(await redis.hget(key, "n"));
+    const slices = Array.from({ length: n }, (_, i) => `s${i + 1}`);
+    const state = unpack(Buffer.concat((await redis.hmgetBuffer(key, ...slices)) as Buffer[]));
+    await redis.hdel(key, "n", ...slices);
+    await redis.hset(key, "s", state);
+
+    const record = await h.runtime.waitForExecution(executionId, 10_000);
+    expect(record.status).toBe("SUCCEEDED");
+    expect(record.output).toEqual({ k: 1 });
+    expect(await redis.hexists(key, "s")).toBe(0);
+    expect(Number(await redis.hget(key, "n"))).toBeGreaterThan(0);
   });
 });

@@ -1,0 +1,292 @@
+import { Redis } from "ioredis";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Json } from "../../engine/core/json.js";
+import type { Join, RunState } from "../../engine/core/run.js";
+import { pack, unpack } from "../../runtime/codec.js";
+import { runOfTask, shortId } from "../../runtime/ids.js";
+import { RedisClient } from "../../runtime/redis.js";
+import { createMachine, fullHistory, harness, historyProblems, type Harness } from "./helpers.js";
+
+// A wide Map on Redis: each child's end is a transition of the parent, which must cost
+// O(1) however many children ended (engine/flow/join.ts): the children's outputs go to
+// the join's hash `jr:` in each child's own commit, and the parent collects them once.
+const ITEMS = 3000;
+const EARLY = 300; // end at once
+const MIDDLE = 2700; // items EARLY..MIDDLE-1 park on a token released in a second step
+
+/** Items below `early` end at once; the others park on a token. */
+const fanOut = (early: number, extra: object = {}) => ({
+  StartAt: "Fan",
+  States: {
+    Fan: {
+      Type: "Map",
+      ...extra,
+      ItemSelector: { "i.$": "$$.Map.Item.Index" },
+      ItemProcessor: {
+        StartAt: "Early",
+        States: {
+          Early: {
+            Type: "Choice",
+            Choices: [{ Variable: "$.i", NumericLessThan: early, Next: "Done" }],
+            Default: "Park",
+          },
+          Done: { Type: "Pass", Parameters: { "i.$": "$.i", ok: true }, End: true },
+          Park: {
+            Type: "Task",
+            Resource: "stepwise:approval.waitForTaskToken",
+            Parameters: { "token.$": "$$.Task.Token" },
+            End: true,
+          },
+        },
+      },
+      End: true,
+    },
+  },
+});
+
+let h: Harness;
+let redis: Redis;
+beforeEach(async () => {
+  h = await harness();
+  redis = new Redis(h.redisUrl);
+  await h.startWorker();
+});
+afterEach(async () => {
+  redis.disconnect();
+  await h.close();
+});
+
+/** The parent's state as stored (packed bytes) and decoded. */
+async function storedState(exec: string): Promise<{ bytes: number; run: RunState }> {
+  const key = h.runtime.keys.run(exec);
+  const n = Number(await redis.hget(key, "n"));
+  const fields = n === 0 ? ["s"] : Array.from({ length: n }, (_, i) => `s${i + 1}`);
+  const stored = Buffer.concat((await redis.hmgetBuffer(key, ...fields)).map((b) => b!));
+  return { bytes: stored.length, run: JSON.parse(unpack(stored)) as RunState };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The parent's stored state once `succeeded` children ended and its inbox is empty. */
+async function settledAt(exec: string, succeeded: number): Promise<number> {
+  return until(`${succeeded} children applied`, async () => {
+    const { bytes, run } = await storedState(exec);
+    const phase = run.current?.phase;
+    const inbox = await redis.llen(h.runtime.keys.inbox(exec));
+    if (phase?.kind !== "children" || phase.join.succeeded !== succeeded || inbox > 0) {
+      return undefined;
+    }
+    return bytes;
+  });
+}
+
+/** Token of each parked item, by item index. */
+async function parkedTokens(count: number): Promise<Map<number, string>> {
+  return until(`${count} parked items`, async () => {
+    const tokens = await redis.hgetall(h.runtime.keys.tokens);
+    if (Object.keys(tokens).length < count) return undefined;
+    const byIndex = new Map<number, string>();
+    for (const [token, task] of Object.entries(tokens)) {
+      const run = runOfTask(task);
+      byIndex.set(Number(run.slice(run.lastIndexOf("/") + 1)), token);
+    }
+    return byIndex;
+  });
+}
+
+async function release(tokens: Map<number, string>, from: number, to: number): Promise<void> {
+  const indexes = Array.from({ length: to - from }, (_, k) => from + k);
+  for (let k = 0; k < indexes.length; k += 200) {
+    await Promise.all(
+      indexes
+        .slice(k, k + 200)
+        .map((i) => h.runtime.sendTaskSuccess(tokens.get(i)!, { i, ok: true })),
+    );
+  }
+}
+
+describe("a wide Map on Redis", () => {
+  it(`${ITEMS} items: the right output, and the parent's stored state does not grow as children end`, async () => {
+    await createMachine(h.runtime, "wide", fanOut(EARLY));
+    const { executionId } = await h.runtime.startExecution("wide", {
+      input: Array.from({ length: ITEMS }, (_, i) => i),
+    });
+    const exec = shortId(executionId);
+    const tokens = await parkedTokens(ITEMS - EARLY);
+    const early = await settledAt(exec, EARLY);
+    await release(tokens, EARLY, MIDDLE);
+    const late = await settledAt(exec, MIDDLE);
+    // 2,400 more outputs would add tens of KB; only the counters' digits may change.
+    expect(late - early).toBeLessThanOrEqual(4);
+    // The Map's 3,000-item input is not in the state: it is kept apart, written once
+    // (runtime/frame-input.ts), and a load by a worker that holds it does not send it.
+    expect(late).toBeLessThan(1000);
+    const key = h.runtime.keys.run(exec);
+    const [input, version] = await redis.hmget(key, "in", "iv");
+    expect(JSON.parse(unpack(input!))).toEqual(Array.from({ length: ITEMS }, (_, i) => i));
+    const client = new RedisClient(h.redisUrl);
+    try {
+      const keys = [key, h.runtime.keys.inbox(exec), h.runtime.keys.execution(exec)];
+      const fresh = await client.runBuffer("loadTransition", keys, [""]);
+      expect(fresh[5]?.toString()).toBe(input);
+      const held = await client.runBuffer("loadTransition", keys, [version!]);
+      expect([held[5], held[6]?.toString()]).toEqual([null, version]);
+    } finally {
+      await client.close();
+    }
+    // The outputs so far are in the join's hash, one field per ended child.
+    const jr = `${h.runtime.keys.base}jr:${exec}/1`;
+    expect(await redis.hlen(jr)).toBe(MIDDLE);
+    await release(tokens, MIDDLE, ITEMS);
+    const record = await h.runtime.waitForExecution(executionId, 60_000);
+    expect(record.status).toBe("SUCCEEDED");
+    expect(record.output).toEqual(Array.from({ length: ITEMS }, (_, i) => ({ i, ok: true })));
+    expect(await redis.exists(jr)).toBe(0);
+    const history = await fullHistory(h.runtime, executionId);
+    expect(historyProblems(history)).toEqual([]);
+    expect(history.filter((e) => e.type === "MapIterationSucceeded")).toHaveLength(ITEMS);
+    expect(history.slice(-4).map((e) => e.type)).toEqual([
+      "MapIterationSucceeded",
+      "MapStateSucceeded",
+      "MapStateExited",
+      "ExecutionSucceeded",
+    ]);
+  }, 120_000);
+
+  /** Each item waits `item.s` seconds, then outputs `item.v`, or fails when `item.fail`. */
+  const timed = {
+    StartAt: "Check",
+    States: {
+      Check: {
+        Type: "Choice",
+        Choices: [{ Variable: "$.fail", IsPresent: true, Next: "Boom" }],
+        Default: "W",
+      },
+      Boom: { Type: "Fail", Error: "Item.Failed", Cause: "bad item" },
+      W: { Type: "Wait", SecondsPath: "$.s", Next: "Out" },
+      Out: { Type: "Pass", InputPath: "$.v", End: true },
+    },
+  };
+
+  it("tolerated failures in a MaxConcurrency window give nulls, as in memory", async () => {
+    await createMachine(h.runtime, "tolerant", {
+      StartAt: "M",
+      States: {
+        M: {
+          Type: "Map",
+          MaxConcurrency: 2,
+          ToleratedFailurePercentage: 50,
+          ItemProcessor: timed,
+          End: true,
+        },
+      },
+    });
+    const input: Json[] = [{ fail: true }, { s: 0, v: 1 }, { fail: true }, { s: 0, v: 3 }];
+    const { executionId } = await h.runtime.startExecution("tolerant", { input });
+    const record = await h.runtime.waitForExecution(executionId, 10_000);
+    expect(record).toMatchObject({ status: "SUCCEEDED", output: [null, 1, null, 3] });
+  });
+
+  it("a failure past the threshold stops the running items (they never finish their wait)", async () => {
+    await createMachine(h.runtime, "intolerant", {
+      StartAt: "M",
+      States: {
+        M: {
+          Type: "Map",
+          MaxConcurrency: 3,
+          ToleratedFailureCount: 0,
+          ItemProcessor: {
+            StartAt: "W",
+            States: {
+              W: { Type: "Wait", SecondsPath: "$.s", Next: "Check" },
+              Check: {
+                Type: "Choice",
+                Choices: [{ Variable: "$.fail", IsPresent: true, Next: "Boom" }],
+                Default: "Out",
+              },
+              Boom: { Type: "Fail", Error: "Item.Failed", Cause: "bad item" },
+              Out: { Type: "Pass", InputPath: "$.v", End: true },
+            },
+          },
+          End: true,
+        },
+      },
+    });
+    // Item 0 fails after 1 s; item 1 ends at once and item 3 starts in its place; items
+    // 2 and 3 are waiting when item 0 fails, and are stopped.
+    const input: Json[] = [
+      { s: 1, fail: true },
+      { s: 0, v: 1 },
+      { s: 60, v: 2 },
+      { s: 60, v: 3 },
+    ];
+    const { executionId } = await h.runtime.startExecution("intolerant", { input });
+    const record = await h.runtime.waitForExecution(executionId, 10_000);
+    expect(record).toMatchObject({
+      status: "FAILED",
+      error: "States.ExceedToleratedFailureThreshold",
+    });
+    const history = await until("the stopped iterations to end", async () => {
+      const events = await fullHistory(h.runtime, executionId);
+      const aborted = events.filter((e) => e.type === "MapIterationAborted");
+      return aborted.length === 2 ? events : undefined;
+    });
+    expect(historyProblems(history)).toEqual([]);
+    const aborted = history
+      .filter((e) => e.type === "MapIterationAborted")
+      .map((e) => (e.mapIterationAbortedEventDetails as { index: number }).index);
+    expect(aborted.sort()).toEqual([2, 3]);
+    expect(history.filter((e) => e.type === "MapIterationStarted")).toHaveLength(4);
+    expect(history.filter((e) => e.type === "MapIterationSucceeded")).toHaveLength(1);
+    expect(history.filter((e) => e.type === "MapIterationFailed")).toHaveLength(1);
+  });
+
+  // Executions survive deploys (DESIGN.md): a parent stored mid-Map by the previous
+  // version (outputs so far in its state; engine/flow/legacy-join.ts) finishes right.
+  it("a Map parent stored the previous way goes on with its outputs so far", async () => {
+    await createMachine(h.runtime, "legacy", fanOut(1, { MaxConcurrency: 2 }));
+    const items = [0, 1, 2, 3];
+    const { executionId } = await h.runtime.startExecution("legacy", { input: items });
+    const exec = shortId(executionId);
+    const join = `${h.runtime.keys.base}jr:${exec}/1`;
+    // Item 0 ends at once (item 2 starts in its place); items 1 and 2 park.
+    await settledAt(exec, 1);
+    await parkedTokens(2);
+    const key = h.runtime.keys.run(exec);
+    const { run } = await storedState(exec);
+    const phase = run.current!.phase as { kind: "children"; join: Join };
+    const { started: _s, inputs: _i, ...rest } = phase.join;
+    const legacy = {
+      ...rest,
+      progress: "srr.",
+      results: [{ i: 0, ok: true }, null, null, null],
+      pendingInputs: { 3: { i: 3 } },
+    };
+    const stored = { ...run, current: { ...run.current!, phase: { ...phase, join: legacy } } };
+    const n = Number(await redis.hget(key, "n"));
+    await redis.hset(key, "n", 0, "s", pack(JSON.stringify(stored)));
+    for (let i = 1; i <= n; i++) await redis.hdel(key, `s${i}`);
+    await redis.hdel(join, "0"); // the previous version never wrote it
+    const parked = await parkedTokens(2);
+    await release(parked, 1, 3);
+    const last = await until("item 3 to park", async () => {
+      const tokens = await parkedTokens(1);
+      return tokens.has(3) ? tokens : undefined;
+    });
+    await release(last, 3, 4);
+    const record = await h.runtime.waitForExecution(executionId, 10_000);
+    expect(record).toMatchObject({
+      status: "SUCCEEDED",
+      output: items.map((i) => ({ i, ok: true })),
+    });
+    expect(await redis.exists(join)).toBe(0);
+  });
+});
