@@ -145,6 +145,10 @@ function advanceRun(
         if (phase.kind !== "task" || phase.taskId !== event.taskId) return unchanged(run);
         handler.onHeartbeat?.(ctx, state);
         break;
+      case "TaskStarted":
+        if (phase.kind !== "task" || phase.taskId !== event.taskId) return unchanged(run);
+        handler.onTaskStarted?.(ctx, state, event.workerName);
+        break;
       case "TimerFired":
         handler.onTimer?.(ctx, state, event.timerId);
         break;

@@ -2,6 +2,7 @@ import type { Json } from "../engine/core/json.js";
 import { DATA_LIMIT_BYTES } from "../engine/step-context.js";
 import { RuntimeError, type ActivityTask, type Caller } from "./contract.js";
 import type { TaskRecord } from "./effects.js";
+import { EXECUTION_ARN_PREFIX } from "./ids.js";
 import { deliverTaskEvent, type TaskEventBody, type TaskJobDeps } from "./task-jobs.js";
 
 type Deps = Pick<TaskJobDeps, "client" | "keys" | "queues" | "settings">;
@@ -60,10 +61,11 @@ export async function pollActivity(
   for (;;) {
     const reply = await deps.client.run(
       "claimActivityTask",
-      [deps.keys.activity(activity), deps.keys.tasks],
-      [workerName ?? ""],
+      [deps.keys.activity(activity), deps.keys.tasks, deps.keys.schedule],
+      [workerName ?? "", deps.keys.base, EXECUTION_ARN_PREFIX, Date.now() + deps.settings.leaseMs],
     );
-    if (reply.length === 2) {
+    if (reply.length === 4) {
+      await deps.queues.ensure(`s${String(reply[2])}@${String(reply[3])}`);
       const record = JSON.parse(String(reply[1])) as TaskRecord;
       if (record.mode === "activity" && record.token !== undefined)
         return { taskToken: record.token, input: record.input };

@@ -32,7 +32,8 @@ export const activitiesPlugin: FastifyPluginAsync<PluginOptions> = async (app, {
             },
             workerName: {
               ...nameSchema,
-              description: "Accepted as AWS GetActivityTask does; not recorded yet.",
+              description:
+                "Recorded in the ActivityStarted history event (default: the API key's name).",
             },
           },
         },

@@ -27,6 +27,8 @@ export type RunEvent =
   | (Base & { type: "TaskSucceeded"; taskId: string; output: Json })
   | (Base & { type: "TaskFailed"; taskId: string; error: string; cause?: string })
   | (Base & { type: "TaskHeartbeat"; taskId: string })
+  /** An activity worker took the task (AWS records ActivityStarted with its name). */
+  | (Base & { type: "TaskStarted"; taskId: string; workerName?: string })
   | (Base & { type: "TimerFired"; timerId: string })
   | (Base & { type: "ChildEnded"; childRunId: string; index: number; outcome: ChildOutcome })
   /**

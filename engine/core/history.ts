@@ -45,6 +45,16 @@ export type HistoryEventType =
   | `${StateKind}StateEntered`
   | `${StateKind}StateExited`
   | "WaitStateAborted"
+  | "ActivityScheduled"
+  | "ActivityStarted"
+  | "ActivitySucceeded"
+  | "ActivityFailed"
+  | "ActivityTimedOut"
+  | "LambdaFunctionScheduled"
+  | "LambdaFunctionStarted"
+  | "LambdaFunctionSucceeded"
+  | "LambdaFunctionFailed"
+  | "LambdaFunctionTimedOut"
   | "TaskScheduled"
   | "TaskStarted"
   | "TaskSubmitted"
@@ -80,6 +90,10 @@ const DETAILS_KEYS = new Map<HistoryEventType, `${string}EventDetails` | null>()
 function keyOf(type: HistoryEventType): `${string}EventDetails` | undefined {
   if (type.endsWith("StateEntered")) return "stateEnteredEventDetails";
   if (type.endsWith("StateExited")) return "stateExitedEventDetails";
+  // ActivityScheduled → activityScheduledEventDetails, LambdaFunctionFailed → lambdaFunctionFailedEventDetails…
+  if (type.startsWith("Activity") || type.startsWith("LambdaFunction")) {
+    return `${type[0]!.toLowerCase()}${type.slice(1)}EventDetails`;
+  }
   switch (type) {
     case "ExecutionStarted":
       return "executionStartedEventDetails";
@@ -176,6 +190,8 @@ const CALLER_DETAILS: Partial<Record<HistoryEventType, `${string}EventDetails`>>
   ExecutionAborted: "executionAbortedEventDetails",
   TaskSucceeded: "taskSucceededEventDetails",
   TaskFailed: "taskFailedEventDetails",
+  ActivitySucceeded: "activitySucceededEventDetails",
+  ActivityFailed: "activityFailedEventDetails",
 };
 
 /** Records who acted in the history events their action wrote (`callerName`). */

@@ -10,6 +10,7 @@ import { waitsForToken } from "../states/task.js";
 import { Deque } from "./deque.js";
 import { TimerQueue } from "./timer-queue.js";
 import { resolveTask, type MockResponse, type TaskHandlers } from "./tasks.js";
+import { taskKind } from "../states/task-history.js";
 
 export type { MockResponse, TaskHandler, TaskHandlers, TaskInvocation } from "./tasks.js";
 
@@ -305,6 +306,13 @@ class MemoryDriver {
 
   private startTask(effect: Extract<Effect, { type: "RunTask" }>): void {
     const resolved = resolveTask(effect, this.mocks, this.options.tasks);
+    // In-process, an activity is taken by "its worker" at once: AWS records ActivityStarted.
+    if (taskKind(effect.resource) === "activity") {
+      this.queue.push({
+        runId: effect.runId,
+        event: { type: "TaskStarted", taskId: effect.taskId },
+      });
+    }
     const settle = (event: RunEventBody): void => {
       if (this.cancelledTasks.has(effect.taskId)) return;
       this.queue.push({ runId: effect.runId, event });

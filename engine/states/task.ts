@@ -5,21 +5,9 @@ import { guarded, handleStateError } from "../flow/failure.js";
 import { io } from "../io/index.js";
 import { exceedsDataLimit, type StepContext } from "../step-context.js";
 import type { StateHandler } from "./handler.js";
+import { recordFailed, recordScheduled, recordStarted, recordSucceeded } from "./task-history.js";
 
-/**
- * How AWS splits a resource ARN in history events: `arn:aws:states:::lambda:invoke`
- * is resourceType `lambda`, resource `invoke`; anything else keeps its own prefix.
- */
-export function describeResource(resource: string): { resourceType: string; resource: string } {
-  const m = /^arn:[^:]+:states:[^:]*:[^:]*:([^:]+):(.+)$/.exec(resource);
-  if (m) return { resourceType: m[1]!, resource: m[2]! };
-  const lambda = /^arn:[^:]+:lambda:[^:]*:[^:]*:function:(.+)$/.exec(resource);
-  if (lambda) return { resourceType: "lambda", resource: resource };
-  const i = resource.indexOf(":");
-  return i > 0
-    ? { resourceType: resource.slice(0, i), resource: resource.slice(i + 1) }
-    : { resourceType: "function", resource };
-}
+export { describeResource } from "./task-history.js";
 
 /** `.waitForTaskToken` pauses the task until a callback answers for its token. */
 export function waitsForToken(resource: string): boolean {
@@ -42,15 +30,7 @@ function schedule(ctx: StepContext, state: TaskState): void {
   const heartbeatSeconds = lang.number(ctx, state, "HeartbeatSeconds", raw);
   const attempt = ctx.frame.retryCount ?? 0;
   const taskId = `${ctx.run.runId}#${ctx.nextSerial()}`;
-  const described = describeResource(state.Resource);
-  ctx.record("TaskScheduled", {
-    ...described,
-    region: "local",
-    parameters: JSON.stringify(input),
-    timeoutInSeconds: timeoutSeconds,
-    heartbeatInSeconds: heartbeatSeconds,
-  });
-  ctx.record("TaskStarted", described);
+  recordScheduled(ctx, state, JSON.stringify(input), timeoutSeconds, heartbeatSeconds);
   const timerIds: string[] = [];
   let heartbeatTimerId: string | undefined;
   if (timeoutSeconds !== undefined) {
@@ -132,7 +112,7 @@ function failAttempt(ctx: StepContext, state: TaskState, error: string, cause: s
     if (phase.token) cancel.taskToken = phase.token;
     ctx.emit(cancel);
   }
-  ctx.record("TaskTimedOut", { ...describeResource(state.Resource), error, cause });
+  recordFailed(ctx, state, error, cause, true);
   handleStateError(ctx, state, new StatesError(error, cause));
 }
 
@@ -148,15 +128,11 @@ export const task: StateHandler<TaskState> = {
     if (exceedsDataLimit(text)) {
       // The raw result counts, even when ResultPath would discard it.
       const cause = `The state/task '${ctx.frame.name}' returned a result with a size exceeding the maximum number of bytes service limit.`;
-      ctx.record("TaskFailed", {
-        ...describeResource(state.Resource),
-        error: "States.DataLimitExceeded",
-        cause,
-      });
+      recordFailed(ctx, state, "States.DataLimitExceeded", cause);
       handleStateError(ctx, state, new StatesError("States.DataLimitExceeded", cause));
       return;
     }
-    ctx.record("TaskSucceeded", { ...describeResource(state.Resource), output: text });
+    recordSucceeded(ctx, state, text);
     guarded(ctx, state, () => {
       ctx.exit("Task", state, io(ctx, state).result(ctx, state, ctx.frame.input, output));
     });
@@ -164,13 +140,12 @@ export const task: StateHandler<TaskState> = {
 
   onTaskFailed(ctx, state, error, cause) {
     settle(ctx);
-    const details: Record<string, Json | undefined> = {
-      ...describeResource(state.Resource),
-      error,
-    };
-    if (cause !== undefined) details.cause = cause;
-    ctx.record("TaskFailed", details);
+    recordFailed(ctx, state, error, cause);
     handleStateError(ctx, state, new StatesError(error, cause ?? ""));
+  },
+
+  onTaskStarted(ctx, state, workerName) {
+    recordStarted(ctx, state, workerName);
   },
 
   onHeartbeat(ctx, state) {

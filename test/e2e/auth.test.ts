@@ -146,7 +146,8 @@ describe("authentication", () => {
     await client.until(async () => {
       const history = await client.get(`/v1/executions/${id}/history`);
       return (
-        history.body.items.some((e: { type: string }) => e.type === "TaskScheduled") || undefined
+        history.body.items.some((e: { type: string }) => e.type === "ActivityScheduled") ||
+        undefined
       );
     });
     expect((await client.post(`/v1/executions/${id}/stop`, {}, { key: KEYS.run })).status).toBe(
@@ -178,7 +179,8 @@ describe("authentication", () => {
     await client.until(async () => {
       const history = await client.get(`/v1/executions/${id}/history`);
       return (
-        history.body.items.some((e: { type: string }) => e.type === "TaskScheduled") || undefined
+        history.body.items.some((e: { type: string }) => e.type === "ActivityScheduled") ||
+        undefined
       );
     });
     await client.post(
@@ -249,7 +251,8 @@ describe("key configuration", () => {
       await open.client.until(async () => {
         const history = await open.client.get(`/v1/executions/${id}/history`);
         return (
-          history.body.items.some((e: { type: string }) => e.type === "TaskScheduled") || undefined
+          history.body.items.some((e: { type: string }) => e.type === "ActivityScheduled") ||
+          undefined
         );
       });
       await open.client.post(`/v1/executions/${id}/stop`, {});

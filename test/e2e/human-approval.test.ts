@@ -75,21 +75,32 @@ describe("human approval", () => {
     const history = await client.get(
       `/v1/executions/${encodeURIComponent(executionId)}/history?limit=1000`,
     );
-    const events = history.body.items as { id: number; type: string }[];
+    const events = history.body.items as ({ id: number; type: string } & Record<string, any>)[];
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
     const types = events.map((e) => e.type);
+    // An activity's history as AWS writes it: scheduled, taken by a worker (named), answered.
     for (const t of [
-      "TaskScheduled",
-      "TaskStarted",
-      "TaskSucceeded",
+      "ActivityScheduled",
+      "ActivityStarted",
+      "ActivitySucceeded",
       "ChoiceStateEntered",
       "ExecutionSucceeded",
     ]) {
       expect(types).toContain(t);
     }
-    // AWS's order: TaskStarted right after TaskScheduled, before the callback's TaskSucceeded.
-    expect(types.indexOf("TaskStarted")).toBe(types.indexOf("TaskScheduled") + 1);
-    expect(types.indexOf("TaskStarted")).toBeLessThan(types.indexOf("TaskSucceeded"));
+    expect(types).not.toContain("TaskScheduled");
+    expect(types.indexOf("ActivityStarted")).toBeGreaterThan(types.indexOf("ActivityScheduled"));
+    expect(types.indexOf("ActivityStarted")).toBeLessThan(types.indexOf("ActivitySucceeded"));
+    const scheduled = events.find((e) => e.type === "ActivityScheduled")!;
+    expect(scheduled.activityScheduledEventDetails).toMatchObject({
+      resource: "arn:aws:states:us-east-1:123456789012:activity:approvals",
+    });
+    expect(JSON.parse(scheduled.activityScheduledEventDetails.input)).toMatchObject({
+      requestedBy: "ana",
+    });
+    // The poller gave no workerName: the key's name stands for it.
+    const taken = events.find((e) => e.type === "ActivityStarted")!;
+    expect(taken.activityStartedEventDetails).toEqual({ workerName: "approval-ui" });
     // The approval UI's key name is recorded as the caller somewhere in the history.
     expect(JSON.stringify(history.body.items)).toContain("approval-ui");
 
@@ -149,7 +160,7 @@ describe("human approval", () => {
     const history = await client.get(
       `/v1/executions/${encodeURIComponent(started.body.executionId)}/history?limit=1000`,
     );
-    expect(history.body.items.map((e: { type: string }) => e.type)).toContain("TaskTimedOut");
+    expect(history.body.items.map((e: { type: string }) => e.type)).toContain("ActivityTimedOut");
   });
 
   it("heartbeat timeout: a UI that stops sending heartbeats is timed out too", async () => {

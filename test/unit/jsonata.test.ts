@@ -294,7 +294,9 @@ describe("Task, Catch and Retry fields", () => {
       States: {
         T: {
           Type: "Task",
-          Resource: lambda,
+          // A service integration: its TaskScheduled carries both (a legacy Lambda ARN's
+          // LambdaFunctionScheduled has no heartbeatInSeconds).
+          Resource: "arn:aws:states:::lambda:invoke",
           TimeoutSeconds: "{% $states.input.t %}",
           HeartbeatSeconds: "{% $states.input.t - 1 %}",
           End: true,

@@ -1,0 +1,122 @@
+import type { TaskState } from "../core/definition.js";
+import type { Json } from "../core/json.js";
+import type { StepContext } from "../step-context.js";
+
+/**
+ * How AWS splits a resource ARN in history events: `arn:aws:states:::lambda:invoke`
+ * is resourceType `lambda`, resource `invoke`; anything else keeps its own prefix.
+ */
+export function describeResource(resource: string): { resourceType: string; resource: string } {
+  const m = /^arn:[^:]+:states:[^:]*:[^:]*:([^:]+):(.+)$/.exec(resource);
+  if (m) return { resourceType: m[1]!, resource: m[2]! };
+  const lambda = /^arn:[^:]+:lambda:[^:]*:[^:]*:function:(.+)$/.exec(resource);
+  if (lambda) return { resourceType: "lambda", resource: resource };
+  const i = resource.indexOf(":");
+  return i > 0
+    ? { resourceType: resource.slice(0, i), resource: resource.slice(i + 1) }
+    : { resourceType: "function", resource };
+}
+
+/**
+ * The history a Task state writes, named as AWS names it for its resource:
+ * activities (`arn:…:activity:name`, or our `activity:name`) get Activity*
+ * events, and the worker that takes the task is recorded when it takes it
+ * (ActivityStarted); legacy Lambda ARNs (`arn:aws:lambda:…:function:name`) get
+ * LambdaFunction* events; everything else (service integrations, `function:`,
+ * `http:invoke`, approvals) gets Task* events with resourceType/resource.
+ */
+export type TaskKind = "activity" | "lambda" | "task";
+
+export function taskKind(resource: string): TaskKind {
+  if (/^arn:[^:]+:states:[^:]*:[^:]*:activity:./.test(resource) || /^activity:./.test(resource)) {
+    return "activity";
+  }
+  if (/^arn:[^:]+:lambda:[^:]*:[^:]*:function:./.test(resource)) return "lambda";
+  return "task";
+}
+
+export function recordScheduled(
+  ctx: StepContext,
+  state: TaskState,
+  parameters: string,
+  timeoutInSeconds: number | undefined,
+  heartbeatInSeconds: number | undefined,
+): void {
+  switch (taskKind(state.Resource)) {
+    case "activity":
+      // ActivityStarted waits for a worker to take the task (the TaskStarted event).
+      ctx.record("ActivityScheduled", {
+        resource: state.Resource,
+        input: parameters,
+        timeoutInSeconds,
+        heartbeatInSeconds,
+      });
+      return;
+    case "lambda":
+      ctx.record("LambdaFunctionScheduled", {
+        resource: state.Resource,
+        input: parameters,
+        timeoutInSeconds,
+      });
+      ctx.record("LambdaFunctionStarted");
+      return;
+    case "task": {
+      const described = describeResource(state.Resource);
+      ctx.record("TaskScheduled", {
+        ...described,
+        region: "local",
+        parameters,
+        timeoutInSeconds,
+        heartbeatInSeconds,
+      });
+      ctx.record("TaskStarted", described);
+    }
+  }
+}
+
+/** An activity worker took the task. */
+export function recordStarted(
+  ctx: StepContext,
+  state: TaskState,
+  workerName: string | undefined,
+): void {
+  if (taskKind(state.Resource) !== "activity") return;
+  ctx.record("ActivityStarted", workerName !== undefined ? { workerName } : {});
+}
+
+export function recordSucceeded(ctx: StepContext, state: TaskState, output: string): void {
+  switch (taskKind(state.Resource)) {
+    case "activity":
+      ctx.record("ActivitySucceeded", { output });
+      return;
+    case "lambda":
+      ctx.record("LambdaFunctionSucceeded", { output });
+      return;
+    case "task":
+      ctx.record("TaskSucceeded", { ...describeResource(state.Resource), output });
+  }
+}
+
+export function recordFailed(
+  ctx: StepContext,
+  state: TaskState,
+  error: string,
+  cause: string | undefined,
+  timedOut = false,
+): void {
+  const details: Record<string, Json | undefined> = { error };
+  if (cause !== undefined) details.cause = cause;
+  switch (taskKind(state.Resource)) {
+    case "activity":
+      ctx.record(timedOut ? "ActivityTimedOut" : "ActivityFailed", details);
+      return;
+    case "lambda":
+      ctx.record(timedOut ? "LambdaFunctionTimedOut" : "LambdaFunctionFailed", details);
+      return;
+    case "task":
+      ctx.record(timedOut ? "TaskTimedOut" : "TaskFailed", {
+        ...describeResource(state.Resource),
+        ...details,
+      });
+  }
+}
