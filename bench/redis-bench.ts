@@ -134,33 +134,42 @@ async function throughput(workers: number): Promise<number> {
  */
 async function mapFanOut(): Promise<void> {
   await withRuntime(async (runtime, prefix) => {
-    await runtime.createStateMachine("fan", {
-      StartAt: "Fan",
-      States: {
-        Fan: {
-          Type: "Map",
-          ItemProcessor: {
-            StartAt: "One",
-            States: { One: { Type: "Pass", Result: { ok: true }, End: true } },
+    const fan = (maxConcurrency: number) =>
+      ({
+        StartAt: "Fan",
+        States: {
+          Fan: {
+            Type: "Map",
+            MaxConcurrency: maxConcurrency,
+            ItemProcessor: {
+              StartAt: "One",
+              States: { One: { Type: "Pass", Result: { ok: true }, End: true } },
+            },
+            End: true,
           },
-          End: true,
         },
-      },
-    } as StateMachineDefinition);
+      }) as StateMachineDefinition;
+    await runtime.createStateMachine("fan", fan(0));
+    await runtime.createStateMachine("window", fan(10));
     const procs = await spawnWorkers(1, prefix);
     const ended = await endCounter(REDIS_URL, runtime);
-    const figures: string[] = [];
-    for (const n of [500, 2000]) {
-      const before = ended.count();
-      const t0 = performance.now();
-      await runtime.startExecution("fan", { input: Array.from({ length: n }, (_, i) => ({ i })) });
-      await until(() => ended.count() > before);
-      const seconds = (performance.now() - t0) / 1000;
-      figures.push(`${n} items in ${seconds.toFixed(2)} s (${(n / seconds).toFixed(0)} items/s)`);
+    for (const machine of ["fan", "window"]) {
+      const figures: string[] = [];
+      for (const n of [500, 4000]) {
+        const before = ended.count();
+        const t0 = performance.now();
+        await runtime.startExecution(machine, {
+          input: Array.from({ length: n }, (_, i) => ({ i })),
+        });
+        await until(() => ended.count() > before);
+        const seconds = (performance.now() - t0) / 1000;
+        figures.push(`${n} items in ${seconds.toFixed(2)} s (${(n / seconds).toFixed(0)} items/s)`);
+      }
+      const label = machine === "fan" ? "map fan-out" : "map fan-out, MaxConcurrency 10";
+      console.log(`${label}, 1 worker: ${figures.join("; ")}`);
     }
     ended.close();
     await stopWorkers(procs);
-    console.log(`map fan-out, 1 worker: ${figures.join("; ")}`);
   });
 }
 

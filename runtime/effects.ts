@@ -114,14 +114,15 @@ export function planOps(
         break;
       case "SpawnChildren":
         for (const child of effect.children) {
-          const state = childRun(effect.runId, child, run.lastEventId);
-          const started: RunEventBody = { type: "Started", input: child.input };
-          ops.push(
-            "spawn",
-            shortId(child.runId),
-            pack(JSON.stringify(state)),
-            JSON.stringify(started),
-          );
+          const state = pack(JSON.stringify(childRun(effect.runId, child, run.lastEventId)));
+          if (child.input === undefined) {
+            // A window's later child: its input is the one `KeepInputs` stored.
+            const prefix = shortId(child.runId.slice(0, child.runId.lastIndexOf("/")));
+            ops.push("spawnkept", shortId(child.runId), state, prefix, String(child.index));
+          } else {
+            const started: RunEventBody = { type: "Started", input: child.input };
+            ops.push("spawn", shortId(child.runId), state, JSON.stringify(started));
+          }
         }
         break;
       case "StopChildren":
@@ -134,6 +135,16 @@ export function planOps(
           shortId(effect.prefix),
           String(effect.total),
           `{"type":"ResultsCollected","prefix":${JSON.stringify(effect.prefix)},"outputs":[`,
+        );
+        break;
+      case "KeepInputs":
+        ops.push(
+          "inputs",
+          shortId(effect.prefix),
+          String(effect.from),
+          String(effect.inputs.length),
+          String(options.retentionSeconds ?? 0),
+          ...effect.inputs.map((input) => JSON.stringify(input)),
         );
         break;
       case "KeepOutputs":

@@ -69,6 +69,7 @@ export const LUA_KINDS = {
   tombstone: "tomb:",
   activity: "act:",
   joinResults: "jr:",
+  joinInputs: "ji:",
 } as const;
 
 /** BullMQ queue names (no `:` allowed by BullMQ). */

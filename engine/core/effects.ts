@@ -52,6 +52,13 @@ export type Effect =
    */
   | { type: "KeepOutputs"; runId: string; prefix: string; outputs: [number, Json][] }
   /**
+   * The inputs of a Map window's children that start later: child `from + k` gets
+   * `inputs[k]`. The driver keeps them and gives each to its child when the child
+   * is spawned without an input, so the parent's state never carries them (it is
+   * rewritten at every child's end).
+   */
+  | { type: "KeepInputs"; runId: string; prefix: string; from: number; inputs: Json[] }
+  /**
    * The run ended: the driver finishes the execution, or keeps a child's output for
    * its parent's join (`CollectResults`) and tells the parent, once, with `ChildEnded`.
    */
@@ -63,7 +70,8 @@ export interface ChildSpec {
   runId: string;
   scope: string;
   index: number;
-  input: Json;
+  /** Absent: the input the driver keeps for this child (`KeepInputs`). */
+  input?: Json;
   outer: Record<string, Json>;
   /** Map iterations carry their index (history names them by it). */
   iteration?: number;

@@ -83,8 +83,9 @@ export type Phase =
  * CPU and in bytes stored, however many children the join has. The driver keeps
  * the children's outputs (see the `CollectResults` effect) and knows which
  * children are still running (see `StopChildren`), and it tells the parent of
- * each child's end exactly once. What is O(n) here (`inputs`) is written once,
- * when the join opens, and never changes.
+ * each child's end exactly once. Nothing here grows with the number of children:
+ * the inputs of children a window starts later are kept by the driver too
+ * (`KeepInputs`).
  */
 export interface Join {
   prefix: string;
@@ -96,11 +97,6 @@ export interface Join {
   maxConcurrency: number;
   toleratedFailureCount?: number;
   toleratedFailurePercentage?: number;
-  /**
-   * Inputs of the children that did not fit in the first window (Map with
-   * `MaxConcurrency`): child `i` gets `inputs[i - (total - inputs.length)]`.
-   */
-  inputs?: Json[];
   /** The variables children see, captured when the state started. */
   outer: Record<string, Json>;
 }

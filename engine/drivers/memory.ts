@@ -91,6 +91,8 @@ class MemoryDriver {
    * succeeded, null for one that did not (`CollectResults`, `StopChildren`).
    */
   private readonly joins = new Map<string, Map<number, Json>>();
+  /** Per join prefix, the inputs of the children its window starts later (`KeepInputs`). */
+  private readonly inputs = new Map<string, { from: number; inputs: Json[] }>();
   private readonly mocks: Record<string, MockResponse[]>;
   private readonly execution: ExecutionContext;
   private readonly virtual: boolean;
@@ -251,8 +253,12 @@ class MemoryDriver {
       case "SpawnChildren":
         for (const child of effect.children) {
           this.runs.set(child.runId, childRun(effect.runId, child, run.lastEventId));
-          this.queue.push({ runId: child.runId, event: { type: "Started", input: child.input } });
+          const input = child.input ?? this.keptInput(child.runId, child.index);
+          this.queue.push({ runId: child.runId, event: { type: "Started", input } });
         }
+        break;
+      case "KeepInputs":
+        this.inputs.set(effect.prefix, { from: effect.from, inputs: effect.inputs });
         break;
       case "StopChildren":
         // Children the parent still counts as running may have ended meanwhile:
@@ -288,6 +294,19 @@ class MemoryDriver {
         else this.outcome = effect.outcome;
         break;
     }
+  }
+
+  /** The input kept for a window's later child (`KeepInputs`), handed over once. */
+  private keptInput(runId: string, index: number): Json {
+    const prefix = runId.slice(0, runId.lastIndexOf("/"));
+    const kept = this.inputs.get(prefix);
+    if (!kept) return null;
+    const k = index - kept.from;
+    const input = kept.inputs[k] ?? null;
+    // Released as children take them: a long Map holds only the inputs still to start.
+    kept.inputs[k] = null;
+    if (k === kept.inputs.length - 1) this.inputs.delete(prefix);
+    return input;
   }
 
   /** Keeps the child's output for its parent's join, and tells the parent once. */

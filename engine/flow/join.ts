@@ -48,8 +48,16 @@ export function openJoin(ctx: StepContext, plan: JoinPlan, children: ChildScopes
   if (plan.toleratedFailurePercentage !== undefined) {
     join.toleratedFailurePercentage = plan.toleratedFailurePercentage;
   }
-  // Stored once and never changed: a child's end then copies nothing of size O(n).
-  if (window < total) join.inputs = plan.inputs.slice(window);
+  // The driver keeps the rest: the parent's state is rewritten at every child's end.
+  if (window < total) {
+    ctx.emit({
+      type: "KeepInputs",
+      runId: ctx.run.runId,
+      prefix: join.prefix,
+      from: window,
+      inputs: plan.inputs.slice(window),
+    });
+  }
   const specs: ChildSpec[] = [];
   for (let i = 0; i < window; i++) specs.push(startChild(ctx, join, children, i, plan.inputs[i]!));
   if (specs.length > 0) ctx.emit({ type: "SpawnChildren", runId: ctx.run.runId, children: specs });
@@ -62,15 +70,15 @@ function startChild(
   join: Join,
   children: ChildScopes,
   index: number,
-  input: Json,
+  input: Json | undefined,
 ): ChildSpec {
   const spec: ChildSpec = {
     runId: childRunId(join, index),
     scope: children.scopes[children.iterations ? 0 : index]!,
     index,
-    input,
     outer: join.outer,
   };
+  if (input !== undefined) spec.input = input;
   if (children.iterations) {
     spec.iteration = index;
     spec.previousEventId = ctx.record("MapIterationStarted", { name: ctx.frame.name, index });
@@ -121,10 +129,9 @@ export function applyChildEnded(
   // Start the next child of the window, if any is waiting.
   if (j.started < j.total) {
     const next = j.started;
-    const inputs = j.inputs ?? [];
-    const input = inputs[next - (j.total - inputs.length)] ?? null;
     j.started += 1;
-    const spec = startChild(ctx, j, children, next, input);
+    // No input: the driver gives the child the one it keeps (KeepInputs).
+    const spec = startChild(ctx, j, children, next, undefined);
     ctx.emit({ type: "SpawnChildren", runId: ctx.run.runId, children: [spec] });
   }
   if (j.succeeded + j.failed === j.total) return { join: j, verdict: { kind: "complete" } };

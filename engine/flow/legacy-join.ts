@@ -19,7 +19,14 @@ interface LegacyJoin extends Omit<Join, "started" | "inputs"> {
 /** Converts the current state's join if it is a legacy one (see above). */
 export function upgradeLegacyJoin(ctx: StepContext): void {
   const phase = ctx.run.current?.phase;
-  if (phase?.kind !== "children" || !("progress" in phase.join)) return;
+  if (phase?.kind !== "children") return;
+  if ("inputs" in phase.join) {
+    // A join that kept its window's later inputs itself: the driver keeps them now.
+    const { inputs, ...join } = phase.join as Join & { inputs: Json[] };
+    ctx.setPhase({ kind: "children", join });
+    keepInputs(ctx, join, inputs);
+  }
+  if (!("progress" in phase.join)) return;
   const { progress, results, pendingInputs, ...rest } = phase.join as unknown as LegacyJoin;
   // Children start in index order: the started ones are a prefix.
   const dot = progress.indexOf(".");
@@ -30,13 +37,20 @@ export function upgradeLegacyJoin(ctx: StepContext): void {
     else if (progress[i] === "f") outputs.push([i, null]);
   }
   const join: Join = { ...rest, started };
+  ctx.setPhase({ kind: "children", join });
   if (started < rest.total) {
     const inputs: Json[] = [];
     for (let i = started; i < rest.total; i++) inputs.push(pendingInputs?.[i] ?? null);
-    join.inputs = inputs;
+    keepInputs(ctx, join, inputs);
   }
-  ctx.setPhase({ kind: "children", join });
   if (outputs.length > 0) keepOutputs(ctx, join.prefix, outputs);
+}
+
+/** The inputs of the children still to start (the last `inputs.length` of the join's). */
+function keepInputs(ctx: StepContext, join: Join, inputs: Json[]): void {
+  if (inputs.length === 0) return;
+  const from = join.total - inputs.length;
+  ctx.emit({ type: "KeepInputs", runId: ctx.run.runId, prefix: join.prefix, from, inputs });
 }
 
 /** A `ChildEnded` a legacy driver sent carries the child's output: the driver keeps it. */

@@ -41,10 +41,15 @@ import type { ScriptSpec } from "./spec.js";
  *                                        parent; the hash expires after keepSeconds
  *   stopjoin join started                push Stop in front to each child
  *                                        `<join>/0..started-1` not in `jr:<join>`
- *                                        (still running)
+ *                                        (still running); drop `ji:<join>`
  *   keep   join n keepSeconds (index output)*
  *                                        set these fields of `jr:<join>` where absent
  *                                        (outputs of a join stored the old way)
+ *   inputs join from n keepSeconds input*
+ *                                        keep the inputs of a Map window's later
+ *                                        children in `ji:<join>`, field from + k
+ *   spawnkept run state join index       as spawn, with the input kept in
+ *                                        `ji:<join>` field index (taken out of it)
  *   collect join total head              push `head .. outputs .. ']}'` (the join's
  *                                        outputs 0..total-1 in order, 'null' where
  *                                        missing) in front of this run's inbox, and
@@ -192,6 +197,8 @@ while i <= n do
         end
       end
     end
+    -- A stopped join starts no more children: their kept inputs go.
+    redis.call('DEL', base .. 'ji:' .. join)
     i = i + 3
   elseif op == 'keep' then
     local jr, n = base .. 'jr:' .. ARGV[i + 1], tonumber(ARGV[i + 2])
@@ -201,6 +208,30 @@ while i <= n do
     local keep = tonumber(ARGV[i + 3])
     if n > 0 and keep > 0 then redis.call('EXPIRE', jr, keep) end
     i = i + 4 + 2 * n
+  elseif op == 'inputs' then
+    local ji, from, n = base .. 'ji:' .. ARGV[i + 1], tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
+    for first = 0, n - 1, 500 do
+      local fields = {}
+      for k = first, math.min(first + 499, n - 1) do
+        fields[#fields + 1] = from + k
+        fields[#fields + 1] = ARGV[i + 5 + k]
+      end
+      redis.call('HSET', ji, unpack(fields))
+    end
+    local keep = tonumber(ARGV[i + 4])
+    if keep > 0 then redis.call('EXPIRE', ji, keep) end
+    i = i + 5 + n
+  elseif op == 'spawnkept' then
+    local run, ji = ARGV[i + 1], base .. 'ji:' .. ARGV[i + 3]
+    -- Taken out as children start: the hash holds only the inputs still to start,
+    -- and Redis deletes it with the last one.
+    local input = redis.call('HGET', ji, ARGV[i + 4]) or 'null'
+    redis.call('HDEL', ji, ARGV[i + 4])
+    redis.call('HSET', base .. 'r:' .. run, 'q', 0)
+    putState(base .. 'r:' .. run, ARGV[i + 2])
+    redis.call('RPUSH', base .. 'i:' .. run, '{"type":"Started","input":' .. input .. '}')
+    wake(run)
+    i = i + 5
   elseif op == 'collect' then
     local jr, total = base .. 'jr:' .. ARGV[i + 1], tonumber(ARGV[i + 2])
     local parts = {}

@@ -117,6 +117,8 @@ export class Stepper {
   now = T0_MS;
   private nextEventId = 1;
   private nonces = counterNonce("token");
+  /** Inputs a Map window keeps for its later children (`KeepInputs`), by join prefix. */
+  private readonly kept = new Map<string, { from: number; inputs: Json[] }>();
 
   constructor(definition: StateMachineDefinition, input: Json = {}) {
     this.program = compileProgram(definition);
@@ -184,9 +186,12 @@ export class Stepper {
         out.push(effect);
         if (effect.type === "Continue")
           queue.push({ runId: effect.runId, body: { type: "Continue" } });
+        if (effect.type === "KeepInputs") this.kept.set(effect.prefix, effect);
         if (effect.type === "SpawnChildren") {
           for (const child of effect.children) {
-            queue.push({ runId: child.runId, body: { type: "Started", input: child.input } });
+            const kept = this.kept.get(child.runId.slice(0, child.runId.lastIndexOf("/")));
+            const input = child.input ?? kept?.inputs[child.index - kept.from] ?? null;
+            queue.push({ runId: child.runId, body: { type: "Started", input } });
           }
         }
       }

@@ -348,7 +348,7 @@ describe("a join stored before joins kept only counters (a Map in flight across 
     // What the previous version stored after child 0 succeeded with "a" (child 2 not yet started
     // in this hand-made state: the window is children 0 and 1).
     const root = s.run();
-    const { started: _s, inputs: _i, ...rest } = (root.current!.phase as { join: Join }).join;
+    const { started: _s, ...rest } = (root.current!.phase as { join: Join }).join;
     const legacy = {
       ...rest,
       progress: "sr..",
@@ -371,15 +371,17 @@ describe("a join stored before joins kept only counters (a Map in flight across 
       { type: "KeepOutputs", runId: s.rootId, prefix, outputs: [[0, "a"]] },
       { type: "KeepOutputs", runId: s.rootId, prefix, outputs: [[1, "b"]] },
     ]);
+    // The inputs of the children not started at the conversion go to the driver.
+    expect(effectsOf(ended, "KeepInputs")).toEqual([
+      { type: "KeepInputs", runId: s.rootId, prefix, from: 2, inputs: [12, 13] },
+    ]);
     expect(only(effectsOf(ended, "SpawnChildren")).children.map((c) => [c.index, c.input])).toEqual(
-      [[2, 12]],
+      [[2, undefined]],
     );
     expect((s.run().current!.phase as { join: Join }).join).toEqual({
       ...rest,
       started: 3,
       succeeded: 2,
-      // The inputs of the children not started at the conversion, never changed after.
-      inputs: [12, 13],
     });
     const third = s.deliver(s.rootId, {
       type: "ChildEnded",
@@ -388,7 +390,7 @@ describe("a join stored before joins kept only counters (a Map in flight across 
       outcome: { status: "SUCCEEDED" },
     }).effects;
     expect(only(effectsOf(third, "SpawnChildren")).children.map((c) => [c.index, c.input])).toEqual(
-      [[3, 13]],
+      [[3, undefined]],
     );
     const last = s.deliver(s.rootId, {
       type: "ChildEnded",
