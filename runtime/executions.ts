@@ -127,33 +127,71 @@ export class ExecutionStore {
     const index = options.stateMachine
       ? this.keys.executionsOf(options.stateMachine)
       : this.keys.executions;
-    // Newest first; the cursor is the rank where the next page starts (status is filtered as we go).
-    let offset = 0;
+    // Newest first (start time, then id, both descending). The cursor is the last
+    // execution looked at, not a rank: executions started meanwhile do not shift pages.
+    let after: { s: number; m: string } | undefined;
     if (options.cursor !== undefined) {
       const c = decodeCursor(options.cursor);
-      if (!c || typeof c.o !== "number" || c.o < 0)
+      if (!c || typeof c.s !== "number" || typeof c.m !== "string")
         throw new RuntimeError("InvalidCursor", "The cursor is not valid");
-      offset = c.o;
+      after = { s: c.s, m: c.m };
     }
     const items: ExecutionRecord[] = [];
     for (;;) {
-      const batch = await this.client.redis.zrevrange(index, offset, offset + limit * 2 - 1);
+      const batch = await this.olderThan(index, after, limit * 2);
       if (batch.length === 0) return { items };
       const pipeline = this.client.redis.pipeline();
-      for (const exec of batch) pipeline.hgetall(this.keys.execution(exec));
+      for (const [exec] of batch) pipeline.hgetall(this.keys.execution(exec));
       const rows = (await pipeline.exec()) ?? [];
       for (let i = 0; i < batch.length; i++) {
-        offset += 1;
+        const [exec, score] = batch[i]!;
+        after = { s: score, m: exec };
         const fields = rows[i]?.[1] as Record<string, string> | undefined;
+        // Past retention (expired, index entry not pruned yet), or filtered out.
         if (!fields?.st) continue;
         if (options.status && fields.st !== options.status) continue;
         items.push(toRecord(executionArn(fields.sm ?? "", fields.nm ?? ""), fields));
         if (items.length === limit) {
-          const more = (await this.client.redis.zcard(index)) > offset;
-          return more ? { items, nextCursor: encodeCursor({ o: offset }) } : { items };
+          const more = (await this.olderThan(index, after, 1)).length > 0;
+          return more ? { items, nextCursor: encodeCursor(after) } : { items };
         }
       }
     }
+  }
+
+  /** Up to `count` index entries after `after` in newest-first order, as [exec, start ms]. */
+  private async olderThan(
+    index: string,
+    after: { s: number; m: string } | undefined,
+    count: number,
+  ): Promise<[string, number][]> {
+    const redis = this.client.redis;
+    // Entries with the cursor's own start time come first and are skipped up to it;
+    // asking for that many more keeps every call moving forward.
+    const same = after ? await redis.zcount(index, after.s, after.s) : 0;
+    const flat = await redis.zrevrangebyscore(
+      index,
+      after ? after.s : "+inf",
+      "-inf",
+      "WITHSCORES",
+      "LIMIT",
+      0,
+      count + same,
+    );
+    const out: [string, number][] = [];
+    for (let i = 0; i < flat.length && out.length < count; i += 2) {
+      const exec = flat[i]!;
+      const score = Number(flat[i + 1]);
+      // Redis orders equal scores by bytes (UTF-8), which JS string order is not.
+      if (
+        after &&
+        score === after.s &&
+        Buffer.compare(Buffer.from(exec), Buffer.from(after.m)) >= 0
+      )
+        continue;
+      out.push([exec, score]);
+    }
+    return out;
   }
 
   async history(

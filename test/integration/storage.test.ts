@@ -343,3 +343,31 @@ describe("a run stored before this format", () => {
     expect(Number(await redis.hget(key, "n"))).toBeGreaterThan(0);
   });
 });
+
+describe("listing executions page by page", () => {
+  it("neither repeats nor skips one when executions start between pages or share a start time", async () => {
+    await createMachine(h.runtime, "l", {
+      StartAt: "Nap",
+      States: { Nap: { Type: "Wait", Seconds: 60, End: true } },
+    });
+    // Started together: many share a millisecond (the index's score).
+    const names = Array.from({ length: 30 }, (_, i) => `n${i}-${"é😀".repeat(i % 3)}`);
+    await Promise.all(names.map((name) => h.runtime.startExecution("l", { input: {}, name })));
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 20; page++) {
+      const { items, nextCursor } = await h.runtime.listExecutions({
+        stateMachine: "l",
+        limit: 4,
+        ...(cursor ? { cursor } : {}),
+      });
+      seen.push(...items.map((r) => r.executionId.split(":").at(-1)!));
+      // A newer execution between pages must not shift the next page.
+      await h.runtime.startExecution("l", { input: {}, name: `late${page}` });
+      if (!nextCursor) break;
+      cursor = nextCursor;
+    }
+    expect(new Set(seen).size).toBe(seen.length);
+    expect([...seen].sort()).toEqual([...names].sort());
+  });
+});
