@@ -118,6 +118,12 @@ function advanceRun(
     ctx.enter(ctx.scope.startAt, event.input);
     return ctx.finish();
   }
+  if (event.type === "Stop" && run.status === "RUNNING" && !run.current && run.parent) {
+    // A child stopped before it started (a sibling failed, or its parent was stopped,
+    // while its Started event still waited): it ends there and never runs.
+    ctx.endRun({ status: "ABORTED" });
+    return ctx.finish();
+  }
   if (run.status !== "RUNNING" || !run.current) return unchanged(run);
   upgradeLegacyJoin(ctx);
   if (event.type === "Stop") {

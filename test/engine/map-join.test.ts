@@ -6,7 +6,7 @@ import type { Json } from "../../engine/core/json.js";
 import type { Join } from "../../engine/core/run.js";
 import { compileProgram } from "../../engine/program.js";
 import { replay } from "../../engine/replay.js";
-import { at, details, effectsOf, execute, only, single, Stepper } from "./helpers.js";
+import { at, details, effectsOf, execute, only, single, Stepper, types } from "./helpers.js";
 
 // How a Map or Parallel joins its children (engine/flow/join.ts): children's outputs
 // stay with the driver until the join completes, and the parent keeps only counters.
@@ -401,5 +401,34 @@ describe("a join stored before joins kept only counters (a Map in flight across 
     expect(last).toEqual([{ type: "CollectResults", runId: s.rootId, prefix, total: 4 }]);
     s.deliver(s.rootId, { type: "ResultsCollected", prefix, outputs: ["a", "b", "c", "d"] });
     expect(s.run()).toMatchObject({ status: "SUCCEEDED", output: ["a", "b", "c", "d"] });
+  });
+});
+
+describe("a child stopped before it started", () => {
+  it("ends ABORTED at once and ignores its Started event: it never runs", () => {
+    const s = new Stepper(
+      single({
+        Type: "Map",
+        ItemProcessor: {
+          StartAt: "T",
+          States: { T: { Type: "Task", Resource: "work", End: true } },
+        },
+        End: true,
+      }),
+      [1, 2],
+    );
+    // Only the root's own steps: the children are created, their Started not delivered.
+    s.deliver(s.rootId, { type: "Started", input: [1, 2] });
+    const entered = s.deliver(s.rootId, { type: "Continue" });
+    const spawned = only(effectsOf(entered.effects, "SpawnChildren"));
+    const child = spawned.children[1]!;
+    const stopped = s.deliver(child.runId, { type: "Stop" });
+    expect(stopped.run.status).toBe("ABORTED");
+    expect(types(stopped.history)).toEqual(["MapIterationAborted"]);
+    expect(effectsOf(stopped.effects, "RunEnded")).toHaveLength(1);
+    const late = s.deliver(child.runId, { type: "Started", input: 2 });
+    expect(late.run.status).toBe("ABORTED");
+    expect(late.history).toEqual([]);
+    expect(effectsOf(late.effects, "RunTask")).toEqual([]);
   });
 });
