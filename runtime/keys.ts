@@ -45,7 +45,10 @@ export interface Keys {
   schedule: string;
   /** Hash: task id (short) → task record (JSON). */
   tasks: string;
-  /** Hash: executions running now (`RUNNING`), and ended so far by final status. */
+  /**
+   * Hash: executions running now (`RUNNING`), ended so far by final status, and
+   * `timers` armed (the schedule's `t:` members), kept by the scripts that change them.
+   */
   stats: string;
   /** Hash: task token → task id (short). */
   tokens: string;

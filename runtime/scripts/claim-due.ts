@@ -28,6 +28,7 @@ for _, m in ipairs(due) do
   local kind, id = string.sub(m, 1, 1), string.sub(m, 3)
   if kind == 't' then
     redis.call('ZREM', KEYS[1], m)
+    redis.call('HINCRBY', base .. 'stats', 'timers', -1)
     local run, timer = string.match(id, '^(.*)#([^#]*)$')
     local q = run and redis.call('HGET', base .. 'r:' .. run, 'q')
     if q then

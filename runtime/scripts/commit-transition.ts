@@ -120,10 +120,14 @@ while i <= n do
     wake(run)
     i = i + 4
   elseif op == 'arm' then
-    redis.call('ZADD', KEYS[6], ARGV[i + 2], ARGV[i + 1])
+    if redis.call('ZADD', KEYS[6], ARGV[i + 2], ARGV[i + 1]) == 1 then
+      redis.call('HINCRBY', base .. 'stats', 'timers', 1)
+    end
     i = i + 3
   elseif op == 'disarm' then
-    redis.call('ZREM', KEYS[6], ARGV[i + 1])
+    if redis.call('ZREM', KEYS[6], ARGV[i + 1]) == 1 then
+      redis.call('HINCRBY', base .. 'stats', 'timers', -1)
+    end
     i = i + 2
   elseif op == 'task' then
     local task, token, mode = ARGV[i + 1], ARGV[i + 3], ARGV[i + 4]
@@ -155,7 +159,9 @@ while i <= n do
       if ARGV[i + 3] ~= '' then redis.call('HSET', KEYS[3], 'out', ARGV[i + 3]) end
       if ARGV[i + 4] ~= '' then redis.call('HSET', KEYS[3], 'err', ARGV[i + 4]) end
       if ARGV[i + 5] ~= '' then redis.call('HSET', KEYS[3], 'cause', ARGV[i + 5]) end
-      redis.call('ZREM', KEYS[6], ARGV[i + 7])
+      if redis.call('ZREM', KEYS[6], ARGV[i + 7]) == 1 then
+        redis.call('HINCRBY', base .. 'stats', 'timers', -1)
+      end
       redis.call('HINCRBY', base .. 'stats', 'RUNNING', -1)
       redis.call('HINCRBY', base .. 'stats', ARGV[i + 2], 1)
       redis.call('PUBLISH', base .. 'ended', ARGV[i + 1])

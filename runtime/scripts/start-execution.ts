@@ -36,7 +36,9 @@ redis.call('HINCRBY', KEYS[7], 'RUNNING', 1)
 redis.call('ZADD', KEYS[4], ARGV[7], ARGV[1])
 redis.call('ZADD', KEYS[5], ARGV[7], ARGV[1])
 redis.call('ZADD', KEYS[6], tonumber(ARGV[7]) + tonumber(ARGV[8]), 'r:' .. ARGV[1])
-if ARGV[11] ~= '' then redis.call('ZADD', KEYS[6], ARGV[12], ARGV[11]) end
+if ARGV[11] ~= '' and redis.call('ZADD', KEYS[6], ARGV[12], ARGV[11]) == 1 then
+  redis.call('HINCRBY', KEYS[7], 'timers', 1)
+end
 return {1, ARGV[6]}
 `,
 };
