@@ -155,6 +155,10 @@ function advanceRun(
         if (phase.kind !== "task" || phase.taskId !== event.taskId) return unchanged(run);
         handler.onTaskStarted?.(ctx, state, event.workerName);
         break;
+      case "TaskSubmitted":
+        if (phase.kind !== "task" || phase.taskId !== event.taskId) return unchanged(run);
+        handler.onTaskSubmitted?.(ctx, state, event.output);
+        break;
       case "TimerFired":
         handler.onTimer?.(ctx, state, event.timerId);
         break;

@@ -19,7 +19,8 @@ export interface TaskJobDeps {
 export type TaskEventBody =
   | { type: "TaskSucceeded"; output: Json; caller?: string }
   | { type: "TaskFailed"; error: string; cause?: string; caller?: string }
-  | { type: "TaskHeartbeat"; caller?: string };
+  | { type: "TaskHeartbeat"; caller?: string }
+  | { type: "TaskSubmitted"; output: Json; caller?: string };
 
 export type DeliverResult =
   { ok: true } | { ok: false; reason: "InvalidToken" | "TaskDoesNotExist" | "TaskTimedOut" };
@@ -43,7 +44,8 @@ export async function deliverTaskEvent(
       "task" in by ? "id" : "token",
       "task" in by ? by.task : by.token,
       JSON.stringify(body),
-      body.type === "TaskHeartbeat" ? "0" : "1",
+      // A heartbeat or a submission leaves the task waiting for its answer.
+      body.type === "TaskHeartbeat" || body.type === "TaskSubmitted" ? "0" : "1",
       Date.now(),
       deps.settings.leaseMs,
       deps.settings.tombstoneTtlSeconds,
@@ -106,8 +108,10 @@ export async function runTaskJob(
       crashPoint("duringTask"); // the call has started: a crash now must re-run it with the same task id
       const output = await call;
       if (record.waits && !runner.answersCallbacks) {
-        // `.waitForTaskToken`: the call only handed out the token; the callback completes the task.
+        // `.waitForTaskToken`: the call only handed out the token; the callback completes
+        // the task. The run records what the call answered (TaskSubmitted).
         await deps.client.redis.zrem(deps.keys.schedule, member.task(task));
+        await deliverTaskEvent(deps, { task }, { type: "TaskSubmitted", output: output ?? null });
         return;
       }
       body = { type: "TaskSucceeded", output: output ?? null };

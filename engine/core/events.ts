@@ -27,6 +27,11 @@ export type RunEvent =
   | (Base & { type: "TaskSucceeded"; taskId: string; output: Json })
   | (Base & { type: "TaskFailed"; taskId: string; error: string; cause?: string })
   | (Base & { type: "TaskHeartbeat"; taskId: string })
+  /**
+   * A `.waitForTaskToken` call returned: the task now waits for its token's answer
+   * (AWS records TaskSubmitted with the call's response).
+   */
+  | (Base & { type: "TaskSubmitted"; taskId: string; output: Json })
   /** An activity worker took the task (AWS records ActivityStarted with its name). */
   | (Base & { type: "TaskStarted"; taskId: string; workerName?: string })
   | (Base & { type: "TimerFired"; timerId: string })

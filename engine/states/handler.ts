@@ -14,6 +14,7 @@ export interface StateHandler<S extends State> {
   onTaskFailed?(ctx: StepContext, state: S, error: string, cause: string | undefined): void;
   onHeartbeat?(ctx: StepContext, state: S): void;
   onTaskStarted?(ctx: StepContext, state: S, workerName: string | undefined): void;
+  onTaskSubmitted?(ctx: StepContext, state: S, output: Json): void;
   onTimer?(ctx: StepContext, state: S, timerId: string): void;
   onChildEnded?(ctx: StepContext, state: S, index: number, outcome: ChildOutcome): void;
   onResultsCollected?(ctx: StepContext, state: S, outputs: Json[]): void;

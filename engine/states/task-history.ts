@@ -84,6 +84,12 @@ export function recordStarted(
   ctx.record("ActivityStarted", workerName !== undefined ? { workerName } : {});
 }
 
+/** A `.waitForTaskToken` call returned; the token's answer completes the task. */
+export function recordSubmitted(ctx: StepContext, state: TaskState, output: string): void {
+  if (taskKind(state.Resource) !== "task") return;
+  ctx.record("TaskSubmitted", { ...describeResource(state.Resource), output });
+}
+
 export function recordSucceeded(ctx: StepContext, state: TaskState, output: string): void {
   switch (taskKind(state.Resource)) {
     case "activity":

@@ -5,7 +5,13 @@ import { guarded, handleStateError } from "../flow/failure.js";
 import { io } from "../io/index.js";
 import { exceedsDataLimit, type StepContext } from "../step-context.js";
 import type { StateHandler } from "./handler.js";
-import { recordFailed, recordScheduled, recordStarted, recordSucceeded } from "./task-history.js";
+import {
+  recordFailed,
+  recordScheduled,
+  recordStarted,
+  recordSubmitted,
+  recordSucceeded,
+} from "./task-history.js";
 
 export { describeResource } from "./task-history.js";
 
@@ -146,6 +152,10 @@ export const task: StateHandler<TaskState> = {
 
   onTaskStarted(ctx, state, workerName) {
     recordStarted(ctx, state, workerName);
+  },
+
+  onTaskSubmitted(ctx, state, output) {
+    recordSubmitted(ctx, state, JSON.stringify(output));
   },
 
   onHeartbeat(ctx, state) {

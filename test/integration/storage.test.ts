@@ -6,6 +6,7 @@ import { JobQueues } from "../../runtime/queues.js";
 import { RedisClient } from "../../runtime/redis.js";
 import { Scheduler } from "../../runtime/scheduler.js";
 import { resolveSettings } from "../../runtime/settings.js";
+import { functionRunner } from "../../task-runners/function.js";
 import { createMachine, fullHistory, harness, historyProblems, type Harness } from "./helpers.js";
 
 // How runs are stored (runtime/codec.ts, runtime/scripts/run-state.ts) and how a
@@ -369,5 +370,55 @@ describe("listing executions page by page", () => {
     }
     expect(new Set(seen).size).toBe(seen.length);
     expect([...seen].sort()).toEqual([...names].sort());
+  });
+});
+
+describe("a .waitForTaskToken call that returns", () => {
+  it("records TaskSubmitted with the call's answer, then waits for the token", async () => {
+    const tokens: string[] = [];
+    await h.startWorker({
+      taskRunners: [
+        functionRunner({
+          notify: (_input, request) => {
+            tokens.push(request.taskToken!);
+            return { MessageId: "m-1" };
+          },
+        }),
+      ],
+    });
+    await createMachine(h.runtime, "n", {
+      StartAt: "Ask",
+      States: {
+        Ask: {
+          Type: "Task",
+          Resource: "function:notify.waitForTaskToken",
+          Parameters: { "token.$": "$$.Task.Token" },
+          End: true,
+        },
+      },
+    });
+    const { executionId } = await h.runtime.startExecution("n", { input: {} });
+    await until(async () =>
+      (await h.runtime.getHistory(executionId, { limit: 100 })).items.some(
+        (e) => e.type === "TaskSubmitted",
+      ),
+    );
+    expect((await h.runtime.describeExecution(executionId)).status).toBe("RUNNING");
+    await h.runtime.sendTaskSuccess(tokens[0]!, { answer: 42 });
+    const record = await h.runtime.waitForExecution(executionId, 5_000);
+    expect(record.output).toEqual({ answer: 42 });
+    const history = await fullHistory(h.runtime, executionId);
+    expect(historyProblems(history)).toEqual([]);
+    expect(history.map((e) => e.type).slice(2, 6)).toEqual([
+      "TaskScheduled",
+      "TaskStarted",
+      "TaskSubmitted",
+      "TaskSucceeded",
+    ]);
+    expect(history[4]!.taskSubmittedEventDetails).toEqual({
+      resourceType: "function",
+      resource: "notify.waitForTaskToken",
+      output: '{"MessageId":"m-1"}',
+    });
   });
 });
