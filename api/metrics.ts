@@ -141,6 +141,16 @@ export function registerRuntimeMetrics(
       if (timers !== undefined) this.set(timers);
     },
   });
+  new Counter({
+    name: "stepwise_executions_given_up_total",
+    help: "Executions failed with States.Runtime because a job of theirs failed every attempt (poison executions).",
+    registers: [registry],
+    async collect() {
+      const givenUp = (await read())?.executionsGivenUpTotal;
+      this.reset();
+      if (givenUp !== undefined) this.inc(givenUp);
+    },
+  });
   new Gauge({
     name: "stepwise_pending_task_tokens",
     help: "Task tokens waiting for a callback.",

@@ -168,6 +168,10 @@ function advanceRun(
         }
         handler.onChildEnded?.(ctx, state, event.index, event.outcome);
         break;
+      case "ContinueJoin":
+        if (phase.kind !== "children" || event.prefix !== phase.join.prefix) return unchanged(run);
+        handler.onContinueJoin?.(ctx, state);
+        break;
       case "ResultsCollected":
         if (phase.kind !== "collecting" || event.prefix !== phase.prefix) return unchanged(run);
         handler.onResultsCollected?.(ctx, state, event.outputs);

@@ -85,6 +85,8 @@ export interface RuntimeMetrics {
   pendingTimers?: number;
   /** Task tokens waiting for a callback. */
   pendingTaskTokens?: number;
+  /** Executions a worker gave up on after a job of theirs failed every attempt (give-up.ts). */
+  executionsGivenUpTotal?: number;
 }
 
 export interface Runtime {

@@ -125,6 +125,9 @@ export function planOps(
           }
         }
         break;
+      case "ContinueJoin":
+        push(effect.runId, { type: "ContinueJoin", prefix: effect.prefix });
+        break;
       case "StopChildren":
         ops.push("stopjoin", shortId(effect.prefix), String(effect.started));
         break;

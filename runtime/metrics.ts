@@ -34,5 +34,6 @@ export async function readRuntimeMetrics(
     queueDepth: { steps, tasks },
     pendingTimers,
     pendingTaskTokens,
+    executionsGivenUpTotal: Number(stats.poisoned ?? 0),
   };
 }

@@ -3,6 +3,13 @@ import type { Redis } from "ioredis";
 import { stepJobId, taskJobId } from "./ids.js";
 import { QUEUES, type Keys } from "./keys.js";
 
+/**
+ * Tries of a job before the worker gives up on its execution (give-up.ts), with
+ * exponential backoff from `STEP_BACKOFF_MS` between them (0.5 s, then 1 s).
+ */
+export const STEP_ATTEMPTS = 3;
+const STEP_BACKOFF_MS = 500;
+
 /** Data of a transition job: process run `r` at seq `q`. */
 export interface StepJob {
   r: string;
@@ -33,8 +40,8 @@ export class JobQueues {
       defaultJobOptions: {
         removeOnComplete: true,
         removeOnFail: true,
-        attempts: 5,
-        backoff: { type: "fixed", delay: 200 },
+        attempts: STEP_ATTEMPTS,
+        backoff: { type: "exponential", delay: STEP_BACKOFF_MS },
       },
     };
     this.steps = new Queue<StepJob>(QUEUES.steps, common as never);

@@ -3,6 +3,7 @@ import { claimActivityTask } from "./scripts/claim-activity-task.js";
 import { claimDue } from "./scripts/claim-due.js";
 import { commitTransition } from "./scripts/commit-transition.js";
 import { completeTask } from "./scripts/complete-task.js";
+import { giveUp } from "./scripts/give-up.js";
 import { loadTransition } from "./scripts/load-transition.js";
 import { pruneIndex } from "./scripts/prune-index.js";
 import { requestStop } from "./scripts/request-stop.js";
@@ -19,6 +20,7 @@ const SCRIPTS = [
   claimActivityTask,
   requestStop,
   pruneIndex,
+  giveUp,
 ] as const;
 
 export type ScriptName = (typeof SCRIPTS)[number]["name"];
@@ -45,22 +47,31 @@ export class RedisClient {
     for (const script of SCRIPTS) define(this.redis, script);
   }
 
-  /** Runs a script: `keys` then `args`, as its header documents. */
+  /**
+   * Runs a script: `keys` then `args`, as its header documents.
+   *
+   * The two lists go to ioredis as two arguments, never spread: a commit's
+   * argument list grows with what it writes (children, history events, kept
+   * inputs), and spreading tens of thousands of them into a call overflowed the
+   * stack inside ioredis's auto-pipeline, which then threw from a callback and
+   * took the process down (issue 20). ioredis flattens nested lists itself
+   * (`Command` does `args.flat()`), without recursion.
+   */
   async run(name: ScriptName, keys: string[], args: Arg[]): Promise<ScriptReply> {
-    const fn = (this.redis as unknown as Record<string, (...a: Arg[]) => Promise<ScriptReply>>)[
-      name
-    ];
-    if (!fn) throw new Error(`script ${name} is not registered`);
-    return fn.call(this.redis, ...keys, ...args);
+    return this.script<ScriptReply>(name)(keys, args);
   }
 
   /** As `run`, with the reply's strings as Buffers (for values stored packed, see codec.ts). */
   async runBuffer(name: ScriptName, keys: string[], args: Arg[]): Promise<(Buffer | null)[]> {
-    const fn = (
-      this.redis as unknown as Record<string, (...a: Arg[]) => Promise<(Buffer | null)[]>>
-    )[`${name}Buffer`];
+    return this.script<(Buffer | null)[]>(`${name}Buffer`)(keys, args);
+  }
+
+  private script<R>(name: string): (keys: string[], args: Arg[]) => Promise<R> {
+    const fn = (this.redis as unknown as Record<string, (k: string[], a: Arg[]) => Promise<R>>)[
+      name
+    ];
     if (!fn) throw new Error(`script ${name} is not registered`);
-    return fn.call(this.redis, ...keys, ...args);
+    return fn.bind(this.redis);
   }
 
   async close(): Promise<void> {

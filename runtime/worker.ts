@@ -1,4 +1,4 @@
-import { Worker } from "bullmq";
+import { Worker, type Job } from "bullmq";
 import type { TaskRunner } from "../task-runners/runner.js";
 import type { TaskMode } from "../task-runners/resources.js";
 import { defaultRunners } from "../task-runners/index.js";
@@ -6,7 +6,9 @@ import { makeKeys, QUEUES } from "./keys.js";
 import { InputCache } from "./frame-input.js";
 import { ExecutionLocks } from "./locks.js";
 import { ExecutionCache } from "./programs.js";
-import { JobQueues, type StepJob, type TaskJob } from "./queues.js";
+import { giveUpOn } from "./give-up.js";
+import { executionOf, longId, runOfTask } from "./ids.js";
+import { JobQueues, STEP_ATTEMPTS, type StepJob, type TaskJob } from "./queues.js";
 import { bullConnection, RedisClient } from "./redis.js";
 import { Scheduler } from "./scheduler.js";
 import { resolveSettings, type RuntimeSettings } from "./settings.js";
@@ -73,20 +75,46 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
     removeOnFail: { count: 0 },
     drainDelay: 1,
   };
+  /**
+   * A job that throws fails alone: BullMQ tries it again with backoff, and after
+   * the last attempt its execution is given up on (give-up.ts) and the job ends
+   * there, so one poison execution never loops forever nor reaches the process.
+   */
+  const isolated =
+    <T>(runOf: (data: T) => string, work: (job: Job<T>, signal: AbortSignal) => Promise<void>) =>
+    async (job: Job<T>, _token?: string, signal?: AbortSignal): Promise<void> => {
+      try {
+        await work(job, signal ?? new AbortController().signal);
+      } catch (fault) {
+        const run = runOf(job.data);
+        const attempts = job.opts.attempts ?? STEP_ATTEMPTS;
+        if (job.attemptsMade + 1 < attempts) throw fault;
+        const outcome = await giveUpOn(deps, run, attempts, fault);
+        onError(
+          new Error(
+            `execution ${longId(executionOf(run))}: gave up on run '${run}' after ${attempts} attempts (${outcome}): ${fault instanceof Error ? fault.message : String(fault)}`,
+            { cause: fault },
+          ),
+        );
+      }
+    };
   const steps = new Worker<StepJob>(
     QUEUES.steps,
-    async (job) => {
-      // A transition waits from its job's enqueue, or in a chain from the commit before it.
-      let since = job.timestamp;
-      const result = await advance(deps, job.data.r, job.data.q, () => {
-        const now = Date.now();
-        options.onTransition?.({ result: "committed", latencyMs: now - since });
-        since = now;
-      });
-      if (result !== "committed") {
-        options.onTransition?.({ result, latencyMs: Date.now() - job.timestamp });
-      }
-    },
+    isolated<StepJob>(
+      (data) => data.r,
+      async (job) => {
+        // A transition waits from its job's enqueue, or in a chain from the commit before it.
+        let since = job.timestamp;
+        const result = await advance(deps, job.data.r, job.data.q, () => {
+          const now = Date.now();
+          options.onTransition?.({ result: "committed", latencyMs: now - since });
+          since = now;
+        });
+        if (result !== "committed") {
+          options.onTransition?.({ result, latencyMs: Date.now() - job.timestamp });
+        }
+      },
+    ),
     {
       ...common,
       connection: bullConnection(settings.redisUrl, "stepwise-steps"),
@@ -95,9 +123,10 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
   );
   const tasks = new Worker<TaskJob>(
     QUEUES.tasks,
-    async (job, _token, signal) => {
-      await runTaskJob(deps, job.data.t, signal ?? new AbortController().signal);
-    },
+    isolated<TaskJob>(
+      (data) => runOfTask(data.t),
+      (job, signal) => runTaskJob(deps, job.data.t, signal),
+    ),
     {
       ...common,
       connection: bullConnection(settings.redisUrl, "stepwise-tasks"),

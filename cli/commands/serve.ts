@@ -11,6 +11,7 @@ import { functionRunner, handlersFromModule } from "../../task-runners/index.js"
 import type { TaskRunner } from "../../task-runners/runner.js";
 import { integerSetting, parseArgs } from "../args.js";
 import { EXIT, UsageError, type Command } from "../command.js";
+import { containStrayErrors } from "../containment.js";
 
 const usage = `Usage: stepwise serve [--port N] [--host H] [--no-worker]
 
@@ -107,6 +108,9 @@ export const serveCommand: Command = {
         await probe.ping();
       },
     });
+    containStrayErrors((kind, err) =>
+      app.log.error({ err, kind }, "contained an error no handler caught"),
+    );
     if (address.warning) app.log.warn(address.warning);
     app.log.info(
       { keys: apiKeys.map((k) => `${k.name}:${k.scope}`), worker: worker !== undefined, prefix },

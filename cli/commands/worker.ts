@@ -6,6 +6,7 @@ import { workerMetrics } from "../../runtime/worker-metrics.js";
 import { functionRunner, handlersFromModule } from "../../task-runners/function.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
 import { integerSetting, numberOption, parseArgs } from "../args.js";
+import { containStrayErrors } from "../containment.js";
 import { EXIT, UsageError, type Command } from "../command.js";
 import { serveMetrics, type MetricsServer } from "../metrics-server.js";
 
@@ -66,6 +67,11 @@ export const workerCommand: Command = {
         io.stderr(`stepwise worker: ${err instanceof Error ? err.message : String(err)}\n`),
       ...(registry ? { onTransition: workerMetrics(registry).onTransition } : {}),
     });
+    containStrayErrors((kind, err) =>
+      io.stderr(
+        `stepwise worker: ${kind} contained: ${err instanceof Error ? err.stack : String(err)}\n`,
+      ),
+    );
     let metrics: MetricsServer | undefined;
     if (registry && metricsPort !== undefined) {
       try {

@@ -31,6 +31,12 @@ export type Effect =
   /** Create child runs (Parallel branches, Map iterations) and start them. */
   | { type: "SpawnChildren"; runId: string; children: ChildSpec[] }
   /**
+   * Deliver `ContinueJoin{prefix}` to the run, behind what it already has: the
+   * join has more children to start at once than one step starts (`SPAWN_BATCH`),
+   * so the next batch starts in a transition of its own.
+   */
+  | { type: "ContinueJoin"; runId: string; prefix: string }
+  /**
    * Stop the children `${prefix}/0` .. `${prefix}/${started - 1}` of a join that are
    * still running (a sibling failed, or the parent was stopped). The driver knows
    * which ones ended (it keeps their ends, see `CollectResults`); the parent only

@@ -35,6 +35,8 @@ export type RunEvent =
   /** An activity worker took the task (AWS records ActivityStarted with its name). */
   | (Base & { type: "TaskStarted"; taskId: string; workerName?: string })
   | (Base & { type: "TimerFired"; timerId: string })
+  /** Start the next batch of the join's children (the `ContinueJoin` effect). */
+  | (Base & { type: "ContinueJoin"; prefix: string })
   | (Base & { type: "ChildEnded"; childRunId: string; index: number; outcome: ChildOutcome })
   /**
    * The outputs of a join's children, in index order (null for a failed child), that

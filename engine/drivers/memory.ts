@@ -257,6 +257,12 @@ class MemoryDriver {
           this.queue.push({ runId: child.runId, event: { type: "Started", input } });
         }
         break;
+      case "ContinueJoin":
+        this.queue.push({
+          runId: effect.runId,
+          event: { type: "ContinueJoin", prefix: effect.prefix },
+        });
+        break;
       case "KeepInputs":
         this.inputs.set(effect.prefix, { from: effect.from, inputs: effect.inputs });
         break;

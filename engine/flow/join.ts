@@ -30,14 +30,24 @@ export function childScopesOf(ctx: StepContext): ChildScopes {
   return children;
 }
 
-/** Creates the join and spawns the first window of children. */
+/**
+ * At most this many children start in one step. A wide join (a 16,000-branch
+ * Parallel, a Map over 40,000 items) would otherwise start every child, with its
+ * history event, in ONE transition: one commit whose size grows with the join,
+ * which a durable driver must write atomically. Past the batch, the join starts
+ * the rest in transitions of their own (`ContinueJoin`), each bounded.
+ */
+export const SPAWN_BATCH = 1000;
+
+/** Creates the join and spawns the first batch of its window of children. */
 export function openJoin(ctx: StepContext, plan: JoinPlan, children: ChildScopes): Join {
   const total = plan.inputs.length;
   const window = plan.maxConcurrency > 0 ? Math.min(plan.maxConcurrency, total) : total;
+  const first = Math.min(window, SPAWN_BATCH);
   const join: Join = {
     prefix: `${ctx.run.runId}/${ctx.nextSerial()}`,
     total,
-    started: window,
+    started: first,
     succeeded: 0,
     failed: 0,
     maxConcurrency: plan.maxConcurrency,
@@ -49,19 +59,45 @@ export function openJoin(ctx: StepContext, plan: JoinPlan, children: ChildScopes
     join.toleratedFailurePercentage = plan.toleratedFailurePercentage;
   }
   // The driver keeps the rest: the parent's state is rewritten at every child's end.
-  if (window < total) {
+  if (first < total) {
     ctx.emit({
       type: "KeepInputs",
       runId: ctx.run.runId,
       prefix: join.prefix,
-      from: window,
-      inputs: plan.inputs.slice(window),
+      from: first,
+      inputs: plan.inputs.slice(first),
     });
   }
   const specs: ChildSpec[] = [];
-  for (let i = 0; i < window; i++) specs.push(startChild(ctx, join, children, i, plan.inputs[i]!));
+  for (let i = 0; i < first; i++) specs.push(startChild(ctx, join, children, i, plan.inputs[i]!));
   if (specs.length > 0) ctx.emit({ type: "SpawnChildren", runId: ctx.run.runId, children: specs });
+  if (first < window) ctx.emit({ type: "ContinueJoin", runId: ctx.run.runId, prefix: join.prefix });
   return join;
+}
+
+/**
+ * Starts the join's next batch: as many children as its window has room for (all
+ * that are left when it has no limit), at most `SPAWN_BATCH`, and asks for
+ * another batch while room is left. Children that ended meanwhile made room; the
+ * ones they started (`applyChildEnded`) took it.
+ */
+export function continueJoin(ctx: StepContext, join: Join, children: ChildScopes): Join {
+  const running = join.started - join.succeeded - join.failed;
+  const limit = join.maxConcurrency > 0 ? join.maxConcurrency : join.total;
+  const room = Math.max(0, limit - running);
+  const n = Math.min(join.total - join.started, room, SPAWN_BATCH);
+  if (n <= 0) return join;
+  const j: Join = { ...join, started: join.started + n };
+  const specs: ChildSpec[] = [];
+  for (let i = join.started; i < j.started; i++) {
+    // No input: the driver gives each child the one it keeps (KeepInputs).
+    specs.push(startChild(ctx, j, children, i, undefined));
+  }
+  ctx.emit({ type: "SpawnChildren", runId: ctx.run.runId, children: specs });
+  if (j.started < j.total && room > n) {
+    ctx.emit({ type: "ContinueJoin", runId: ctx.run.runId, prefix: j.prefix });
+  }
+  return j;
 }
 
 /** A child to spawn; a Map iteration first gets its MapIterationStarted, which its history follows. */

@@ -1,7 +1,13 @@
 import type { MapState, ParallelState } from "../core/definition.js";
 import type { Json } from "../core/json.js";
 import { failWith, guarded } from "../flow/failure.js";
-import { applyChildEnded, childScopesOf, collectResults, type JoinVerdict } from "../flow/join.js";
+import {
+  applyChildEnded,
+  childScopesOf,
+  collectResults,
+  continueJoin,
+  type JoinVerdict,
+} from "../flow/join.js";
 import { keepOutputs, legacyOutput } from "../flow/legacy-join.js";
 import { io } from "../io/index.js";
 import type { StepContext } from "../step-context.js";
@@ -72,6 +78,12 @@ export function childrenState<S extends ParallelState | MapState>(
         ctx.record(`${spec.kind}StateFailed`, { error, cause });
         failWith(ctx, state, error, cause);
       }
+    },
+
+    onContinueJoin(ctx) {
+      const phase = ctx.frame.phase;
+      if (phase.kind !== "children") return;
+      ctx.setPhase({ kind: "children", join: continueJoin(ctx, phase.join, childScopesOf(ctx)) });
     },
 
     onResultsCollected(ctx, state, outputs) {

@@ -17,5 +17,6 @@ export interface StateHandler<S extends State> {
   onTaskSubmitted?(ctx: StepContext, state: S, output: Json): void;
   onTimer?(ctx: StepContext, state: S, timerId: string): void;
   onChildEnded?(ctx: StepContext, state: S, index: number, outcome: ChildOutcome): void;
+  onContinueJoin?(ctx: StepContext, state: S): void;
   onResultsCollected?(ctx: StepContext, state: S, outputs: Json[]): void;
 }

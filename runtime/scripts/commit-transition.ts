@@ -1,3 +1,4 @@
+import { END_EXECUTION_LUA } from "./end-execution.js";
 import { RUN_STATE_LUA } from "./run-state.js";
 import type { ScriptSpec } from "./spec.js";
 
@@ -68,7 +69,7 @@ import type { ScriptSpec } from "./spec.js";
 export const commitTransition: ScriptSpec = {
   name: "commitTransition",
   keys: 8,
-  lua: `${RUN_STATE_LUA}
+  lua: `${RUN_STATE_LUA}${END_EXECUTION_LUA}
 local base, self = ARGV[1], ARGV[2]
 local seq = redis.call('HGET', KEYS[1], 'q')
 if not seq then return {-3} end
@@ -154,22 +155,8 @@ while i <= n do
     redis.call('ZREM', KEYS[6], 'k:' .. task)
     i = i + 3
   elseif op == 'end' then
-    if redis.call('HGET', KEYS[3], 'st') == 'RUNNING' then
-      redis.call('HSET', KEYS[3], 'st', ARGV[i + 2], 't1', ARGV[i + 6])
-      if ARGV[i + 3] ~= '' then redis.call('HSET', KEYS[3], 'out', ARGV[i + 3]) end
-      if ARGV[i + 4] ~= '' then redis.call('HSET', KEYS[3], 'err', ARGV[i + 4]) end
-      if ARGV[i + 5] ~= '' then redis.call('HSET', KEYS[3], 'cause', ARGV[i + 5]) end
-      if redis.call('ZREM', KEYS[6], ARGV[i + 7]) == 1 then
-        redis.call('HINCRBY', base .. 'stats', 'timers', -1)
-      end
-      redis.call('HINCRBY', base .. 'stats', 'RUNNING', -1)
-      redis.call('HINCRBY', base .. 'stats', ARGV[i + 2], 1)
-      redis.call('PUBLISH', base .. 'ended', ARGV[i + 1])
-      local keep = tonumber(ARGV[i + 8])
-      if keep > 0 then
-        for k = 1, 5 do redis.call('EXPIRE', KEYS[k], keep) end
-      end
-    end
+    endExecution(base, KEYS[3], KEYS[6], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4],
+      ARGV[i + 5], ARGV[i + 6], ARGV[i + 7], ARGV[i + 8], {KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]})
     i = i + 9
   elseif op == 'input' then
     if ARGV[i + 1] == 'set' then

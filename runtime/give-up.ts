@@ -1,0 +1,112 @@
+import type { RunEventBody } from "../engine/core/events.js";
+import type { HistoryEvent } from "../engine/core/history.js";
+import { pack } from "./codec.js";
+import { executionOf, executionTimeoutTimer, longId, member } from "./ids.js";
+import { advance, type TransitionDeps } from "./transition.js";
+
+/**
+ * POISON RUNS. A transition job that throws (a Redis reply the worker did not
+ * expect, a script error, unreadable state, a bug) is retried by BullMQ a few
+ * times with backoff (`STEP_ATTEMPTS`, queues.ts): most faults of that kind are
+ * passing. When the last attempt fails too, the worker gives up on the
+ * execution instead of letting the run's lease enqueue the same job forever:
+ * it fails with States.Runtime and a cause that names the fault (see
+ * scripts/give-up.ts for how), the fault is reported with the execution's id, and
+ * `stats.poisoned` counts it for /metrics.
+ */
+export type GiveUpResult =
+  /** The Stop failed the execution through the ordinary step; the run that could not advance was deleted. */
+  | "stopped"
+  /** The execution was ended FAILED without the step (the stop did not help). */
+  | "ended"
+  /** The execution had ended already; the run that could not advance was deleted. */
+  | "dropped"
+  | "missing";
+
+type ScriptOutcome = { kind: "stopping"; seq: number } | { kind: Exclude<GiveUpResult, "stopped"> };
+
+/**
+ * Gives up on `run` after its job failed `attempts` times with `fault`. The
+ * Stop is committed here and now, by the worker that gives up, not by a job:
+ * the job the root run would get has the id of the job that just failed when
+ * the root run is the one that failed, and would be ignored while that is active.
+ */
+export async function giveUpOn(
+  deps: TransitionDeps,
+  run: string,
+  attempts: number,
+  fault: unknown,
+): Promise<GiveUpResult> {
+  const first = await requestGiveUp(deps, run, attempts, fault);
+  if (first.kind !== "stopping") return first.kind;
+  let last = fault;
+  try {
+    await advance(deps, executionOf(run), first.seq);
+  } catch (stopFault) {
+    last = stopFault;
+  }
+  // Stopped or not, the run that failed cannot advance: drop it, or end the execution here.
+  const second = await requestGiveUp(deps, run, attempts, last);
+  return second.kind === "dropped" ? "stopped" : (second.kind as GiveUpResult);
+}
+
+export const GIVE_UP_ERROR = "States.Runtime";
+
+export function giveUpCause(run: string, attempts: number, fault: unknown): string {
+  const reason = fault instanceof Error ? `${fault.name}: ${fault.message}` : String(fault);
+  return `Stepwise gave up on run '${longId(run)}' after ${attempts} failed attempts to process it: ${reason}`;
+}
+
+async function requestGiveUp(
+  deps: TransitionDeps,
+  run: string,
+  attempts: number,
+  fault: unknown,
+): Promise<ScriptOutcome> {
+  const { client, keys, settings } = deps;
+  const exec = executionOf(run);
+  const cause = giveUpCause(run, attempts, fault);
+  const stop: RunEventBody = { type: "Stop", status: "FAILED", error: GIVE_UP_ERROR, cause };
+  for (;;) {
+    const hc = Number((await client.redis.hget(keys.execution(exec), "hc")) ?? 0);
+    const now = Date.now();
+    const failed: HistoryEvent = {
+      id: hc + 1,
+      previousEventId: hc,
+      timestamp: new Date(now).toISOString(),
+      type: "ExecutionFailed",
+      executionFailedEventDetails: { error: GIVE_UP_ERROR, cause },
+    };
+    const reply = await client.run(
+      "giveUp",
+      [
+        keys.execution(exec),
+        keys.run(exec),
+        keys.inbox(exec),
+        keys.schedule,
+        keys.run(run),
+        keys.inbox(run),
+        keys.history(exec),
+        keys.journal(exec),
+      ],
+      [
+        keys.base,
+        exec,
+        run,
+        JSON.stringify(stop),
+        now + settings.leaseMs,
+        hc,
+        pack(JSON.stringify(failed)),
+        GIVE_UP_ERROR,
+        cause,
+        failed.timestamp,
+        member.timer(executionTimeoutTimer(exec)),
+        settings.retentionSeconds,
+      ],
+    );
+    const kind = String(reply[0]);
+    if (kind === "raced") continue;
+    if (kind === "stopping") return { kind, seq: Number(reply[1]) };
+    return { kind } as ScriptOutcome;
+  }
+}

@@ -1,0 +1,140 @@
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeKeys } from "../../runtime/keys.js";
+import { shortId } from "../../runtime/ids.js";
+import { sample } from "./prometheus.js";
+import { REDIS_URL, startStack, type Stack } from "./stack.js";
+
+/**
+ * Issue 20, fault isolation: a fault inside one execution's transitions (here
+ * its stored state made unreadable, so every load of that run throws) fails
+ * that job only. BullMQ tries it again with backoff; after the last attempt the
+ * execution fails with States.Runtime and a cause that names the fault, and
+ * nothing enqueues the job again. Other executions and the API carry on.
+ */
+let stack: Stack;
+let redis: Redis;
+
+const waitThenPass = (seconds: number) => ({
+  StartAt: "W",
+  States: {
+    W: { Type: "Wait", Seconds: seconds, Next: "P" },
+    P: { Type: "Pass", End: true },
+  },
+});
+
+beforeAll(async () => {
+  stack = await startStack();
+  redis = new Redis(REDIS_URL);
+  const { client } = stack;
+  for (const [name, definition] of Object.entries({
+    healthy: waitThenPass(1),
+    root: waitThenPass(1),
+    items: {
+      StartAt: "M",
+      States: { M: { Type: "Map", ItemProcessor: waitThenPass(1), End: true } },
+    },
+  })) {
+    expect((await client.post("/v1/state-machines", { name, definition })).status).toBe(201);
+  }
+});
+
+afterAll(async () => {
+  redis?.disconnect();
+  await stack?.close();
+});
+
+/** Makes a run's stored state unreadable (what a bug or a bad write would leave). */
+async function corrupt(runKey: string): Promise<void> {
+  expect(await redis.exists(runKey)).toBe(1);
+  await redis.hset(runKey, "n", 0, "s", "{not json");
+}
+
+async function start(machine: string, input: unknown = {}): Promise<string> {
+  const r = await stack.client.post(`/v1/state-machines/${machine}/executions`, { input });
+  expect(r.status).toBe(201);
+  return r.body.executionId as string;
+}
+
+async function ended(executionId: string): Promise<any> {
+  return stack.client.until(async () => {
+    const r = await stack.client.get(`/v1/executions/${encodeURIComponent(executionId)}`);
+    return r.body.status === "RUNNING" ? undefined : r.body;
+  }, 30_000);
+}
+
+async function history(executionId: string): Promise<any[]> {
+  const r = await stack.client.get(
+    `/v1/executions/${encodeURIComponent(executionId)}/history?limit=1000`,
+  );
+  return r.body.items as any[];
+}
+
+describe("a poison execution fails alone", () => {
+  it("a Map item that cannot be processed fails its execution with States.Runtime; others succeed", async () => {
+    const keys = makeKeys(stack.prefix);
+    const poisoned = await start("items", [1, 2, 3, 4]);
+    const healthy = await start("healthy");
+    const exec = shortId(poisoned);
+    // The items' runs exist once the Map started them; item 2 is made unreadable
+    // while it waits, so the transition its timer asks for throws every time.
+    const item = await stack.client.until(async () => {
+      const [, found] = await redis.scan("0", "MATCH", `${keys.run(exec)}/*/2`, "COUNT", 10_000);
+      // Parked in its Wait (Started, then the Continue that entered W): nothing writes it now.
+      return found[0] && (await redis.hget(found[0], "q")) === "2" ? found[0] : undefined;
+    });
+    await corrupt(item);
+
+    const record = await ended(poisoned);
+    expect(record.status).toBe("FAILED");
+    expect(record.error).toBe("States.Runtime");
+    expect(record.cause).toContain("Stepwise gave up on run");
+    expect(record.cause).toContain("/2'");
+    expect(record.cause).toContain("after 3 failed attempts");
+    expect(record.cause).toContain("SyntaxError");
+
+    // The ordinary step failed it: its history ends as AWS ends a failed execution.
+    const events = await history(poisoned);
+    expect(events.at(-1)).toMatchObject({
+      type: "ExecutionFailed",
+      executionFailedEventDetails: { error: "States.Runtime" },
+    });
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+
+    // The other execution, started alongside, was never disturbed.
+    expect((await ended(healthy)).status).toBe("SUCCEEDED");
+    // The run that could not advance is gone once its stop failed too: nothing re-enqueues it.
+    await stack.client.until(async () => ((await redis.exists(item)) === 0 ? true : undefined));
+    expect(await redis.zscore(keys.schedule, `r:${item.slice(keys.base.length + 2)}`)).toBe(null);
+  }, 60_000);
+
+  it("a root run that cannot be processed, not even to stop it, is ended FAILED without the step", async () => {
+    const keys = makeKeys(stack.prefix);
+    const poisoned = await start("root");
+    const exec = shortId(poisoned);
+    // Wait for it to park in W, then break its state.
+    await stack.client.until(async () =>
+      (await history(poisoned)).some((e) => e.type === "WaitStateEntered") ? true : undefined,
+    );
+    await corrupt(keys.run(exec));
+
+    const record = await ended(poisoned);
+    expect(record).toMatchObject({ status: "FAILED", error: "States.Runtime" });
+    expect(record.cause).toContain(`Stepwise gave up on run '${poisoned}'`);
+    const events = await history(poisoned);
+    const last = events.at(-1);
+    expect(last).toMatchObject({
+      type: "ExecutionFailed",
+      executionFailedEventDetails: { error: "States.Runtime", cause: record.cause },
+    });
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+    expect(await redis.exists(keys.run(exec))).toBe(0);
+
+    // The API is up, new executions run, and /metrics counts both poison executions.
+    expect((await stack.client.get("/health")).status).toBe(200);
+    expect((await ended(await start("healthy"))).status).toBe("SUCCEEDED");
+    const metrics = (await stack.client.get("/metrics")).text;
+    expect(sample(metrics, "stepwise_executions_given_up_total")).toBe(2);
+    expect(sample(metrics, "stepwise_executions", { status: "FAILED" })).toBe(2);
+  }, 60_000);
+});
