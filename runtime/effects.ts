@@ -147,8 +147,9 @@ export function planOps(
           String(effect.from),
           String(effect.inputs.length),
           String(options.retentionSeconds ?? 0),
-          ...effect.inputs.map((input) => JSON.stringify(input)),
         );
+        // A loop, not push(...list): a list as long as a Map's items would overflow the stack.
+        for (const input of effect.inputs) ops.push(JSON.stringify(input));
         break;
       case "KeepOutputs":
         ops.push(
@@ -156,8 +157,9 @@ export function planOps(
           shortId(effect.prefix),
           String(effect.outputs.length),
           String(options.retentionSeconds ?? 0),
-          ...effect.outputs.flatMap(([index, output]) => [String(index), JSON.stringify(output)]),
         );
+        for (const [index, output] of effect.outputs)
+          ops.push(String(index), JSON.stringify(output));
         break;
       case "RunEnded":
         if (effect.parent) {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { State, StateMachineDefinition } from "../../engine/core/definition.js";
 import { SPAWN_BATCH } from "../../engine/flow/join.js";
+import { planOps } from "../../runtime/effects.js";
+
+const EXEC = "arn:aws:states:local:000000000000:execution:m:e";
 import { effectsOf, execute, ofType, single, Stepper } from "./helpers.js";
 
 // Wide joins start their children in bounded batches (engine/flow/join.ts,
@@ -133,5 +136,20 @@ describe("wide joins start in batches", () => {
     expect(stepper.run().status).toBe("FAILED");
     stepper.deliver(stepper.rootId, { type: "ContinueJoin", prefix });
     expect(spawnSizes(stepper)).toEqual([SPAWN_BATCH]);
+  });
+});
+
+describe("the Redis driver's ops for a wide join", () => {
+  it("encodes a KeepInputs of 150,000 inputs (a Map of one-byte items) without overflowing the stack", () => {
+    const inputs = Array.from({ length: 150_000 }, () => 0);
+    const run = { runId: "arn:aws:states:local:000000000000:execution:m:e" } as never;
+    const ops = planOps(
+      run,
+      { type: "Continue", time: "", eventId: 1 },
+      [{ type: "KeepInputs", runId: "x", prefix: `${EXEC}/1`, from: 1000, inputs }],
+      { now: 0 },
+    );
+    expect(ops.slice(0, 5)).toEqual(["inputs", "m:e/1", "1000", "150000", "0"]);
+    expect(ops).toHaveLength(5 + inputs.length);
   });
 });
