@@ -123,6 +123,22 @@ export const executionRecord = {
   },
 } as const;
 
+/** A listing's item: the record without input, output or cause (as AWS's ListExecutions). */
+export const executionSummary = {
+  type: "object",
+  required: ["executionId", "name", "stateMachine", "version", "status", "startedAt"],
+  properties: {
+    executionId: { type: "string" },
+    name: { type: "string" },
+    stateMachine: { type: "string" },
+    version: { type: "integer" },
+    status: { type: "string", enum: EXECUTION_STATUSES },
+    error: { type: "string" },
+    startedAt: { type: "string", format: "date-time" },
+    stoppedAt: { type: "string", format: "date-time" },
+  },
+} as const;
+
 /** AWS-shaped history events: `id`, `previousEventId`, `timestamp`, `type`, one `…EventDetails`. */
 export const historyEvent = {
   type: "object",

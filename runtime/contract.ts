@@ -50,6 +50,12 @@ export interface ExecutionRecord {
   stoppedAt?: string;
 }
 
+/**
+ * An execution as a listing shows it: no input or output (AWS's ListExecutions
+ * has neither), so a page costs the same however large the payloads are.
+ */
+export type ExecutionSummary = Omit<ExecutionRecord, "input" | "output" | "cause">;
+
 /** Who did something: an API key's name, recorded in the history. */
 export interface Caller {
   name: string;
@@ -116,7 +122,7 @@ export interface Runtime {
     status?: ExecutionStatus;
     cursor?: string;
     limit?: number;
-  }): Promise<Page<ExecutionRecord>>;
+  }): Promise<Page<ExecutionSummary>>;
   getHistory(
     executionId: string,
     options?: { cursor?: string; limit?: number; reverse?: boolean },

@@ -10,6 +10,7 @@ import {
   type Caller,
   type ExecutionRecord,
   type ExecutionStatus,
+  type ExecutionSummary,
   type Page,
   type StartResult,
 } from "./contract.js";
@@ -97,6 +98,7 @@ export class ExecutionStore {
         timeout !== undefined ? member.timer(executionTimeoutTimer(exec)) : "",
         timeout !== undefined ? now + timeout * 1000 : 0,
         name,
+        this.keys.base,
       ],
     );
     const code = Number(reply[0]);
@@ -117,16 +119,27 @@ export class ExecutionStore {
     return toRecord(executionId, fields);
   }
 
+  /**
+   * A page of executions, newest first. With a status, the page is read from
+   * that status's index (`keys.executionsByStatus`): its cost is O(limit)
+   * whatever else the store holds. Items carry no input or output.
+   */
   async list(options: {
     stateMachine?: string;
     status?: ExecutionStatus;
     cursor?: string;
     limit?: number;
-  }): Promise<Page<ExecutionRecord>> {
+  }): Promise<Page<ExecutionSummary>> {
     const limit = Math.max(1, Math.min(options.limit ?? 100, 1000));
-    const index = options.stateMachine
-      ? this.keys.executionsOf(options.stateMachine)
-      : this.keys.executions;
+    let index: string;
+    if (options.status) {
+      await this.statusIndexReady();
+      index = this.keys.executionsByStatus(options.status, options.stateMachine);
+    } else {
+      index = options.stateMachine
+        ? this.keys.executionsOf(options.stateMachine)
+        : this.keys.executions;
+    }
     // Newest first (start time, then id, both descending). The cursor is the last
     // execution looked at, not a rank: executions started meanwhile do not shift pages.
     let after: { s: number; m: string } | undefined;
@@ -136,27 +149,52 @@ export class ExecutionStore {
         throw new RuntimeError("InvalidCursor", "The cursor is not valid");
       after = { s: c.s, m: c.m };
     }
-    const items: ExecutionRecord[] = [];
+    const items: ExecutionSummary[] = [];
     for (;;) {
-      const batch = await this.olderThan(index, after, limit * 2);
+      const batch = await this.olderThan(index, after, limit + 1 - items.length);
       if (batch.length === 0) return { items };
       const pipeline = this.client.redis.pipeline();
-      for (const [exec] of batch) pipeline.hgetall(this.keys.execution(exec));
+      for (const [exec] of batch) pipeline.hmget(this.keys.execution(exec), ...SUMMARY_FIELDS);
       const rows = (await pipeline.exec()) ?? [];
       for (let i = 0; i < batch.length; i++) {
         const [exec, score] = batch[i]!;
-        after = { s: score, m: exec };
-        const fields = rows[i]?.[1] as Record<string, string> | undefined;
-        // Past retention (expired, index entry not pruned yet), or filtered out.
-        if (!fields?.st) continue;
-        if (options.status && fields.st !== options.status) continue;
-        items.push(toRecord(executionArn(fields.sm ?? "", fields.nm ?? ""), fields));
-        if (items.length === limit) {
-          const more = (await this.olderThan(index, after, 1)).length > 0;
-          return more ? { items, nextCursor: encodeCursor(after) } : { items };
+        const values = rows[i]?.[1] as (string | null)[] | undefined;
+        // Past retention (expired, index entry not pruned yet): skipped.
+        if (!values?.[0]) {
+          after = { s: score, m: exec };
+          continue;
         }
+        if (items.length === limit) return { items, nextCursor: encodeCursor(after!) };
+        after = { s: score, m: exec };
+        items.push(toSummary(values));
       }
     }
+  }
+
+  private statusIndex: Promise<void> | undefined;
+
+  /** Indexes, once per deployment, the executions stored before the status indexes existed. */
+  private statusIndexReady(): Promise<void> {
+    this.statusIndex ??= (async () => {
+      const redis = this.client.redis;
+      if ((await redis.exists(this.keys.statusIndexBuilt)) === 1) return;
+      const slice = 1000;
+      for (let from = 0; ; from += slice) {
+        const seen = Number(
+          await this.client.run(
+            "indexStatuses",
+            [this.keys.executions],
+            [this.keys.base, from, slice],
+          ),
+        );
+        if (seen < slice) break;
+      }
+      await redis.set(this.keys.statusIndexBuilt, "1");
+    })().catch((err: unknown) => {
+      this.statusIndex = undefined;
+      throw err;
+    });
+    return this.statusIndex;
   }
 
   /** Up to `count` index entries after `after` in newest-first order, as [exec, start ms]. */
@@ -305,6 +343,23 @@ function execOf(executionId: string): string {
   if (rest.length > 0 || !machine || !name || !isValidName(machine) || !isValidExecutionName(name))
     throw notFound(executionId);
   return exec;
+}
+
+/** The record's fields a listing reads (`toSummary` takes them in this order). */
+const SUMMARY_FIELDS = ["st", "sm", "nm", "v", "t0", "t1", "err"] as const;
+
+function toSummary([st, sm, nm, v, t0, t1, err]: (string | null)[]): ExecutionSummary {
+  const summary: ExecutionSummary = {
+    executionId: executionArn(sm ?? "", nm ?? ""),
+    name: nm ?? "",
+    stateMachine: sm ?? "",
+    version: Number(v ?? 0),
+    status: (st ?? "RUNNING") as ExecutionStatus,
+    startedAt: t0 ?? "",
+  };
+  if (err) summary.error = err;
+  if (t1) summary.stoppedAt = t1;
+  return summary;
 }
 
 function toRecord(executionId: string, f: Record<string, string>): ExecutionRecord {

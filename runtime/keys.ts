@@ -10,7 +10,7 @@
  *
  * Lua scripts receive the key prefix (`base`) and build the keys of other runs
  * themselves (a commit touches its parent's or its children's inboxes, known only
- * at run time); they use exactly the kinds below: `r:`, `i:`, `tomb:`, `act:`, `jr:`.
+ * at run time); they use exactly the kinds below: `r:`, `i:`, `tomb:`, `act:`, `jr:`, `ji:`, `xst:`.
  * Keep `LUA_KINDS` and the scripts in step.
  *
  * Ids inside keys are "short ids": the execution ARN without its constant prefix
@@ -33,6 +33,14 @@ export interface Keys {
   executions: string;
   /** Sorted set of one state machine's executions by start time (ms). */
   executionsOf(machine: string): string;
+  /**
+   * Sorted set of the executions with one status (all machines, or one machine's)
+   * by start time (ms): a status-filtered listing reads a page of it, never the
+   * whole store. Kept by the scripts that change a status (start, end).
+   */
+  executionsByStatus(status: string, machine?: string): string;
+  /** String: set once every execution stored before the status indexes is in them. */
+  statusIndexBuilt: string;
   /** List: history events (JSON), index i holds event id i + 1. */
   history(exec: string): string;
   /** List: every `{runId, event}` fed to `step`, in commit order (deterministic replay). */
@@ -73,6 +81,7 @@ export const LUA_KINDS = {
   activity: "act:",
   joinResults: "jr:",
   joinInputs: "ji:",
+  statusIndex: "xst:",
 } as const;
 
 /** BullMQ queue names (no `:` allowed by BullMQ). */
@@ -90,6 +99,9 @@ export function makeKeys(prefix = "stepwise"): Keys {
     execution: (exec) => `${base}x:${exec}`,
     executions: `${base}xs`,
     executionsOf: (machine) => `${base}xs:${machine}`,
+    statusIndexBuilt: `${base}xst-built`,
+    executionsByStatus: (status, machine) =>
+      `${base}${LUA_KINDS.statusIndex}${status}${machine !== undefined ? `:${machine}` : ""}`,
     history: (exec) => `${base}h:${exec}`,
     journal: (exec) => `${base}j:${exec}`,
     run: (run) => `${base}${LUA_KINDS.run}${run}`,

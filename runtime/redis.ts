@@ -4,6 +4,7 @@ import { claimDue } from "./scripts/claim-due.js";
 import { commitTransition } from "./scripts/commit-transition.js";
 import { completeTask } from "./scripts/complete-task.js";
 import { giveUp } from "./scripts/give-up.js";
+import { indexStatuses } from "./scripts/index-statuses.js";
 import { loadTransition } from "./scripts/load-transition.js";
 import { pruneIndex } from "./scripts/prune-index.js";
 import { requestStop } from "./scripts/request-stop.js";
@@ -21,6 +22,7 @@ const SCRIPTS = [
   requestStop,
   pruneIndex,
   giveUp,
+  indexStatuses,
 ] as const;
 
 export type ScriptName = (typeof SCRIPTS)[number]["name"];

@@ -7,6 +7,7 @@ import type {
   ActivityTask,
   Caller,
   ExecutionRecord,
+  ExecutionSummary,
   ExecutionStatus,
   Page,
   Runtime,
@@ -115,7 +116,7 @@ export class RedisRuntime implements Runtime {
       cursor?: string;
       limit?: number;
     } = {},
-  ): Promise<Page<ExecutionRecord>> {
+  ): Promise<Page<ExecutionSummary>> {
     return this.executions.list(options);
   }
 

@@ -11,6 +11,7 @@ import {
   EXECUTION_STATUSES,
   executionNameSchema,
   executionRecord,
+  executionSummary,
   historyEvent,
   nameSchema,
   page,
@@ -147,7 +148,7 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
             ...pagingQuery,
           },
         },
-        response: { 200: page(executionRecord), ...errorResponses },
+        response: { 200: page(executionSummary), ...errorResponses },
       },
     },
     async (request) => {

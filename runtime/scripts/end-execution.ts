@@ -1,3 +1,5 @@
+import { STATUS_INDEX_LUA } from "./status-index.js";
+
 /**
  * Lua helper shared by the scripts that end an execution: the commit of its
  * root run's last transition (`commitTransition`, op `end`) and the worker that
@@ -9,7 +11,7 @@
  * Does nothing unless the record is RUNNING; returns true when it ended it.
  * `expireKeys` expire after `keepSeconds` (0 = kept forever).
  */
-export const END_EXECUTION_LUA = `
+export const END_EXECUTION_LUA = `${STATUS_INDEX_LUA}
 local function endExecution(base, execKey, scheduleKey, exec, status, out, err, cause, stoppedAt, timeoutMember, keep, expireKeys)
   if redis.call('HGET', execKey, 'st') ~= 'RUNNING' then return false end
   redis.call('HSET', execKey, 'st', status, 't1', stoppedAt)
@@ -21,6 +23,7 @@ local function endExecution(base, execKey, scheduleKey, exec, status, out, err, 
   end
   redis.call('HINCRBY', base .. 'stats', 'RUNNING', -1)
   redis.call('HINCRBY', base .. 'stats', status, 1)
+  moveStatusIndex(base, exec, 'RUNNING', status)
   redis.call('PUBLISH', base .. 'ended', exec)
   keep = tonumber(keep)
   if keep > 0 then

@@ -1,3 +1,4 @@
+import { EXECUTION_STATUSES } from "../contract.js";
 import type { ScriptSpec } from "./spec.js";
 
 /**
@@ -16,6 +17,7 @@ export const pruneIndex: ScriptSpec = {
   name: "pruneIndex",
   keys: 1,
   lua: `
+local STATUSES = {${EXECUTION_STATUSES.map((s) => `'${s}'`).join(", ")}}
 local base = ARGV[1]
 local from, count = tonumber(ARGV[3]), tonumber(ARGV[4])
 local old = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[2], 'LIMIT', from, count)
@@ -25,6 +27,10 @@ for _, exec in ipairs(old) do
     redis.call('ZREM', KEYS[1], exec)
     local machine = string.match(exec, '^([^:]+):')
     if machine then redis.call('ZREM', base .. 'xs:' .. machine, exec) end
+    for _, status in ipairs(STATUSES) do
+      redis.call('ZREM', base .. 'xst:' .. status, exec)
+      if machine then redis.call('ZREM', base .. 'xst:' .. status .. ':' .. machine, exec) end
+    end
     removed = removed + 1
   end
 end

@@ -1,4 +1,5 @@
 import { RUN_STATE_LUA } from "./run-state.js";
+import { STATUS_INDEX_LUA } from "./status-index.js";
 import type { ScriptSpec } from "./spec.js";
 
 /**
@@ -13,7 +14,7 @@ import type { ScriptSpec } from "./spec.js";
  * ARGV[1] exec (short id)  ARGV[2] input hash   ARGV[3] machine   ARGV[4] version
  * ARGV[5] input JSON       ARGV[6] startedAt ISO ARGV[7] start ms  ARGV[8] lease ms
  * ARGV[9] root run state   ARGV[10] Started event   ARGV[11] timeout member ('' = none)
- * ARGV[12] timeout at ms   ARGV[13] execution name
+ * ARGV[12] timeout at ms   ARGV[13] execution name ARGV[14] key base
  *
  * Returns {1, startedAt} created; {0, startedAt} existed with the same input;
  *         {-1} existed with another input.
@@ -21,7 +22,7 @@ import type { ScriptSpec } from "./spec.js";
 export const startExecution: ScriptSpec = {
   name: "startExecution",
   keys: 7,
-  lua: `${RUN_STATE_LUA}
+  lua: `${RUN_STATE_LUA}${STATUS_INDEX_LUA}
 local existing = redis.call('HMGET', KEYS[1], 'ih', 't0')
 if existing[1] then
   if existing[1] == ARGV[2] then return {0, existing[2]} end
@@ -35,6 +36,7 @@ redis.call('RPUSH', KEYS[3], ARGV[10])
 redis.call('HINCRBY', KEYS[7], 'RUNNING', 1)
 redis.call('ZADD', KEYS[4], ARGV[7], ARGV[1])
 redis.call('ZADD', KEYS[5], ARGV[7], ARGV[1])
+moveStatusIndex(ARGV[14], ARGV[1], '', 'RUNNING')
 redis.call('ZADD', KEYS[6], tonumber(ARGV[7]) + tonumber(ARGV[8]), 'r:' .. ARGV[1])
 if ARGV[11] ~= '' and redis.call('ZADD', KEYS[6], ARGV[12], ARGV[11]) == 1 then
   redis.call('HINCRBY', KEYS[7], 'timers', 1)

@@ -1,0 +1,142 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeKeys } from "../../runtime/keys.js";
+import { createRedisRuntime } from "../../runtime/runtime.js";
+import { harness, REDIS_URL, type Harness } from "./helpers.js";
+
+/**
+ * Issue 21: a status-filtered page used to scan the whole store (every record,
+ * payloads included) until it found `limit` matches. Now each status has its
+ * own index, kept by the scripts that change a status, and a page costs a
+ * bounded number of Redis commands whatever the store holds. Counted here with
+ * MONITOR on real Redis: every command that names this test's keys, inside
+ * scripts included.
+ */
+const STORED = 1_500;
+let h: Harness;
+let monitor: ChildProcess;
+let redis: Redis;
+let seen: string[][] | undefined;
+let stopped: string;
+
+beforeAll(async () => {
+  h = await harness();
+  await h.runtime.createStateMachine("w", {
+    StartAt: "W",
+    States: { W: { Type: "Wait", Seconds: 3600, End: true } },
+  });
+  // No worker: every execution stays RUNNING with its Started event queued.
+  const ids: string[] = [];
+  for (let i = 0; i < STORED; i += 100) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(100, STORED - i) }, (_, k) =>
+        h.runtime.startExecution("w", { name: `e${i + k}`, input: { pad: "x".repeat(200) } }),
+      ),
+    );
+    ids.push(...batch.map((b) => b.executionId));
+  }
+  // The first one started is the rare status, so a scan would read every other first.
+  stopped = ids[0]!;
+  expect((await h.runtime.stopExecution(stopped)).status).toBe("ABORTED");
+  redis = new Redis(REDIS_URL);
+  // redis-cli's MONITOR: one line per command, `<time> [<db> <client>] "<cmd>" "<arg>" …`.
+  monitor = spawn("redis-cli", ["-u", REDIS_URL, "monitor"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let partial = "";
+  monitor.stdout!.on("data", (chunk: Buffer) => {
+    const lines = (partial + chunk.toString()).split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines) {
+      if (!seen || !line.includes(h.prefix)) continue;
+      seen.push([...line.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!));
+    }
+  });
+}, 60_000);
+
+afterAll(async () => {
+  monitor?.kill();
+  redis?.disconnect();
+  await h?.close();
+});
+
+/** The commands naming this test's keys while `work` runs. */
+async function commandsOf<T>(work: () => Promise<T>): Promise<{ result: T; commands: string[][] }> {
+  // MONITOR streams asynchronously: a marker command shows when it has caught up.
+  const marker = async (tag: string): Promise<void> => {
+    await redis.get(`${h.prefix}:marker:${tag}`);
+    const deadline = Date.now() + 5_000;
+    while (!seen!.some((a) => a.join(" ").includes(`marker:${tag}`))) {
+      if (Date.now() > deadline) throw new Error("MONITOR did not catch up");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+  seen = [];
+  await marker("start");
+  seen = [];
+  const result = await work();
+  await marker("end");
+  const commands = seen.filter((a) => !a.join(" ").includes("marker:"));
+  seen = undefined;
+  return { result, commands };
+}
+
+describe("status-filtered listings", () => {
+  it("a page of a rare status costs a few commands, not one per stored execution", async () => {
+    // The first listing with a status builds the index once (it is then marked built).
+    await h.runtime.listExecutions({ status: "ABORTED", limit: 1 });
+    const { result, commands } = await commandsOf(() =>
+      h.runtime.listExecutions({ status: "ABORTED", limit: 1 }),
+    );
+    expect(result.items.map((e) => e.executionId)).toEqual([stopped]);
+    expect(result.nextCursor).toBeUndefined();
+    expect(commands.length).toBeLessThanOrEqual(8);
+    expect(commands.filter((c) => c[0]?.toLowerCase() === "hmget")).toHaveLength(1);
+  });
+
+  it("a page of the common status and its next page cost the same, and read only listing fields", async () => {
+    const first = await commandsOf(() =>
+      h.runtime.listExecutions({ stateMachine: "w", status: "RUNNING", limit: 5 }),
+    );
+    expect(first.result.items).toHaveLength(5);
+    expect(first.result.items.every((e) => e.status === "RUNNING")).toBe(true);
+    const next = await commandsOf(() =>
+      h.runtime.listExecutions({
+        stateMachine: "w",
+        status: "RUNNING",
+        limit: 5,
+        cursor: first.result.nextCursor!,
+      }),
+    );
+    expect(next.result.items).toHaveLength(5);
+    expect(next.result.items[0]!.startedAt <= first.result.items[4]!.startedAt).toBe(true);
+    for (const run of [first, next]) {
+      expect(run.commands.length).toBeLessThanOrEqual(12);
+      // Items are summaries: no input or output is read or returned.
+      expect(run.commands.some((c) => c[0]?.toLowerCase() === "hgetall")).toBe(false);
+      for (const item of run.result.items) {
+        expect(item).not.toHaveProperty("input");
+        expect(item).not.toHaveProperty("output");
+      }
+    }
+  });
+
+  it("executions stored before the indexes existed are indexed once, on the first filtered listing", async () => {
+    const keys = makeKeys(h.prefix);
+    // As a deployment upgraded in place would have it: no status index at all.
+    const old = await redis.keys(`${keys.base}xst*`);
+    expect(old.length).toBeGreaterThan(0);
+    await redis.del(...old);
+    const fresh = createRedisRuntime({ redisUrl: REDIS_URL, prefix: h.prefix });
+    try {
+      const aborted = await fresh.listExecutions({ status: "ABORTED" });
+      expect(aborted.items.map((e) => e.executionId)).toEqual([stopped]);
+      expect(await redis.zcard(keys.executionsByStatus("RUNNING"))).toBe(STORED - 1);
+      expect(await redis.zcard(keys.executionsByStatus("RUNNING", "w"))).toBe(STORED - 1);
+      expect(await redis.exists(keys.statusIndexBuilt)).toBe(1);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
