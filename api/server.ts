@@ -5,8 +5,8 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from "fastify";
-import { RuntimeError, type Caller, type Runtime } from "../runtime/contract.js";
-import { authorize, type ApiKey, type Permission } from "./auth.js";
+import { RuntimeError, type Runtime } from "../runtime/contract.js";
+import { authorize, type ApiCaller, type ApiKey, type Permission } from "./auth.js";
 import { isTextBody, MAX_BODY_BYTES, registerBodyParsers } from "./body.js";
 import { ApiError, apiError, isApiErrorName } from "./errors.js";
 import type { Registry } from "prom-client";
@@ -18,6 +18,7 @@ import {
   type MetricsSource,
 } from "./metrics.js";
 import { OpenApiCollector } from "./openapi.js";
+import { approvalsPlugin } from "./plugins/approvals.js";
 import { activitiesPlugin } from "./plugins/activities.js";
 import { docsPlugin } from "./plugins/docs.js";
 import { executionsPlugin } from "./plugins/executions.js";
@@ -44,7 +45,7 @@ declare module "fastify" {
   }
   interface FastifyRequest {
     /** Who is asking (the API key's name); set by the auth hook, recorded in the history. */
-    caller?: Caller;
+    caller?: ApiCaller;
   }
 }
 
@@ -145,6 +146,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(executionsPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(taskTokensPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(activitiesPlugin, { ...pluginOptions, prefix: "/v1" });
+  await app.register(approvalsPlugin, { ...pluginOptions, prefix: "/v1" });
   const metricsSource =
     options.metrics ?? (isMetricsSource(options.runtime) ? options.runtime : undefined);
   registerRuntimeMetrics(registry, metricsSource, (err) =>

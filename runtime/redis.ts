@@ -3,6 +3,7 @@ import { claimActivityTask } from "./scripts/claim-activity-task.js";
 import { claimDue } from "./scripts/claim-due.js";
 import { commitTransition } from "./scripts/commit-transition.js";
 import { completeTask } from "./scripts/complete-task.js";
+import { decideApproval } from "./scripts/decide-approval.js";
 import { loadTransition } from "./scripts/load-transition.js";
 import { pruneIndex } from "./scripts/prune-index.js";
 import { requestStop } from "./scripts/request-stop.js";
@@ -19,6 +20,7 @@ const SCRIPTS = [
   claimActivityTask,
   requestStop,
   pruneIndex,
+  decideApproval,
 ] as const;
 
 export type ScriptName = (typeof SCRIPTS)[number]["name"];

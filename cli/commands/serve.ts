@@ -25,7 +25,7 @@ Options:
 Environment:
   REDIS_URL             Redis to use (default redis://127.0.0.1:6379)
   PORT, HOST            where to listen (see above)
-  STEPWISE_API_KEYS     name:scope:secret,... (scopes: admin, run, callback); without
+  STEPWISE_API_KEYS     name:scope:secret,... (scopes: admin, run, callback, approve); without
                         keys authentication is off and the API binds to 127.0.0.1 only
   STEPWISE_PREFIX       Redis key prefix (default stepwise)
   STEPWISE_TASKS        a JS module whose exports map Task Resource names to handlers
@@ -64,7 +64,7 @@ export const serveCommand: Command = {
       throw new UsageError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
     let apiKeys;
     try {
-      apiKeys = parseApiKeys(env.STEPWISE_API_KEYS);
+      apiKeys = parseApiKeys(env.STEPWISE_API_KEYS, env.STEPWISE_APPROVER_GROUPS);
     } catch (err) {
       io.stderr(`stepwise serve: ${(err as Error).message}\n`);
       return EXIT.usage;

@@ -1,4 +1,5 @@
 import type { Json } from "./json.js";
+import type { ApprovalDecision } from "../states/approval.js";
 
 /**
  * What happened to a run. Time, task results and callbacks enter the pure step only
@@ -35,6 +36,19 @@ export type RunEvent =
   /** An activity worker took the task (AWS records ActivityStarted with its name). */
   | (Base & { type: "TaskStarted"; taskId: string; workerName?: string })
   | (Base & { type: "TimerFired"; timerId: string })
+  /**
+   * An approver decided (runtime/approvals.ts, atomically with the record). `status`
+   * is the record's after the decision: PENDING while more approvals are needed.
+   */
+  | (Base & {
+      type: "ApprovalDecided";
+      taskId: string;
+      approvalId: string;
+      envelopeHash: string;
+      decision: ApprovalDecision;
+      status: "PENDING" | "APPROVED" | "REJECTED";
+      decisions: ApprovalDecision[];
+    })
   | (Base & { type: "ChildEnded"; childRunId: string; index: number; outcome: ChildOutcome })
   /**
    * The outputs of a join's children, in index order (null for a failed child), that
