@@ -56,6 +56,21 @@ beforeAll(async () => {
     }),
     open: machine({ Subject: "Anyone may say yes", "Details.$": "$" }),
     nosubject: machine({ Details: { what: "no subject" } }),
+    expiring: machine({ Subject: "Quick", "ExpiresInSeconds.$": "$.seconds" }),
+    timeout: {
+      StartAt: "Ask",
+      States: {
+        Ask: {
+          Type: "Task",
+          Resource: "stepwise:approval.waitForTaskToken",
+          Parameters: { Subject: "Expires with the state's TimeoutSeconds" },
+          TimeoutSeconds: 1,
+          Catch: [{ ErrorEquals: ["States.ALL"], ResultPath: "$.error", Next: "Expired" }],
+          End: true,
+        },
+        Expired: { Type: "Pass", End: true },
+      },
+    },
   };
   for (const [name, definition] of Object.entries(machines)) {
     const created = await stack.client.post("/v1/state-machines", { name, definition });
@@ -308,6 +323,34 @@ describe("stepwise:approval", () => {
     expect(cancelled.body.status).toBe("CANCELLED");
     const late = await decide(approval, "APPROVE", alice);
     expect(late.body.error).toBe("ApprovalNotPending");
+  });
+
+  it("expiry: ExpiresInSeconds runs out → Stepwise.ApprovalExpired, record EXPIRED", async () => {
+    const executionId = await start("expiring", { seconds: 1 });
+    const approval = await approvalOf(executionId);
+    expect(Date.parse(approval.expiresAt) - Date.parse(approval.createdAt)).toBe(1000);
+    const done = await finished(executionId);
+    expect(done).toMatchObject({ status: "FAILED", error: "Stepwise.ApprovalExpired" });
+    const record = await stack.client.get(`/v1/approvals/${approval.approvalId}`, alice);
+    expect(record.body.status).toBe("EXPIRED");
+    const late = await decide(approval, "APPROVE", alice);
+    expect(late.status).toBe(409);
+    expect(late.body.error).toBe("ApprovalNotPending");
+    const expiredInbox = await stack.client.get("/v1/approvals?status=EXPIRED", alice);
+    expect(expiredInbox.body.items.map((a: any) => a.approvalId)).toContain(approval.approvalId);
+    const pendingInbox = await stack.client.get("/v1/approvals?status=PENDING", alice);
+    expect(pendingInbox.body.items.map((a: any) => a.approvalId)).not.toContain(
+      approval.approvalId,
+    );
+  });
+
+  it("expiry from the state's TimeoutSeconds is caught like any error", async () => {
+    const executionId = await start("timeout", {});
+    const approval = await approvalOf(executionId);
+    expect(approval.expiresAt).not.toBeNull();
+    const done = await finished(executionId);
+    expect(done.status).toBe("SUCCEEDED");
+    expect(done.output.error.Error).toBe("Stepwise.ApprovalExpired");
   });
 
   it("a missing Subject fails the state with States.Runtime naming the field", async () => {
