@@ -1,3 +1,4 @@
+import { defaultRunners, servedBy } from "../task-runners/index.js";
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -69,12 +70,16 @@ export interface ServerOptions {
   maxWaitSeconds?: number;
   /** Reported in the OpenAPI document. */
   version?: string;
+  /** Whether the service's workers can call a Task Resource; default: the default runners. */
+  serves?: (resource: string) => boolean;
 }
 
 /** Options every resource plugin receives. */
 export interface PluginOptions {
   runtime: Runtime;
   maxWaitSeconds: number;
+  /** Whether this service can call a Task Resource (UNSERVED_RESOURCE warnings). */
+  serves: (resource: string) => boolean;
 }
 
 /** Task tokens travel in the path and may be up to 1024 characters (AWS's limit). */
@@ -141,6 +146,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const pluginOptions: PluginOptions = {
     runtime: options.runtime,
     maxWaitSeconds: options.maxWaitSeconds ?? 300,
+    serves: options.serves ?? servedBy(defaultRunners()),
   };
   await app.register(stateMachinesPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(executionsPlugin, { ...pluginOptions, prefix: "/v1" });

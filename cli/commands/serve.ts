@@ -1,3 +1,4 @@
+import { defaultRunners, servedBy } from "../../task-runners/index.js";
 import { webhooksFromEnv } from "../../runtime/approval-webhook-settings.js";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -115,6 +116,7 @@ export const serveCommand: Command = {
       logger: { level },
       maxWaitSeconds,
       registry,
+      serves: servedBy([...taskRunners, ...defaultRunners()]),
       health: async () => {
         await probe.ping();
       },

@@ -8,7 +8,7 @@ import { buildModel, type MachineType, type Model } from "./model.js";
 import { checkPayloads } from "./payloads.js";
 import { checkPaths } from "./paths.js";
 import { checkQueryLanguages } from "./query-language.js";
-import { checkTasks } from "./tasks.js";
+import { checkServed, checkTasks } from "./tasks.js";
 import { checkTransitions } from "./transitions.js";
 
 export type { MachineType } from "./model.js";
@@ -29,7 +29,9 @@ const CHECKS: readonly ((model: Model) => Diagnostic[])[] = [
 export function semanticDiagnostics(
   definition: JsonObject,
   machineType: MachineType,
+  serves?: (resource: string) => boolean,
 ): Diagnostic[] {
   const model = buildModel(definition, machineType);
-  return CHECKS.flatMap((check) => check(model));
+  const out = CHECKS.flatMap((check) => check(model));
+  return serves ? [...out, ...checkServed(model, serves)] : out;
 }
