@@ -79,20 +79,26 @@ export class ApprovalStore {
       const pipeline = this.client.redis.pipeline();
       for (const [id] of batch) pipeline.hgetall(this.keys.approval(id));
       const rows = (await pipeline.exec()) ?? [];
+      const expired: string[] = [];
       for (let i = 0; i < batch.length; i++) {
         const [id, score] = batch[i]!;
         const stored = readRecord((rows[i]?.[1] ?? {}) as Record<string, string>);
-        // Past retention (its index entry outlives it), or it changed status meanwhile.
+        // Past retention: its index entries outlive it (Redis expired the record);
+        // the ones a listing steps over go, so no listing pays for them twice.
+        if (!stored) expired.push(id);
+        // Or it changed status between the index read and the record read.
         if (!stored || (filter.status && stored.record.status !== filter.status)) {
           after = { s: score, m: id };
           continue;
         }
         if (items.length === limit) {
+          if (expired.length > 0) await this.client.redis.zrem(index, ...expired);
           return { items, nextCursor: encodeCursor({ k: "ap", ...after! }) };
         }
         items.push(stored.record);
         after = { s: score, m: id };
       }
+      if (expired.length > 0) await this.client.redis.zrem(index, ...expired);
     }
     return after ? { items, nextCursor: encodeCursor({ k: "ap", ...after }) } : { items };
   }

@@ -104,4 +104,46 @@ describe("approval webhooks", () => {
     });
     expect(done.status).toBe("SUCCEEDED");
   });
+
+  it("expired and cancelled are delivered too", async () => {
+    const { client } = stack;
+    const expiring = await client.post("/v1/state-machines", {
+      name: "hooked-expiring",
+      definition: {
+        StartAt: "Ask",
+        States: {
+          Ask: {
+            Type: "Task",
+            Resource: "stepwise:approval",
+            Parameters: { Subject: "Soon gone", ExpiresInSeconds: 1 },
+            End: true,
+          },
+        },
+      },
+    });
+    expect(expiring.status).toBe(201);
+    const late = await client.post("/v1/state-machines/hooked-expiring/executions", {});
+    const stopped = await client.post("/v1/state-machines/hooked/executions", {
+      input: { stop: true },
+    });
+    const eventsOf = (executionId: string) =>
+      received
+        .map((r) => JSON.parse(r.body))
+        .filter((p) => p.approval.executionId === executionId)
+        .map((p) => p.event as string);
+    await client.until(async () =>
+      eventsOf(stopped.body.executionId).includes("approval.created") ? true : undefined,
+    );
+    await client.post(`/v1/executions/${encodeURIComponent(stopped.body.executionId)}/stop`, {});
+    await client.until(async () =>
+      eventsOf(stopped.body.executionId).includes("approval.cancelled") ? true : undefined,
+    );
+    await client.until(async () =>
+      eventsOf(late.body.executionId).includes("approval.expired") ? true : undefined,
+    );
+    const expired = received
+      .map((r) => JSON.parse(r.body))
+      .find((p) => p.event === "approval.expired");
+    expect(expired.approval.status).toBe("EXPIRED");
+  });
 });

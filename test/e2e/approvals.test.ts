@@ -361,6 +361,26 @@ describe("stepwise:approval", () => {
     expect(done.cause).toMatch(/'Subject'/);
   });
 
+  it("pages of the inbox follow each other newest first, without gaps or repeats", async () => {
+    const all = await stack.client.get("/v1/approvals?limit=1000", alice);
+    const ids = all.body.items.map((a: any) => a.approvalId);
+    expect(ids.length).toBeGreaterThan(5);
+    const created = all.body.items.map((a: any) => Date.parse(a.createdAt));
+    expect([...created].sort((a, b) => b - a)).toEqual(created);
+    const paged: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await stack.client.get(
+        `/v1/approvals?limit=2${cursor ? `&cursor=${cursor}` : ""}`,
+        alice,
+      );
+      expect(page.status).toBe(200);
+      paged.push(...page.body.items.map((a: any) => a.approvalId));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(paged).toEqual(ids);
+  });
+
   it("bad input answers 4xx naming the field", async () => {
     const r = await stack.client.post(
       "/v1/approvals/ap_000000000000000000000000/decisions",
