@@ -8,6 +8,7 @@ import { buildModel, type MachineType, type Model } from "./model.js";
 import { checkPayloads } from "./payloads.js";
 import { checkPaths } from "./paths.js";
 import { checkQueryLanguages } from "./query-language.js";
+import { checkApprovals } from "./approvals.js";
 import { checkServed, checkTasks } from "./tasks.js";
 import { checkTransitions } from "./transitions.js";
 
@@ -23,6 +24,7 @@ const CHECKS: readonly ((model: Model) => Diagnostic[])[] = [
   checkPayloads,
   checkJsonataExpressions,
   checkTasks,
+  checkApprovals,
   checkMaps,
 ];
 

@@ -55,7 +55,19 @@ beforeAll(async () => {
       Policy: "payments-v3",
     }),
     open: machine({ Subject: "Anyone may say yes", "Details.$": "$" }),
-    nosubject: machine({ Details: { what: "no subject" } }),
+    // Built at run time, so only the step can tell that Subject is missing.
+    nosubject: {
+      QueryLanguage: "JSONata",
+      StartAt: "Ask",
+      States: {
+        Ask: {
+          Type: "Task",
+          Resource: "stepwise:approval",
+          Arguments: "{% {'Details': {'what': 'no subject'}} %}",
+          End: true,
+        },
+      },
+    },
     expiring: machine({ Subject: "Quick", "ExpiresInSeconds.$": "$.seconds" }),
     timeout: {
       StartAt: "Ask",
