@@ -9,11 +9,14 @@ import { apiError } from "./errors.js";
  *
  * - `admin`: everything;
  * - `run`: start, stop and read executions, read state machines;
- * - `callback`: task-token callbacks and activity polling only — an approval UI
- *   holding this key can answer a token but neither start nor read executions.
+ * - `callback`: task-token callbacks and activity polling only — a worker or UI
+ *   holding this key can answer a token but neither start nor read executions;
+ * - `approve`: the approval inbox — list and read approvals, decide those whose
+ *   `Approvers` share one of the key's groups (`STEPWISE_APPROVER_GROUPS`) or
+ *   name none. The key's name is the approver recorded.
  */
-export type Scope = "admin" | "run" | "callback";
-export const SCOPES: readonly Scope[] = ["admin", "run", "callback"];
+export type Scope = "admin" | "run" | "callback" | "approve";
+export const SCOPES: readonly Scope[] = ["admin", "run", "callback", "approve"];
 
 /** What a route needs; each route declares one in its `config.permission`. */
 export type Permission =
@@ -22,7 +25,9 @@ export type Permission =
   | "definitions:read"
   | "executions:write"
   | "executions:read"
-  | "callback";
+  | "callback"
+  | "approvals:read"
+  | "approvals:decide";
 
 const GRANTS: Record<Scope, ReadonlySet<Permission>> = {
   admin: new Set<Permission>([
@@ -31,9 +36,12 @@ const GRANTS: Record<Scope, ReadonlySet<Permission>> = {
     "executions:write",
     "executions:read",
     "callback",
+    "approvals:read",
+    "approvals:decide",
   ]),
   run: new Set<Permission>(["definitions:read", "executions:write", "executions:read"]),
   callback: new Set<Permission>(["callback"]),
+  approve: new Set<Permission>(["approvals:read", "approvals:decide"]),
 };
 
 /** Words for the 403 message: "may not <action>". */
@@ -43,6 +51,8 @@ const ACTIONS: Record<Exclude<Permission, "public">, string> = {
   "executions:write": "start or stop executions",
   "executions:read": "read executions",
   callback: "answer task tokens or poll activities",
+  "approvals:read": "read approvals",
+  "approvals:decide": "decide approvals",
 };
 
 export interface ApiKey {
@@ -50,6 +60,14 @@ export interface ApiKey {
   scope: Scope;
   /** SHA-256 of the secret: compared in constant time, never the secret itself. */
   digest: Buffer;
+  /** Approver groups (`STEPWISE_APPROVER_GROUPS`), for keys of scope `approve`. */
+  groups?: string[];
+}
+
+/** The caller of a request: the key's name (recorded in the history), its scope and groups. */
+export interface ApiCaller extends Caller {
+  scope: Scope;
+  groups: string[];
 }
 
 const KEY_NAME = /^[A-Za-z0-9_.-]{1,80}$/;
@@ -65,7 +83,50 @@ function digest(secret: string): Buffer {
  * after the second colon, so it may contain colons). Throws on any malformed entry:
  * a typo in key configuration must stop the service, not silently open or close it.
  */
-export function parseApiKeys(text: string | undefined): ApiKey[] {
+export function parseApiKeys(text: string | undefined, groupsText?: string): ApiKey[] {
+  const keys = parseKeyList(text);
+  const groups = parseApproverGroups(groupsText);
+  for (const [name, list] of groups) {
+    const key = keys.find((k) => k.name === name);
+    if (!key)
+      throw new Error(
+        `STEPWISE_APPROVER_GROUPS names key '${name}', which STEPWISE_API_KEYS does not define`,
+      );
+    key.groups = list;
+  }
+  return keys;
+}
+
+const GROUP = /^[A-Za-z0-9_.-]{1,80}$/;
+
+/**
+ * `alice=finance|legal;bob=finance`: each key's approver groups. Malformed text
+ * throws, as key configuration does: a typo must not silently widen who decides.
+ */
+export function parseApproverGroups(text: string | undefined): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  if (text === undefined || text.trim() === "") return out;
+  for (const raw of text.split(";")) {
+    const part = raw.trim();
+    if (part === "") continue;
+    const eq = part.indexOf("=");
+    const name = part.slice(0, eq).trim();
+    const groups = part
+      .slice(eq + 1)
+      .split("|")
+      .map((g) => g.trim());
+    if (eq < 0 || !KEY_NAME.test(name) || groups.some((g) => !GROUP.test(g))) {
+      throw new Error(
+        `STEPWISE_APPROVER_GROUPS entry '${part}' is not name=group|group with groups matching ${GROUP.source}`,
+      );
+    }
+    if (out.has(name)) throw new Error(`STEPWISE_APPROVER_GROUPS names key '${name}' twice`);
+    out.set(name, groups);
+  }
+  return out;
+}
+
+function parseKeyList(text: string | undefined): ApiKey[] {
   if (text === undefined || text.trim() === "") return [];
   const keys: ApiKey[] = [];
   const names = new Set<string>();
@@ -137,7 +198,7 @@ export function authorize(
   keys: readonly ApiKey[],
   request: FastifyRequest,
   permission: Permission,
-): Caller | undefined {
+): ApiCaller | undefined {
   if (permission === "public") return undefined;
   if (keys.length === 0) return undefined;
   const secret = presentedSecret(request);
@@ -146,7 +207,7 @@ export function authorize(
   if (!GRANTS[key.scope].has(permission)) {
     throw apiError("Forbidden", { key: key.name, scope: key.scope, action: ACTIONS[permission] });
   }
-  return { name: key.name };
+  return { name: key.name, scope: key.scope, groups: key.groups ?? [] };
 }
 
 /** Which scopes may use a permission (for the OpenAPI document). */

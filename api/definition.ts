@@ -27,20 +27,28 @@ export interface Checked {
   definition?: StateMachineDefinition;
 }
 
-export function check(source: DefinitionSource): Checked {
-  const result = validateDefinition(
-    source.source,
-    source.format !== undefined ? { format: source.format } : {},
-  );
+export function check(source: DefinitionSource, serves?: (resource: string) => boolean): Checked {
+  const result = validateDefinition(source.source, {
+    ...(source.format !== undefined ? { format: source.format } : {}),
+    ...(serves ? { serves } : {}),
+  });
   return result.definition !== undefined
     ? { valid: result.valid, diagnostics: result.diagnostics, definition: result.definition }
     : { valid: result.valid, diagnostics: result.diagnostics };
 }
 
 /** The validated definition, or InvalidDefinition (400) with every diagnostic in `details`. */
-export function requireValidDefinition(source: DefinitionSource): StateMachineDefinition {
-  const result = check(source);
-  if (result.valid && result.definition) return result.definition;
+export function requireValidDefinition(
+  source: DefinitionSource,
+  serves?: (resource: string) => boolean,
+): { definition: StateMachineDefinition; warnings: Diagnostic[] } {
+  const result = check(source, serves);
+  if (result.valid && result.definition) {
+    return {
+      definition: result.definition,
+      warnings: result.diagnostics.filter((d) => d.severity === "warning"),
+    };
+  }
   const first = result.diagnostics.find((d) => d.severity === "error") ?? result.diagnostics[0];
   const where = first
     ? `${first.path === "" ? "/" : first.path}${first.line !== undefined ? ` (line ${first.line}, column ${first.column ?? 1})` : ""}`

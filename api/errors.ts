@@ -74,7 +74,7 @@ export const ERRORS = {
   Forbidden: entry(
     403,
     "The API key '{key}' has scope '{scope}', which may not {action}",
-    "The API key is valid but its scope (admin, run, callback) does not cover the route.",
+    "The API key is valid but its scope (admin, run, callback, approve) does not cover the route, or an approver is in none of the approval's groups.",
   ),
 
   // --- What is asked for --------------------------------------------------------------
@@ -99,6 +99,11 @@ export const ERRORS = {
     "No task is waiting for this token",
     "The token was already answered, its execution ended, or it never existed.",
   ),
+  ApprovalDoesNotExist: entry(
+    404,
+    "Approval '{approvalId}' does not exist",
+    "No approval has this id (or it ended longer ago than the retention period).",
+  ),
 
   // --- Conflicts with what is stored --------------------------------------------------
   StateMachineAlreadyExists: entry(
@@ -120,6 +125,26 @@ export const ERRORS = {
     409,
     "The task for this token has timed out",
     "The callback arrived after the task's TimeoutSeconds or HeartbeatSeconds ran out.",
+  ),
+  ApprovalRequiresDecision: entry(
+    409,
+    "This token belongs to an approval; decide it through /v1/approvals",
+    "The task token belongs to an approval: it is answered by a decision bound to its envelope hash (POST /v1/approvals/:id/decisions), never through /v1/task-tokens.",
+  ),
+  ApprovalNotPending: entry(
+    409,
+    "Approval '{approvalId}' is not pending",
+    "The approval was already approved or rejected, expired, or was cancelled by a stop: it takes no more decisions.",
+  ),
+  EnvelopeMismatch: entry(
+    409,
+    "The envelopeHash does not match approval '{approvalId}'",
+    "The decision's envelopeHash is not the approval's: the approver did not see what is to be approved. Nothing was recorded.",
+  ),
+  AlreadyDecided: entry(
+    409,
+    "This approver has already decided approval '{approvalId}'",
+    "The same approver decided twice: RequiredApprovals counts distinct approvers (with no API keys, every decision is `local`).",
   ),
 
   // --- The service --------------------------------------------------------------------

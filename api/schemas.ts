@@ -139,6 +139,31 @@ export const executionSummary = {
   },
 } as const;
 
+/** A task waiting to be answered: a callback, an activity worker, an approval. */
+export const pendingTask = {
+  type: "object",
+  required: ["stateName", "resource", "scheduledAt"],
+  properties: {
+    stateName: { type: "string" },
+    resource: { type: "string" },
+    scheduledAt: { type: "string", format: "date-time" },
+    timeoutAt: { type: "string", format: "date-time" },
+    heartbeatDeadline: { type: "string", format: "date-time" },
+    approvalId: { type: "string" },
+    taskToken: { type: "string", description: "Only for admin and callback keys." },
+  },
+} as const;
+
+/** `GET /v1/executions/:id`: the record and what it waits for. */
+export const executionDetail = {
+  ...executionRecord,
+  required: [...executionRecord.required, "pendingTasks"],
+  properties: {
+    ...executionRecord.properties,
+    pendingTasks: { type: "array", items: pendingTask },
+  },
+} as const;
+
 /** AWS-shaped history events: `id`, `previousEventId`, `timestamp`, `type`, one `…EventDetails`. */
 export const historyEvent = {
   type: "object",

@@ -1,3 +1,4 @@
+import { defaultRunners, servedBy } from "../task-runners/index.js";
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -5,8 +6,8 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from "fastify";
-import { RuntimeError, type Caller, type Runtime } from "../runtime/contract.js";
-import { authorize, type ApiKey, type Permission } from "./auth.js";
+import { RuntimeError, type Runtime } from "../runtime/contract.js";
+import { authorize, type ApiCaller, type ApiKey, type Permission } from "./auth.js";
 import { isTextBody, MAX_BODY_BYTES, registerBodyParsers } from "./body.js";
 import { ApiError, apiError, isApiErrorName } from "./errors.js";
 import type { Registry } from "prom-client";
@@ -18,6 +19,7 @@ import {
   type MetricsSource,
 } from "./metrics.js";
 import { OpenApiCollector } from "./openapi.js";
+import { approvalsPlugin } from "./plugins/approvals.js";
 import { activitiesPlugin } from "./plugins/activities.js";
 import { docsPlugin } from "./plugins/docs.js";
 import { executionsPlugin } from "./plugins/executions.js";
@@ -44,7 +46,7 @@ declare module "fastify" {
   }
   interface FastifyRequest {
     /** Who is asking (the API key's name); set by the auth hook, recorded in the history. */
-    caller?: Caller;
+    caller?: ApiCaller;
   }
 }
 
@@ -68,12 +70,16 @@ export interface ServerOptions {
   maxWaitSeconds?: number;
   /** Reported in the OpenAPI document. */
   version?: string;
+  /** Whether the service's workers can call a Task Resource; default: the default runners. */
+  serves?: (resource: string) => boolean;
 }
 
 /** Options every resource plugin receives. */
 export interface PluginOptions {
   runtime: Runtime;
   maxWaitSeconds: number;
+  /** Whether this service can call a Task Resource (UNSERVED_RESOURCE warnings). */
+  serves: (resource: string) => boolean;
 }
 
 /** Task tokens travel in the path and may be up to 1024 characters (AWS's limit). */
@@ -140,11 +146,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const pluginOptions: PluginOptions = {
     runtime: options.runtime,
     maxWaitSeconds: options.maxWaitSeconds ?? 300,
+    serves: options.serves ?? servedBy(defaultRunners()),
   };
   await app.register(stateMachinesPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(executionsPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(taskTokensPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(activitiesPlugin, { ...pluginOptions, prefix: "/v1" });
+  await app.register(approvalsPlugin, { ...pluginOptions, prefix: "/v1" });
   const metricsSource =
     options.metrics ?? (isMetricsSource(options.runtime) ? options.runtime : undefined);
   registerRuntimeMetrics(registry, metricsSource, (err) =>

@@ -301,7 +301,7 @@ async function memory(): Promise<void> {
         States: {
           Approve: {
             Type: "Task",
-            Resource: "stepwise:approval.waitForTaskToken",
+            Resource: "arn:aws:states:::stepwise:waitForTaskToken",
             Parameters: { "token.$": "$$.Task.Token", "order.$": "$.order" },
             End: true,
           },

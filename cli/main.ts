@@ -1,11 +1,19 @@
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
+import { approvalsCommand } from "./commands/approvals.js";
 import { runCommand } from "./commands/run.js";
 import { serveCommand } from "./commands/serve.js";
 import { workerCommand } from "./commands/worker.js";
 import { testCommand } from "./commands/test.js";
 import { validateCommand } from "./commands/validate.js";
 
-const COMMANDS: Command[] = [validateCommand, runCommand, testCommand, serveCommand, workerCommand];
+const COMMANDS: Command[] = [
+  validateCommand,
+  runCommand,
+  testCommand,
+  serveCommand,
+  workerCommand,
+  approvalsCommand,
+];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

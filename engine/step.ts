@@ -12,7 +12,7 @@ import { map } from "./states/map.js";
 import { parallel } from "./states/parallel.js";
 import { pass } from "./states/pass.js";
 import { succeed } from "./states/succeed.js";
-import { task } from "./states/task.js";
+import { cancelTask, task } from "./states/task.js";
 import { wait } from "./states/wait.js";
 import { stopRunning } from "./flow/join.js";
 import { upgradeLegacyJoin } from "./flow/legacy-join.js";
@@ -162,6 +162,10 @@ function advanceRun(
       case "TimerFired":
         handler.onTimer?.(ctx, state, event.timerId);
         break;
+      case "ApprovalDecided":
+        if (phase.kind !== "task" || phase.taskId !== event.taskId) return unchanged(run);
+        handler.onApprovalDecided?.(ctx, state, event);
+        break;
       case "ChildEnded":
         if (phase.kind !== "children" || !event.childRunId.startsWith(`${phase.join.prefix}/`)) {
           return unchanged(run);
@@ -199,9 +203,8 @@ function stop(ctx: StepContext, event: Extract<RunEvent, { type: "Stop" }>): voi
       for (const timerId of phase.timerIds) ctx.emit({ type: "CancelTimer", runId, timerId });
       if (phase.heartbeatTimerId)
         ctx.emit({ type: "CancelTimer", runId, timerId: phase.heartbeatTimerId });
-      const cancel: Effect = { type: "CancelTask", runId, taskId: phase.taskId };
-      if (phase.token) cancel.taskToken = phase.token;
-      ctx.emit(cancel);
+      const state = ctx.currentState;
+      if (state.Type === "Task") ctx.emit(cancelTask(runId, state.Resource, phase));
       break;
     }
     case "waiting":

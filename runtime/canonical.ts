@@ -1,15 +1,7 @@
 import { createHash } from "node:crypto";
-import type { Json } from "../engine/core/json.js";
 
-/** JSON with object keys sorted: equal values give equal text (content hashes, idempotent start). */
-export function canonicalJson(value: Json): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k]!)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
+/** JSON with object keys sorted (RFC 8785): content hashes, idempotent start, approval envelopes. */
+export { canonicalJson } from "../engine/core/canonical.js";
 
 export function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");

@@ -1,6 +1,10 @@
 import type { StateMachineDefinition } from "../engine/core/definition.js";
 import type { HistoryEvent } from "../engine/core/history.js";
 import type { Json } from "../engine/core/json.js";
+import type { ApprovalStatus } from "../engine/states/approval.js";
+import type { ApprovalRecord, Approver, DecisionInput } from "./approval-record.js";
+
+export type { ApprovalRecord, Approver, DecisionInput } from "./approval-record.js";
 
 /**
  * What the durable runtime offers the REST API (and tests): the one seam between
@@ -59,6 +63,18 @@ export type ExecutionSummary = Omit<ExecutionRecord, "input" | "output" | "cause
 /** Who did something: an API key's name, recorded in the history. */
 export interface Caller {
   name: string;
+}
+
+/** A task waiting on a callback, an activity worker or an approval (`GET /v1/executions/:id`). */
+export interface PendingTask {
+  stateName: string;
+  resource: string;
+  scheduledAt: string;
+  timeoutAt?: string;
+  heartbeatDeadline?: string;
+  approvalId?: string;
+  /** Shown only to callers allowed to answer it (the API strips it otherwise). */
+  taskToken?: string;
 }
 
 export interface Page<T> {
@@ -144,6 +160,25 @@ export interface Runtime {
     workerName?: string,
   ): Promise<ActivityTask | null>;
 
+  /** Tasks of the execution (its Map and Parallel children included) waiting to be answered. */
+  pendingTasks(executionId: string): Promise<PendingTask[]>;
+
+  /** The approval inbox, newest first. */
+  listApprovals(options?: {
+    status?: ApprovalStatus;
+    approver?: string;
+    stateMachine?: string;
+    cursor?: string;
+    limit?: number;
+  }): Promise<Page<ApprovalRecord>>;
+  getApproval(approvalId: string): Promise<ApprovalRecord>;
+  /** Records a decision bound to the envelope hash; answers the updated record. */
+  decideApproval(
+    approvalId: string,
+    approver: Approver,
+    input: DecisionInput,
+  ): Promise<ApprovalRecord>;
+
   /** Figures for /metrics; optional, a runtime without it has those series missing. */
   metrics?(): Promise<RuntimeMetrics>;
 }
@@ -161,6 +196,12 @@ export type RuntimeErrorName =
   | "TaskDoesNotExist"
   | "TaskTimedOut"
   | "InvalidCursor"
+  | "ApprovalDoesNotExist"
+  | "ApprovalNotPending"
+  | "EnvelopeMismatch"
+  | "AlreadyDecided"
+  | "ApprovalRequiresDecision"
+  | "Forbidden"
   | "States.DataLimitExceeded";
 
 export class RuntimeError extends Error {

@@ -10,6 +10,7 @@ import {
   waitsForCallback,
   type TaskMode,
 } from "../task-runners/resources.js";
+import { recordFields } from "./approval-record.js";
 import { executionOf, executionTimeoutTimer, member, randomToken, shortId } from "./ids.js";
 
 /**
@@ -35,12 +36,19 @@ export interface CalledTaskRecord {
   timeoutSeconds?: number;
   heartbeatSeconds?: number;
   credentials?: Json;
+  /** When it was scheduled (ms): `pendingTasks` shows it. */
+  at?: number;
 }
 
 /** A task that only parks the run until its token is answered (approvals). */
 export interface ParkedTaskRecord {
   mode: "park";
   token: string;
+  resource: string;
+  stateName: string;
+  /** When it was scheduled (ms): `pendingTasks` shows it. */
+  at: number;
+  approvalId?: string;
 }
 
 export interface PlanOptions {
@@ -49,6 +57,8 @@ export interface PlanOptions {
   now: number;
   /** Ended runs expire this long after (seconds; 0 = never). */
   retentionSeconds?: number;
+  /** Approval changes go to the webhook outbox (settings.ts). */
+  approvalEvents?: boolean;
 }
 
 export function planOps(
@@ -71,11 +81,18 @@ export function planOps(
         const mode = modeOf(effect.resource);
         // Activities and approvals answer through a token even without `.waitForTaskToken`.
         const token = effect.taskToken ?? (mode === "call" ? undefined : randomToken());
-        // A parked task is only ever answered through its token: nothing reads the
-        // rest, and a parked approval may sit for days, so it stores nothing else.
+        // A parked task is only ever answered through its token (or an approval's
+        // decision); it may sit for days, so it stores only what `pendingTasks` shows.
         let record: TaskRecord;
         if (mode === "park") {
-          record = { mode, token: token ?? randomToken() };
+          record = {
+            mode,
+            token: token ?? randomToken(),
+            resource: effect.resource,
+            stateName: effect.stateName,
+            at: options.now,
+          };
+          if (effect.approval) record.approvalId = effect.approval.approvalId;
         } else {
           const called: CalledTaskRecord = {
             resource: effect.resource,
@@ -83,6 +100,7 @@ export function planOps(
             input: effect.input,
             attempt: effect.attempt,
             mode,
+            at: options.now,
           };
           if (token !== undefined) called.token = token;
           if (waitsForCallback(effect.resource)) called.waits = true;
@@ -101,6 +119,9 @@ export function planOps(
           mode,
           activity,
         );
+        if (effect.approval && record.token !== undefined) {
+          ops.push(...approvalOp(effect, record.token, effects, options));
+        }
         break;
       }
       case "ArmTimer":
@@ -111,6 +132,9 @@ export function planOps(
         break;
       case "CancelTask":
         ops.push("untask", shortId(effect.taskId), "timedout");
+        if (effect.approvalId) {
+          ops.push("apclose", effect.approvalId, event.type === "Stop" ? "CANCELLED" : "EXPIRED");
+        }
         break;
       case "SpawnChildren":
         for (const child of effect.children) {
@@ -216,4 +240,32 @@ function endOp(run: RunState, event: RunEvent, now: number): string[] {
     stoppedAt,
     member.timer(executionTimeoutTimer(exec)),
   ];
+}
+
+/** The `approval` op: the record of an approval task, created in the commit that schedules it. */
+function approvalOp(
+  effect: Extract<Effect, { type: "RunTask" }>,
+  token: string,
+  effects: Effect[],
+  options: PlanOptions,
+): string[] {
+  // The task's own timers, armed in this same step: while they are armed no decision is late.
+  const timers = effects.flatMap((e) =>
+    e.type === "ArmTimer" &&
+    e.runId === effect.runId &&
+    e.purpose !== "wait" &&
+    e.purpose !== "retry"
+      ? [member.timer(shortId(e.timerId))]
+      : [],
+  );
+  const fields = recordFields(effect.approval!, {
+    run: shortId(effect.runId),
+    task: shortId(effect.taskId),
+    token,
+    timers,
+    now: options.now,
+    notify: options.approvalEvents ?? false,
+    keepSeconds: options.retentionSeconds ?? 0,
+  });
+  return ["approval", effect.approval!.approvalId, String(fields.length / 2), ...fields];
 }

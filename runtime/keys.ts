@@ -10,7 +10,8 @@
  *
  * Lua scripts receive the key prefix (`base`) and build the keys of other runs
  * themselves (a commit touches its parent's or its children's inboxes, known only
- * at run time); they use exactly the kinds below: `r:`, `i:`, `tomb:`, `act:`, `jr:`, `ji:`, `xst:`.
+ * at run time); they use exactly the kinds below: `r:`, `i:`, `tomb:`, `act:`, `jr:`,
+ * `ji:`, `xst:`, and for approvals `ap:`, `apx:`, `apev`.
  * Keep `LUA_KINDS` and the scripts in step.
  *
  * Ids inside keys are "short ids": the execution ARN without its constant prefix
@@ -72,6 +73,16 @@ export interface Keys {
   activity(name: string): string;
   /** Pub/sub channel: an execution ended (message: short id). */
   endedChannel: string;
+  /** Hash: an approval record (runtime/approval-record.ts lists its fields). */
+  approval(id: string): string;
+  /**
+   * Sorted set of approval ids by creation time (ms): the inbox index for one
+   * status, approver group and state machine, each `*` for any. The scripts that
+   * change a record's status move it between these (scripts/approval-lua.ts).
+   */
+  approvalIndex(status: string, group: string, machine: string): string;
+  /** Stream: approval events waiting for the webhook (created, decided, expired, cancelled). */
+  approvalEvents: string;
 }
 
 export const LUA_KINDS = {
@@ -82,6 +93,9 @@ export const LUA_KINDS = {
   joinResults: "jr:",
   joinInputs: "ji:",
   statusIndex: "xst:",
+  approval: "ap:",
+  approvalIndex: "apx:",
+  approvalEvents: "apev",
 } as const;
 
 /** BullMQ queue names (no `:` allowed by BullMQ). */
@@ -114,5 +128,9 @@ export function makeKeys(prefix = "stepwise"): Keys {
     tombstone: (token) => `${base}${LUA_KINDS.tombstone}${token}`,
     activity: (name) => `${base}${LUA_KINDS.activity}${name}`,
     endedChannel: `${base}ended`,
+    approval: (id) => `${base}${LUA_KINDS.approval}${id}`,
+    approvalIndex: (status, group, machine) =>
+      `${base}${LUA_KINDS.approvalIndex}${status}|${group}|${machine}`,
+    approvalEvents: `${base}${LUA_KINDS.approvalEvents}`,
   };
 }

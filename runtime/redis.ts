@@ -5,6 +5,7 @@ import { commitTransition } from "./scripts/commit-transition.js";
 import { completeTask } from "./scripts/complete-task.js";
 import { giveUp } from "./scripts/give-up.js";
 import { indexStatuses } from "./scripts/index-statuses.js";
+import { decideApproval } from "./scripts/decide-approval.js";
 import { loadTransition } from "./scripts/load-transition.js";
 import { pruneIndex } from "./scripts/prune-index.js";
 import { requestStop } from "./scripts/request-stop.js";
@@ -23,6 +24,7 @@ const SCRIPTS = [
   pruneIndex,
   giveUp,
   indexStatuses,
+  decideApproval,
 ] as const;
 
 export type ScriptName = (typeof SCRIPTS)[number]["name"];

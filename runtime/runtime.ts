@@ -2,9 +2,16 @@ import type { StateMachineDefinition } from "../engine/core/definition.js";
 import type { RunEvent } from "../engine/core/events.js";
 import type { HistoryEvent } from "../engine/core/history.js";
 import type { Json } from "../engine/core/json.js";
+import type { ApprovalStatus } from "../engine/states/approval.js";
+import { ApprovalStore } from "./approvals.js";
 import { answerToken, failureBody, pollActivity, successBody } from "./callbacks.js";
-import type {
-  ActivityTask,
+import {
+  RuntimeError,
+  type ApprovalRecord,
+  type Approver,
+  type DecisionInput,
+  type PendingTask,
+  type ActivityTask,
   Caller,
   ExecutionRecord,
   ExecutionSummary,
@@ -16,6 +23,8 @@ import type {
   StateMachineDetail,
   StateMachineSummary,
 } from "./contract.js";
+import { pendingTasks } from "./pending-tasks.js";
+import { shortId } from "./ids.js";
 import { ExecutionStore } from "./executions.js";
 import { makeKeys, type Keys } from "./keys.js";
 import { MachineStore } from "./machines.js";
@@ -42,6 +51,7 @@ export class RedisRuntime implements Runtime {
   private readonly executions: ExecutionStore;
   private readonly deps: TransitionDeps;
   private readonly waiters: EndWaiters;
+  private readonly approvals: ApprovalStore;
   /** Executions this runtime created (idempotent repeats not counted), for /metrics. */
   private started = 0;
 
@@ -68,6 +78,7 @@ export class RedisRuntime implements Runtime {
       queues: this.queues,
       settings: this.settings,
     };
+    this.approvals = new ApprovalStore(this.client, this.keys, this.queues, this.settings);
     this.waiters = new EndWaiters(this.settings.redisUrl, this.keys.endedChannel);
   }
 
@@ -138,15 +149,23 @@ export class RedisRuntime implements Runtime {
     return this.waiters.wait(executionId, timeoutMs, () => this.executions.describe(executionId));
   }
 
-  sendTaskSuccess(token: string, output: Json, caller?: Caller): Promise<void> {
+  async sendTaskSuccess(token: string, output: Json, caller?: Caller): Promise<void> {
+    await this.refuseApprovalToken(token);
     return answerToken(this.deps, token, successBody(output), caller);
   }
 
-  sendTaskFailure(token: string, error?: string, cause?: string, caller?: Caller): Promise<void> {
+  async sendTaskFailure(
+    token: string,
+    error?: string,
+    cause?: string,
+    caller?: Caller,
+  ): Promise<void> {
+    await this.refuseApprovalToken(token);
     return answerToken(this.deps, token, failureBody(error, cause), caller);
   }
 
-  sendTaskHeartbeat(token: string, caller?: Caller): Promise<void> {
+  async sendTaskHeartbeat(token: string, caller?: Caller): Promise<void> {
+    await this.refuseApprovalToken(token);
     return answerToken(
       this.deps,
       token,
@@ -161,6 +180,45 @@ export class RedisRuntime implements Runtime {
     workerName?: string,
   ): Promise<ActivityTask | null> {
     return pollActivity(this.deps, activity, waitSeconds, workerName);
+  }
+
+  /** An approval is answered by a decision bound to its envelope, never by its bare token. */
+  private async refuseApprovalToken(token: string): Promise<void> {
+    if (await this.approvals.isApprovalToken(token)) {
+      throw new RuntimeError(
+        "ApprovalRequiresDecision",
+        "This token belongs to an approval: decide it with POST /v1/approvals/{approvalId}/decisions and its envelopeHash",
+      );
+    }
+  }
+
+  async pendingTasks(executionId: string): Promise<PendingTask[]> {
+    await this.executions.describe(executionId); // 404 for what does not exist
+    return pendingTasks(this.client, this.keys, shortId(executionId));
+  }
+
+  listApprovals(
+    options: {
+      status?: ApprovalStatus;
+      approver?: string;
+      stateMachine?: string;
+      cursor?: string;
+      limit?: number;
+    } = {},
+  ): Promise<Page<ApprovalRecord>> {
+    return this.approvals.list(options);
+  }
+
+  getApproval(approvalId: string): Promise<ApprovalRecord> {
+    return this.approvals.get(approvalId);
+  }
+
+  decideApproval(
+    approvalId: string,
+    approver: Approver,
+    input: DecisionInput,
+  ): Promise<ApprovalRecord> {
+    return this.approvals.decide(approvalId, approver, input);
   }
 
   async metrics(): Promise<RuntimeMetrics> {

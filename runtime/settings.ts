@@ -32,6 +32,11 @@ export interface RuntimeSettings {
    * in seconds; 0 keeps everything forever. AWS keeps closed executions 90 days.
    */
   retentionSeconds: number;
+  /**
+   * Whether approval changes go to the webhook outbox (runtime/approval-webhooks.ts):
+   * on when `STEPWISE_APPROVAL_WEBHOOK` is set, so nothing piles up when nobody listens.
+   */
+  approvalEvents: boolean;
 }
 
 function envNumber(name: string): number | undefined {
@@ -55,6 +60,7 @@ export function resolveSettings(options: Partial<RuntimeSettings> = {}): Runtime
       (process.env.STEPWISE_RETENTION_DAYS === "0"
         ? 0
         : Math.round((envNumber("STEPWISE_RETENTION_DAYS") ?? 90) * 86_400)),
+    approvalEvents: options.approvalEvents ?? Boolean(process.env.STEPWISE_APPROVAL_WEBHOOK),
     chain: options.chain ?? {
       transitions: Math.floor(envNumber("STEPWISE_CHAIN_TRANSITIONS") ?? 100),
       ms: envNumber("STEPWISE_CHAIN_MS") ?? 10,

@@ -221,6 +221,7 @@ async function stepAndCommit(
     const ops = planOps(result.run, event, result.effects, {
       now,
       retentionSeconds: deps.settings.retentionSeconds,
+      approvalEvents: deps.settings.approvalEvents,
       ...(deps.taskMode ? { taskMode: deps.taskMode } : {}),
     });
     const journal = JSON.stringify({ runId: state.runId, event });

@@ -125,6 +125,14 @@ export const CODES = {
     "warning",
     "A Task Resource names a service Stepwise does not know.",
   ),
+  INVALID_APPROVAL_FIELD: code(
+    "error",
+    "An approval task (stepwise:approval) misses 'Subject' or has a field that is unknown or of the wrong type.",
+  ),
+  UNSERVED_RESOURCE: code(
+    "warning",
+    "No task runner of this service calls the Resource: accepted, as AWS accepts it, but an execution reaching it fails with States.TaskFailed.",
+  ),
   UNSUPPORTED_IN_EXPRESS: code(
     "error",
     "An Express state machine uses an integration pattern it does not support.",

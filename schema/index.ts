@@ -19,6 +19,12 @@ export interface ValidateOptions {
    * EXPRESS refuses .sync, .waitForTaskToken and activities. Default STANDARD.
    */
   type?: MachineType;
+  /**
+   * Whether the service validating the definition can call a Task's Resource (its
+   * task runners, activities, approvals). Given, each Resource it cannot call gets
+   * an UNSERVED_RESOURCE warning; the CLI, which serves nothing, leaves it out.
+   */
+  serves?: (resource: string) => boolean;
 }
 
 export interface ValidationResult {
@@ -62,7 +68,7 @@ export function validateDefinition(
   }
   const diagnostics = [
     ...schemaDiagnostics(schemaErrors(value)),
-    ...semanticDiagnostics(value, options.type ?? "STANDARD"),
+    ...semanticDiagnostics(value, options.type ?? "STANDARD", options.serves),
   ];
   const out = result(diagnostics, read);
   if (out.valid) out.definition = value as unknown as StateMachineDefinition;

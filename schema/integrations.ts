@@ -71,6 +71,8 @@ const OPTIMIZED: Readonly<Record<string, readonly string[]>> = {
   sns: ["publish"],
   sqs: ["sendMessage"],
   states: ["startExecution"],
+  // Stepwise's own: an approval bound to an envelope, a plain park on a task token.
+  stepwise: ["approval", "waitForTaskToken"],
 };
 
 /** Integration patterns (AWS "Discover service integration patterns"). */

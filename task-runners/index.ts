@@ -1,5 +1,6 @@
 import { httpRunner } from "./http.js";
-import type { TaskRunner } from "./runner.js";
+import { taskMode } from "./resources.js";
+import { findRunner, type TaskRunner } from "./runner.js";
 
 export { functionRunner, handlersFromModule, type FunctionHandler } from "./function.js";
 export { httpRunner, type HttpRunnerOptions } from "./http.js";
@@ -16,4 +17,9 @@ export { activityName, isApproval, taskMode, type TaskMode } from "./resources.j
 /** Runners every worker has after the configured ones. */
 export function defaultRunners(): TaskRunner[] {
   return [httpRunner()];
+}
+
+/** Whether a service with these runners can serve a Task Resource (activities and approvals need none). */
+export function servedBy(runners: readonly TaskRunner[]): (resource: string) => boolean {
+  return (resource) => taskMode(resource) !== "call" || findRunner(runners, resource) !== undefined;
 }

@@ -1,3 +1,5 @@
+import { isApprovalResource, isParkResource } from "../engine/states/approval.js";
+
 /**
  * How the runtime treats a Task state's `Resource`, decided when the task is
  * scheduled (inside the commit), before any runner is involved:
@@ -30,14 +32,14 @@ export function activityName(resource: string): string | undefined {
   return bare.startsWith("activity:") ? bare.slice("activity:".length) : undefined;
 }
 
-/** The approval resource: `stepwise:approval` or `arn:aws:states:::stepwise:waitForTaskToken`. */
+/** The approval resource: `[arn:aws:states:::]stepwise:approval`, any suffix (engine/states/approval.ts). */
 export function isApproval(resource: string): boolean {
-  const bare = bareResource(resource);
-  return bare === "stepwise:approval" || bare === "arn:aws:states:::stepwise:waitForTaskToken";
+  return isApprovalResource(resource);
 }
 
 export function taskMode(resource: string): TaskMode {
-  if (isApproval(resource)) return "park";
+  // Approvals, and `stepwise:waitForTaskToken` (a plain callback), are parked.
+  if (isParkResource(resource)) return "park";
   if (activityName(resource) !== undefined) return "activity";
   return "call";
 }

@@ -10,6 +10,7 @@ import {
   EXECUTION_ID_PATTERN,
   EXECUTION_STATUSES,
   executionNameSchema,
+  executionDetail,
   executionRecord,
   executionSummary,
   historyEvent,
@@ -170,10 +171,23 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
         summary: "Describe an execution",
         tags: ["executions"],
         params: executionIdParams,
-        response: { 200: executionRecord, ...errorResponses },
+        response: { 200: executionDetail, ...errorResponses },
       },
     },
-    async (request) => runtime.describeExecution(request.params.executionId),
+    async (request) => {
+      const { executionId } = request.params;
+      const record = await runtime.describeExecution(executionId);
+      const pending = record.status === "RUNNING" ? await runtime.pendingTasks(executionId) : [];
+      // A token answers its task: shown only to callers that may answer tokens.
+      const scope = request.caller?.scope;
+      const showTokens = scope === undefined || scope === "admin" || scope === "callback";
+      const pendingTasks = pending.map((task) => {
+        if (showTokens) return task;
+        const { taskToken: _, ...rest } = task;
+        return rest;
+      });
+      return { ...record, pendingTasks };
+    },
   );
 
   app.get<{

@@ -42,7 +42,23 @@ function definitionBody(json: Record<string, unknown>, required: string[]) {
   };
 }
 
-export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (app, { runtime }) => {
+/** What create and update answer: the summary, and the definition's warnings when it has some. */
+const createdSummary = {
+  ...stateMachineSummary,
+  properties: {
+    ...stateMachineSummary.properties,
+    warnings: {
+      type: "array",
+      items: diagnosticSchema,
+      description: "Warnings of the validator (UNSERVED_RESOURCE, …); the definition was stored.",
+    },
+  },
+} as const;
+
+export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
+  app,
+  { runtime, serves },
+) => {
   app.post(
     "/state-machines/validate",
     {
@@ -67,6 +83,7 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (app
     async (request) => {
       const { valid, diagnostics } = check(
         definitionSource(request.body, request.headers["content-type"]),
+        serves,
       );
       return { valid, diagnostics };
     },
@@ -89,7 +106,7 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (app
           "name",
           "definition",
         ]),
-        response: { 201: stateMachineSummary, ...errorResponses },
+        response: { 201: createdSummary, ...errorResponses },
       },
     },
     async (request, reply) => {
@@ -113,11 +130,12 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (app
           [{ location: "querystring", path: "/name", message: "differs from the body's 'name'" }],
         );
       }
-      const definition = requireValidDefinition(
+      const { definition, warnings } = requireValidDefinition(
         definitionSource(request.body, request.headers["content-type"]),
+        serves,
       );
       const created = await runtime.createStateMachine(name, definition);
-      return reply.code(201).send(created);
+      return reply.code(201).send(warnings.length > 0 ? { ...created, warnings } : created);
     },
   );
 
@@ -130,14 +148,16 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (app
         tags: ["state machines"],
         params: { type: "object", required: ["name"], properties: { name: nameSchema } },
         body: definitionBody({ definition: definitionField }, ["definition"]),
-        response: { 200: stateMachineSummary, ...errorResponses },
+        response: { 200: createdSummary, ...errorResponses },
       },
     },
     async (request) => {
-      const definition = requireValidDefinition(
+      const { definition, warnings } = requireValidDefinition(
         definitionSource(request.body, request.headers["content-type"]),
+        serves,
       );
-      return runtime.updateStateMachine(request.params.name, definition);
+      const updated = await runtime.updateStateMachine(request.params.name, definition);
+      return warnings.length > 0 ? { ...updated, warnings } : updated;
     },
   );
 

@@ -1,3 +1,5 @@
+import { defaultRunners, servedBy } from "../../task-runners/index.js";
+import { webhooksFromEnv } from "../../runtime/approval-webhook-settings.js";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Redis } from "ioredis";
@@ -26,12 +28,14 @@ Options:
 Environment:
   REDIS_URL             Redis to use (default redis://127.0.0.1:6379)
   PORT, HOST            where to listen (see above)
-  STEPWISE_API_KEYS     name:scope:secret,... (scopes: admin, run, callback); without
+  STEPWISE_API_KEYS     name:scope:secret,... (scopes: admin, run, callback, approve); without
                         keys authentication is off and the API binds to 127.0.0.1 only
   STEPWISE_PREFIX       Redis key prefix (default stepwise)
   STEPWISE_TASKS        a JS module whose exports map Task Resource names to handlers
   STEPWISE_CONCURRENCY  transitions one worker runs at once (default 16)
   STEPWISE_MAX_WAIT     longest ?wait= of a start, in seconds (default 300)
+  STEPWISE_APPROVER_GROUPS   approve keys' groups: alice=finance|legal;bob=finance
+  STEPWISE_APPROVAL_WEBHOOK  POST approval events here, signed with STEPWISE_WEBHOOK_SECRET
   LOG_LEVEL             fatal, error, warn, info (default), debug, trace or silent`;
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
@@ -65,7 +69,7 @@ export const serveCommand: Command = {
       throw new UsageError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
     let apiKeys;
     try {
-      apiKeys = parseApiKeys(env.STEPWISE_API_KEYS);
+      apiKeys = parseApiKeys(env.STEPWISE_API_KEYS, env.STEPWISE_APPROVER_GROUPS);
     } catch (err) {
       io.stderr(`stepwise serve: ${(err as Error).message}\n`);
       return EXIT.usage;
@@ -87,6 +91,15 @@ export const serveCommand: Command = {
           taskRunners,
           onTransition: workerMetrics(registry).onTransition,
         });
+    let webhooks;
+    try {
+      webhooks = worker ? await webhooksFromEnv(env, { redisUrl, prefix }) : undefined;
+    } catch (err) {
+      io.stderr(`stepwise serve: ${(err as Error).message}\n`);
+      await worker?.close();
+      await runtime.close();
+      return EXIT.usage;
+    }
     // A connection of its own for /health, so a busy runtime connection cannot mask an outage.
     const probe = new Redis(redisUrl, {
       lazyConnect: true,
@@ -104,6 +117,7 @@ export const serveCommand: Command = {
       logger: { level },
       maxWaitSeconds,
       registry,
+      serves: servedBy([...taskRunners, ...defaultRunners()]),
       health: async () => {
         await probe.ping();
       },
@@ -125,6 +139,7 @@ export const serveCommand: Command = {
       // Stop taking requests first, then let the worker finish the jobs it holds
       // (an unfinished job would be redelivered anyway; finishing is just faster).
       await app.close().catch((err: unknown) => app.log.error({ err }, "closing the API"));
+      await webhooks?.close().catch((err: unknown) => app.log.error({ err }, "closing webhooks"));
       await worker?.close().catch((err: unknown) => app.log.error({ err }, "closing the worker"));
       await runtime.close().catch((err: unknown) => app.log.error({ err }, "closing the runtime"));
       probe.disconnect();

@@ -1,3 +1,4 @@
+import { webhooksFromEnv } from "../../runtime/approval-webhook-settings.js";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createRegistry } from "../../api/metrics.js";
@@ -72,6 +73,17 @@ export const workerCommand: Command = {
         `stepwise worker: ${kind} contained: ${err instanceof Error ? err.stack : String(err)}\n`,
       ),
     );
+    let webhooks;
+    try {
+      webhooks = await webhooksFromEnv(process.env, {
+        redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+        prefix: process.env.STEPWISE_PREFIX ?? "stepwise",
+      });
+    } catch (err) {
+      io.stderr(`stepwise worker: ${(err as Error).message}\n`);
+      await worker.close();
+      return EXIT.usage;
+    }
     let metrics: MetricsServer | undefined;
     if (registry && metricsPort !== undefined) {
       try {
@@ -91,7 +103,7 @@ export const workerCommand: Command = {
     await new Promise<void>((done) => {
       const stop = (signal: string): void => {
         io.stdout(`stepwise worker: ${signal}, finishing jobs in flight\n`);
-        void Promise.all([worker.close(), metrics?.close()]).then(() => done());
+        void Promise.all([worker.close(), metrics?.close(), webhooks?.close()]).then(() => done());
       };
       process.once("SIGTERM", () => stop("SIGTERM"));
       process.once("SIGINT", () => stop("SIGINT"));

@@ -1,6 +1,7 @@
 import type { Json } from "./json.js";
 import type { RunOutcome } from "./events.js";
 import type { ParentLink } from "./run.js";
+import type { ApprovalRequest } from "../states/approval.js";
 
 /**
  * What the driver must do after a step. The step executes none of these itself.
@@ -22,12 +23,21 @@ export type Effect =
       /** Present for `.waitForTaskToken`: the result arrives through the token's callback. */
       taskToken?: string;
       credentials?: Json;
+      /** An approval task: the record to create with the task, in the same commit. */
+      approval?: ApprovalRequest;
     }
   /** Deliver `TimerFired{timerId}` to the run at `at` (epoch ms). */
   | { type: "ArmTimer"; runId: string; timerId: string; at: number; purpose: TimerPurpose }
   | { type: "CancelTimer"; runId: string; timerId: string }
   /** The run's task no longer matters (timeout, stop): forget it and its token. */
-  | { type: "CancelTask"; runId: string; taskId: string; taskToken?: string }
+  | {
+      type: "CancelTask";
+      runId: string;
+      taskId: string;
+      taskToken?: string;
+      /** An approval task: its record leaves PENDING (CANCELLED on a stop, else EXPIRED). */
+      approvalId?: string;
+    }
   /** Create child runs (Parallel branches, Map iterations) and start them. */
   | { type: "SpawnChildren"; runId: string; children: ChildSpec[] }
   /**
@@ -70,7 +80,7 @@ export type Effect =
    */
   | { type: "RunEnded"; runId: string; parent?: ParentLink; outcome: RunOutcome };
 
-export type TimerPurpose = "wait" | "retry" | "taskTimeout" | "heartbeat";
+export type TimerPurpose = "wait" | "retry" | "taskTimeout" | "heartbeat" | "approvalExpiry";
 
 export interface ChildSpec {
   runId: string;

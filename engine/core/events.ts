@@ -1,4 +1,5 @@
 import type { Json } from "./json.js";
+import type { ApprovalDecision } from "../states/approval.js";
 
 /**
  * What happened to a run. Time, task results and callbacks enter the pure step only
@@ -37,6 +38,19 @@ export type RunEvent =
   | (Base & { type: "TimerFired"; timerId: string })
   /** Start the next batch of the join's children (the `ContinueJoin` effect). */
   | (Base & { type: "ContinueJoin"; prefix: string })
+  /**
+   * An approver decided (runtime/approvals.ts, atomically with the record). `status`
+   * is the record's after the decision: PENDING while more approvals are needed.
+   */
+  | (Base & {
+      type: "ApprovalDecided";
+      taskId: string;
+      approvalId: string;
+      envelopeHash: string;
+      decision: ApprovalDecision;
+      status: "PENDING" | "APPROVED" | "REJECTED";
+      decisions: ApprovalDecision[];
+    })
   | (Base & { type: "ChildEnded"; childRunId: string; index: number; outcome: ChildOutcome })
   /**
    * The outputs of a join's children, in index order (null for a failed child), that

@@ -61,6 +61,8 @@ export type HistoryEventType =
   | "TaskSucceeded"
   | "TaskFailed"
   | "TaskTimedOut"
+  | "ApprovalRequested"
+  | "ApprovalDecided"
   | "ParallelStateStarted"
   | "ParallelStateSucceeded"
   | "ParallelStateFailed"
@@ -117,6 +119,10 @@ function keyOf(type: HistoryEventType): `${string}EventDetails` | undefined {
       return "taskFailedEventDetails";
     case "TaskTimedOut":
       return "taskTimedOutEventDetails";
+    case "ApprovalRequested":
+      return "approvalRequestedEventDetails";
+    case "ApprovalDecided":
+      return "approvalDecidedEventDetails";
     case "MapStateStarted":
       return "mapStateStartedEventDetails";
     case "MapIterationStarted":

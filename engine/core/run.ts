@@ -67,7 +67,15 @@ export interface Frame {
 
 export type Phase =
   | { kind: "entering" }
-  | { kind: "task"; taskId: string; timerIds: string[]; heartbeatTimerId?: string; token?: string }
+  | {
+      kind: "task";
+      taskId: string;
+      timerIds: string[];
+      heartbeatTimerId?: string;
+      token?: string;
+      /** An approval's expiry: its firing fails the task with Stepwise.ApprovalExpired. */
+      expiryTimerId?: string;
+    }
   | { kind: "waiting"; timerId: string; output: Json }
   | { kind: "backoff"; timerId: string }
   | { kind: "children"; join: Join }

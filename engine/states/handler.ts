@@ -1,5 +1,5 @@
 import type { State } from "../core/definition.js";
-import type { ChildOutcome } from "../core/events.js";
+import type { ChildOutcome, RunEvent } from "../core/events.js";
 import type { Json } from "../core/json.js";
 import type { StepContext } from "../step-context.js";
 
@@ -16,6 +16,11 @@ export interface StateHandler<S extends State> {
   onTaskStarted?(ctx: StepContext, state: S, workerName: string | undefined): void;
   onTaskSubmitted?(ctx: StepContext, state: S, output: Json): void;
   onTimer?(ctx: StepContext, state: S, timerId: string): void;
+  onApprovalDecided?(
+    ctx: StepContext,
+    state: S,
+    event: Extract<RunEvent, { type: "ApprovalDecided" }>,
+  ): void;
   onChildEnded?(ctx: StepContext, state: S, index: number, outcome: ChildOutcome): void;
   onContinueJoin?(ctx: StepContext, state: S): void;
   onResultsCollected?(ctx: StepContext, state: S, outputs: Json[]): void;

@@ -1,9 +1,18 @@
 import type { TaskState } from "../core/definition.js";
+import type { Effect } from "../core/effects.js";
+import type { Phase } from "../core/run.js";
 import { StatesError } from "../core/errors.js";
 import type { Json } from "../core/json.js";
 import { guarded, handleStateError } from "../flow/failure.js";
 import { io } from "../io/index.js";
 import { exceedsDataLimit, type StepContext } from "../step-context.js";
+import {
+  approvalIdOf,
+  approvalRequest,
+  isApprovalResource,
+  isParkResource,
+  type ApprovalRequest,
+} from "./approval.js";
 import type { StateHandler } from "./handler.js";
 import {
   recordFailed,
@@ -15,9 +24,12 @@ import {
 
 export { describeResource } from "./task-history.js";
 
-/** `.waitForTaskToken` pauses the task until a callback answers for its token. */
+/**
+ * `.waitForTaskToken` pauses the task until a callback answers for its token; the
+ * resources Stepwise parks itself (approvals) wait on one whatever their spelling.
+ */
 export function waitsForToken(resource: string): boolean {
-  return resource.endsWith(".waitForTaskToken");
+  return resource.endsWith(".waitForTaskToken") || isParkResource(resource);
 }
 
 function schedule(ctx: StepContext, state: TaskState): void {
@@ -35,6 +47,17 @@ function schedule(ctx: StepContext, state: TaskState): void {
   const timeoutSeconds = lang.number(ctx, state, "TimeoutSeconds", raw);
   const heartbeatSeconds = lang.number(ctx, state, "HeartbeatSeconds", raw);
   const attempt = ctx.frame.retryCount ?? 0;
+  const approval = isApprovalResource(state.Resource)
+    ? approvalRequest(input, {
+        executionId: ctx.execution.executionId,
+        stateMachine: ctx.execution.stateMachineName,
+        stateName: ctx.frame.name,
+        enteredEventId: ctx.frame.enteredEventId,
+        now: ctx.now,
+        token: token!,
+        timeoutSeconds,
+      })
+    : undefined;
   const taskId = `${ctx.run.runId}#${ctx.nextSerial()}`;
   recordScheduled(ctx, state, JSON.stringify(input), timeoutSeconds, heartbeatSeconds);
   const timerIds: string[] = [];
@@ -67,6 +90,27 @@ function schedule(ctx: StepContext, state: TaskState): void {
   };
   if (heartbeatTimerId) phase.heartbeatTimerId = heartbeatTimerId;
   if (token !== undefined) phase.token = token;
+  let request: ApprovalRequest | undefined;
+  if (approval) {
+    const { explicitExpiry, ...rest } = approval;
+    request = rest;
+    ctx.record("ApprovalRequested", envelopeDetails(request));
+    if (explicitExpiry && request.expiresAt !== null) {
+      // An expiry of its own; the state's TimeoutSeconds, if any, still times out as States.Timeout.
+      const timerId = ctx.newTimerId();
+      timerIds.push(timerId);
+      phase.expiryTimerId = timerId;
+      ctx.emit({
+        type: "ArmTimer",
+        runId: ctx.run.runId,
+        timerId,
+        at: Date.parse(request.expiresAt),
+        purpose: "approvalExpiry",
+      });
+    } else if (timerIds[0] !== undefined) {
+      phase.expiryTimerId = timerIds[0];
+    }
+  }
   ctx.setPhase(phase);
   const effect: Extract<Parameters<typeof ctx.emit>[0], { type: "RunTask" }> = {
     type: "RunTask",
@@ -81,7 +125,45 @@ function schedule(ctx: StepContext, state: TaskState): void {
   if (heartbeatSeconds !== undefined) effect.heartbeatSeconds = heartbeatSeconds;
   if (token !== undefined) effect.taskToken = token;
   if (state.Credentials) effect.credentials = state.Credentials;
+  if (request) effect.approval = request;
   ctx.emit(effect);
+}
+
+/** What ApprovalRequested records: the envelope and its hash, so history alone can be checked. */
+function envelopeDetails(request: ApprovalRequest): Record<string, Json> {
+  const { approvalId, envelopeHash, executionId, stateName, enteredEventId, subject } = request;
+  const { details, approvers, requiredApprovals, policy, expiresAt } = request;
+  return {
+    approvalId,
+    envelopeHash,
+    executionId,
+    stateName,
+    enteredEventId,
+    subject,
+    details: JSON.stringify(details),
+    approvers,
+    requiredApprovals,
+    policy,
+    expiresAt,
+  };
+}
+
+/** Forgets the attempt's task (a timeout, a stop); an approval's record leaves PENDING with it. */
+export function cancelTask(
+  runId: string,
+  resource: string,
+  phase: Extract<Phase, { kind: "task" }>,
+): Extract<Effect, { type: "CancelTask" }> {
+  const cancel: Extract<Effect, { type: "CancelTask" }> = {
+    type: "CancelTask",
+    runId,
+    taskId: phase.taskId,
+  };
+  if (phase.token) {
+    cancel.taskToken = phase.token;
+    if (isApprovalResource(resource)) cancel.approvalId = approvalIdOf(phase.token);
+  }
+  return cancel;
 }
 
 /**
@@ -109,15 +191,7 @@ function settle(ctx: StepContext): void {
 function failAttempt(ctx: StepContext, state: TaskState, error: string, cause: string): void {
   const phase = ctx.frame.phase;
   settle(ctx);
-  if (phase.kind === "task") {
-    const cancel: Extract<Parameters<typeof ctx.emit>[0], { type: "CancelTask" }> = {
-      type: "CancelTask",
-      runId: ctx.run.runId,
-      taskId: phase.taskId,
-    };
-    if (phase.token) cancel.taskToken = phase.token;
-    ctx.emit(cancel);
-  }
+  if (phase.kind === "task") ctx.emit(cancelTask(ctx.run.runId, state.Resource, phase));
   recordFailed(ctx, state, error, cause, true);
   handleStateError(ctx, state, new StatesError(error, cause));
 }
@@ -158,6 +232,29 @@ export const task: StateHandler<TaskState> = {
     recordSubmitted(ctx, state, JSON.stringify(output));
   },
 
+  onApprovalDecided(ctx, state, event) {
+    const { decision } = event;
+    ctx.record("ApprovalDecided", {
+      approvalId: event.approvalId,
+      envelopeHash: event.envelopeHash,
+      approver: decision.approver,
+      decision: decision.decision,
+      comment: decision.comment,
+      decidedAt: decision.decidedAt,
+      status: event.status,
+    });
+    if (event.status === "APPROVED") {
+      task.onTaskSucceeded!(ctx, state, {
+        decision: "APPROVED",
+        approvalId: event.approvalId,
+        envelopeHash: event.envelopeHash,
+        decisions: event.decisions,
+      });
+    } else if (event.status === "REJECTED") {
+      task.onTaskFailed!(ctx, state, "Stepwise.ApprovalRejected", JSON.stringify(event.decisions));
+    }
+  },
+
   onHeartbeat(ctx, state) {
     const phase = ctx.frame.phase;
     if (phase.kind !== "task" || !phase.heartbeatTimerId) return;
@@ -180,6 +277,13 @@ export const task: StateHandler<TaskState> = {
     const phase = ctx.frame.phase;
     if (phase.kind === "backoff" && phase.timerId === timerId) {
       guarded(ctx, state, () => schedule(ctx, state));
+    } else if (phase.kind === "task" && phase.expiryTimerId === timerId) {
+      failAttempt(
+        ctx,
+        state,
+        "Stepwise.ApprovalExpired",
+        "Nobody decided the approval before it expired.",
+      );
     } else if (phase.kind === "task" && phase.timerIds.includes(timerId)) {
       failAttempt(ctx, state, "States.Timeout", "The task timed out.");
     } else if (phase.kind === "task" && phase.heartbeatTimerId === timerId) {

@@ -1,4 +1,5 @@
 import { END_EXECUTION_LUA } from "./end-execution.js";
+import { APPROVAL_LUA } from "./approval-lua.js";
 import { RUN_STATE_LUA } from "./run-state.js";
 import type { ScriptSpec } from "./spec.js";
 
@@ -55,6 +56,10 @@ import type { ScriptSpec } from "./spec.js";
  *                                        outputs 0..total-1 in order, 'null' where
  *                                        missing) in front of this run's inbox, and
  *                                        delete `jr:<join>`
+ *   approval id n (field value)*         create approval record `ap:<id>` with these
+ *                                        n fields, index it PENDING (approval-lua.ts)
+ *   apclose id status                    a PENDING approval's task ended without a
+ *                                        decision: status EXPIRED or CANCELLED
  *
  * Returns:
  *   {1, newSeq, fx, head}  committed; fx = follow-up jobs, space-separated:
@@ -70,6 +75,7 @@ export const commitTransition: ScriptSpec = {
   name: "commitTransition",
   keys: 8,
   lua: `${RUN_STATE_LUA}${END_EXECUTION_LUA}
+${APPROVAL_LUA}
 local base, self = ARGV[1], ARGV[2]
 local seq = redis.call('HGET', KEYS[1], 'q')
 if not seq then return {-3} end
@@ -237,6 +243,15 @@ while i <= n do
     redis.call('DEL', jr)
     redis.call('LPUSH', KEYS[2], ARGV[i + 3] .. table.concat(parts, ',') .. ']}')
     i = i + 4
+  -- [approvals] records of approval tasks (runtime/approval-record.ts)
+  elseif op == 'approval' then
+    local n = tonumber(ARGV[i + 2])
+    openApproval(base, ARGV[i + 1], {unpack(ARGV, i + 3, i + 2 + 2 * n)})
+    i = i + 3 + 2 * n
+  elseif op == 'apclose' then
+    closeApproval(base, ARGV[i + 1], ARGV[i + 2], now)
+    i = i + 3
+  -- [/approvals]
   elseif op == 'expire' then
     redis.call('EXPIRE', KEYS[1], ARGV[i + 1])
     redis.call('EXPIRE', KEYS[2], ARGV[i + 1])

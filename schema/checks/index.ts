@@ -8,7 +8,8 @@ import { buildModel, type MachineType, type Model } from "./model.js";
 import { checkPayloads } from "./payloads.js";
 import { checkPaths } from "./paths.js";
 import { checkQueryLanguages } from "./query-language.js";
-import { checkTasks } from "./tasks.js";
+import { checkApprovals } from "./approvals.js";
+import { checkServed, checkTasks } from "./tasks.js";
 import { checkTransitions } from "./transitions.js";
 
 export type { MachineType } from "./model.js";
@@ -23,13 +24,16 @@ const CHECKS: readonly ((model: Model) => Diagnostic[])[] = [
   checkPayloads,
   checkJsonataExpressions,
   checkTasks,
+  checkApprovals,
   checkMaps,
 ];
 
 export function semanticDiagnostics(
   definition: JsonObject,
   machineType: MachineType,
+  serves?: (resource: string) => boolean,
 ): Diagnostic[] {
   const model = buildModel(definition, machineType);
-  return CHECKS.flatMap((check) => check(model));
+  const out = CHECKS.flatMap((check) => check(model));
+  return serves ? [...out, ...checkServed(model, serves)] : out;
 }

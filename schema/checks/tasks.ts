@@ -4,6 +4,27 @@ import { child } from "../pointer.js";
 import type { Model } from "./model.js";
 
 /**
+ * Resources this service cannot call (no task runner handles them): AWS accepts any
+ * resource ARN at creation, so this is a warning naming the resource, not an error.
+ */
+export function checkServed(model: Model, serves: (resource: string) => boolean): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const state of model.states) {
+    if (state.type !== "Task" || typeof state.node.Resource !== "string") continue;
+    const resource = state.node.Resource;
+    if (describeResource(resource).kind === "invalid" || serves(resource)) continue;
+    out.push(
+      diagnostic(
+        "UNSERVED_RESOURCE",
+        `No task runner of this service calls '${resource}': an execution reaching this state fails with States.TaskFailed unless a worker with such a runner serves it`,
+        child(state.pointer, "Resource"),
+      ),
+    );
+  }
+  return out;
+}
+
+/**
  * Task states: the Resource is a URI and, for AWS service integrations, a known one;
  * Express state machines support neither .sync nor .waitForTaskToken nor activities
  * (AWS "Standard vs. Express workflows": "Express Workflows do not support … Job-run

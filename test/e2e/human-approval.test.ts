@@ -1,45 +1,50 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../../cli/main.js";
 import { example } from "./examples.js";
-import { KEYS, startStack, type Stack } from "./stack.js";
+import { API_KEYS, KEYS, startStack, type Stack } from "./stack.js";
 
 /**
- * definitions/human-approval.asl.json end to end: the execution parks on the
- * `approvals` activity; an approval UI holding only a callback-scoped key polls for
- * the task and answers its token. Approve, reject, time out, and a second answer.
+ * definitions/human-approval.asl.json end to end: a payment over 10000 needs two
+ * approvers from `finance`; rejection and expiry are caught. Approvers use the
+ * `stepwise approvals` CLI against the listening service, as a person would.
  */
+const SECRETS = {
+  alice: "alice-secret-0123456789abcdef",
+  bob: "bob-secret-0123456789abcdefgh",
+};
 let stack: Stack;
-const ui = { key: KEYS.callback };
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({
+    apiKeys: `${API_KEYS},alice:approve:${SECRETS.alice},bob:approve:${SECRETS.bob}`,
+    approverGroups: "alice=finance;bob=finance",
+  });
   const definition = JSON.parse(await example("human-approval.asl.json"));
-  const created = await stack.client.post("/v1/state-machines", { name: "approval", definition });
+  const created = await stack.client.post("/v1/state-machines", { name: "payment", definition });
   expect(created.status).toBe(201);
+  expect(created.body.warnings).toBeUndefined();
 });
 afterAll(async () => {
   await stack?.close();
 });
 
-const request = {
-  request: { amount: 420, item: "GPU" },
-  requestedBy: "ana",
-  timeoutSeconds: 3600,
-  heartbeatSeconds: 600,
-};
+/** Runs `stepwise approvals …` in-process against the stack; returns exit code and output. */
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const code = await main(["approvals", ...argv, "--url", stack.url], {
+    stdout: (t) => (out += t),
+    stderr: (t) => (err += t),
+  });
+  return { code, out, err };
+}
 
-async function startAndPoll(
-  input: object,
-): Promise<{ executionId: string; taskToken: string; taskInput: any }> {
+async function pendingApproval(executionId: string): Promise<string> {
   const { client } = stack;
-  const started = await client.post("/v1/state-machines/approval/executions", { input });
-  expect(started.status).toBe(201);
-  const task = await client.get("/v1/activities/approvals/task?wait=10", ui);
-  expect(task.status).toBe(200);
-  return {
-    executionId: started.body.executionId,
-    taskToken: task.body.taskToken,
-    taskInput: task.body.input,
-  };
+  return client.until(async () => {
+    const r = await client.get(`/v1/executions/${encodeURIComponent(executionId)}`);
+    return r.body.pendingTasks?.[0]?.approvalId as string | undefined;
+  });
 }
 
 async function finished(executionId: string): Promise<any> {
@@ -50,153 +55,111 @@ async function finished(executionId: string): Promise<any> {
   });
 }
 
-describe("human approval", () => {
-  it("approve: the token's answer resumes the execution to SUCCEEDED; history ids 1..N", async () => {
-    const { client } = stack;
-    const { executionId, taskToken, taskInput } = await startAndPoll(request);
-    expect(taskInput).toMatchObject({ request: request.request, requestedBy: "ana" });
-    const token = encodeURIComponent(taskToken);
+async function start(input: object): Promise<string> {
+  const started = await stack.client.post("/v1/state-machines/payment/executions", { input });
+  expect(started.status).toBe(201);
+  return started.body.executionId;
+}
 
-    const beat = await client.post(`/v1/task-tokens/${token}/heartbeat`, undefined, ui);
-    expect(beat.status).toBe(200);
-    const ok = await client.post(
-      `/v1/task-tokens/${token}/success`,
-      { output: { approved: true, comment: "go" } },
-      ui,
-    );
-    expect(ok.status).toBe(200);
+describe("human approval example", () => {
+  it("over the threshold: two finance approvers through the CLI → PAID", async () => {
+    const payment = { amount: 25000, currency: "EUR", payee: "ACME GmbH" };
+    const executionId = await start({ payment });
+    const id = await pendingApproval(executionId);
+
+    const listed = await cli("list", "--status", "PENDING", "--api-key", SECRETS.alice);
+    expect(listed.code).toBe(0);
+    expect(listed.out).toContain(id);
+    expect(listed.out).toContain("Pay 25000 EUR to ACME GmbH");
+
+    const first = await cli("approve", id, "--api-key", SECRETS.alice, "--comment", "invoice ok");
+    expect(first.code).toBe(0);
+    expect(first.out).toContain("Pay 25000 EUR to ACME GmbH");
+    expect(first.out).toContain('"payee": "ACME GmbH"');
+    expect(first.out).toContain("approval is now PENDING");
+    const twice = await cli("approve", id, "--api-key", SECRETS.alice);
+    expect(twice.code).toBe(1);
+    expect(twice.err).toContain("AlreadyDecided");
+
+    const second = await cli("approve", id, "--api-key", SECRETS.bob);
+    expect(second.code).toBe(0);
+    expect(second.out).toContain("approval is now APPROVED");
 
     const done = await finished(executionId);
     expect(done).toMatchObject({
       status: "SUCCEEDED",
-      output: { status: "APPROVED", request: request.request, comment: "go" },
+      output: { status: "PAID", payment, approvalId: id, approvedBy: ["alice", "bob"] },
     });
-
-    const history = await client.get(
-      `/v1/executions/${encodeURIComponent(executionId)}/history?limit=1000`,
-    );
-    const events = history.body.items as ({ id: number; type: string } & Record<string, any>)[];
-    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
-    const types = events.map((e) => e.type);
-    // An activity's history as AWS writes it: scheduled, taken by a worker (named), answered.
-    for (const t of [
-      "ActivityScheduled",
-      "ActivityStarted",
-      "ActivitySucceeded",
-      "ChoiceStateEntered",
-      "ExecutionSucceeded",
-    ]) {
-      expect(types).toContain(t);
-    }
-    expect(types).not.toContain("TaskScheduled");
-    expect(types.indexOf("ActivityStarted")).toBeGreaterThan(types.indexOf("ActivityScheduled"));
-    expect(types.indexOf("ActivityStarted")).toBeLessThan(types.indexOf("ActivitySucceeded"));
-    const scheduled = events.find((e) => e.type === "ActivityScheduled")!;
-    expect(scheduled.activityScheduledEventDetails).toMatchObject({
-      resource: "arn:aws:states:us-east-1:123456789012:activity:approvals",
-    });
-    expect(JSON.parse(scheduled.activityScheduledEventDetails.input)).toMatchObject({
-      requestedBy: "ana",
-    });
-    // The poller gave no workerName: the key's name stands for it.
-    const taken = events.find((e) => e.type === "ActivityStarted")!;
-    expect(taken.activityStartedEventDetails).toEqual({ workerName: "approval-ui" });
-    // The approval UI's key name is recorded as the caller somewhere in the history.
-    expect(JSON.stringify(history.body.items)).toContain("approval-ui");
-
-    // A token is answered once.
-    const twice = await client.post(
-      `/v1/task-tokens/${token}/success`,
-      { output: { approved: false } },
-      ui,
-    );
-    expect([404, 409]).toContain(twice.status);
-    expect(["TaskDoesNotExist", "TaskTimedOut"]).toContain(twice.body.error);
-    const failLate = await client.post(
-      `/v1/task-tokens/${token}/failure`,
-      { error: "Rejected" },
-      ui,
-    );
-    expect([404, 409]).toContain(failLate.status);
-    expect(
-      (await client.get(`/v1/executions/${encodeURIComponent(executionId)}`)).body.status,
-    ).toBe("SUCCEEDED");
+    const shown = await cli("show", id, "--json", "--api-key", SECRETS.bob);
+    expect(JSON.parse(shown.out)).toMatchObject({ status: "APPROVED", requiredApprovals: 2 });
   });
 
-  it("reject: a failure answer is caught and ends the execution FAILED with ApprovalRejected", async () => {
-    const { client } = stack;
-    const { executionId, taskToken } = await startAndPoll(request);
-    const no = await client.post(
-      `/v1/task-tokens/${encodeURIComponent(taskToken)}/failure`,
-      { error: "Rejected", cause: "over budget" },
-      ui,
-    );
-    expect(no.status).toBe(200);
+  it("under the threshold one approver decides; a rejection is caught", async () => {
+    const executionId = await start({ payment: { amount: 90, currency: "EUR", payee: "Bob" } });
+    const id = await pendingApproval(executionId);
+    const record = await stack.client.get(`/v1/approvals/${id}`, { key: SECRETS.bob });
+    expect(record.body.requiredApprovals).toBe(1);
+    const no = await cli("reject", id, "--api-key", SECRETS.bob, "--comment", "duplicate invoice");
+    expect(no.code).toBe(0);
     const done = await finished(executionId);
-    expect(done).toMatchObject({ status: "FAILED", error: "ApprovalRejected" });
-  });
-
-  it("reject by answer: {approved: false} goes through the Choice to the same end", async () => {
-    const { client } = stack;
-    const { executionId, taskToken } = await startAndPoll(request);
-    await client.post(
-      `/v1/task-tokens/${encodeURIComponent(taskToken)}/success`,
-      { output: { approved: false } },
-      ui,
-    );
-    expect(await finished(executionId)).toMatchObject({
-      status: "FAILED",
-      error: "ApprovalRejected",
+    expect(done.status).toBe("SUCCEEDED");
+    expect(done.output).toMatchObject({
+      status: "REJECTED",
+      decisions: [{ approver: "bob", decision: "REJECT", comment: "duplicate invoice" }],
     });
   });
 
-  it("timeout: nobody answers within TimeoutSeconds → escalated (ApprovalTimedOut)", async () => {
-    const { client } = stack;
-    const started = await client.post("/v1/state-machines/approval/executions", {
-      input: { ...request, timeoutSeconds: 1, heartbeatSeconds: 60 },
-    });
-    const done = await finished(started.body.executionId);
-    expect(done).toMatchObject({ status: "FAILED", error: "ApprovalTimedOut" });
-    const history = await client.get(
-      `/v1/executions/${encodeURIComponent(started.body.executionId)}/history?limit=1000`,
-    );
-    expect(history.body.items.map((e: { type: string }) => e.type)).toContain("ActivityTimedOut");
-  });
-
-  it("heartbeat timeout: a UI that stops sending heartbeats is timed out too", async () => {
-    const { client } = stack;
-    const { executionId, taskToken } = await startAndPoll({
-      ...request,
-      timeoutSeconds: 60,
-      heartbeatSeconds: 1,
+  it("an approval nobody decides in time expires and is caught", async () => {
+    const executionId = await start({
+      payment: { amount: 10, currency: "EUR", payee: "Late" },
+      expiresInSeconds: 1,
     });
     const done = await finished(executionId);
-    expect(done).toMatchObject({ status: "FAILED", error: "ApprovalTimedOut" });
-    const late = await client.post(
-      `/v1/task-tokens/${encodeURIComponent(taskToken)}/success`,
-      { output: { approved: true } },
-      ui,
-    );
-    expect([404, 409]).toContain(late.status);
+    expect(done).toMatchObject({ status: "FAILED", error: "ApprovalExpired" });
   });
 
-  it("an activity poll with nothing to do answers 204 after the wait", async () => {
-    const t0 = Date.now();
-    const reply = await stack.client.get("/v1/activities/nobody-uses-this/task?wait=0.5", ui);
-    expect(reply.status).toBe(204);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(400);
+  it("a key without the approve scope is refused by the CLI's service", async () => {
+    const r = await cli("list", "--api-key", KEYS.run);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("Forbidden");
+  });
+});
+
+describe("resources no runner serves", () => {
+  const definition = {
+    StartAt: "Call",
+    States: {
+      Call: {
+        Type: "Task",
+        Resource: "arn:aws:states:::lambda:invoke.waitForTaskToken",
+        Parameters: { FunctionName: "f", "Payload.$": "$", "Token.$": "$$.Task.Token" },
+        End: true,
+      },
+    },
+  };
+
+  it("are accepted with an UNSERVED_RESOURCE warning naming them", async () => {
+    const validated = await stack.client.post("/v1/state-machines/validate", { definition });
+    expect(validated.body.valid).toBe(true);
+    const warning = validated.body.diagnostics.find((d: any) => d.code === "UNSERVED_RESOURCE");
+    expect(warning).toMatchObject({ severity: "warning", path: "/States/Call/Resource" });
+    expect(warning.message).toContain("arn:aws:states:::lambda:invoke.waitForTaskToken");
+    const created = await stack.client.post("/v1/state-machines", { name: "unserved", definition });
+    expect(created.status).toBe(201);
+    expect(created.body.warnings.map((d: any) => d.code)).toEqual(["UNSERVED_RESOURCE"]);
   });
 
-  it("refuses tokens it never issued", async () => {
-    const { client } = stack;
-    const forged = await client.post(
-      "/v1/task-tokens/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/success",
-      { output: {} },
-      ui,
-    );
-    expect([400, 404]).toContain(forged.status);
-    expect(["InvalidToken", "TaskDoesNotExist"]).toContain(forged.body.error);
-    const malformed = await client.post("/v1/task-tokens/has%20space/success", { output: {} }, ui);
-    expect(malformed.status).toBe(400);
+  it("approvals, activities and HTTP tasks are served", async () => {
+    const served = await stack.client.post("/v1/state-machines/validate", {
+      definition: {
+        StartAt: "A",
+        States: {
+          A: { Type: "Task", Resource: "stepwise:approval", Next: "B" },
+          B: { Type: "Task", Resource: "arn:aws:states:us-east-1:1:activity:x", Next: "C" },
+          C: { Type: "Task", Resource: "arn:aws:states:::http:invoke", End: true },
+        },
+      },
+    });
+    expect(served.body.diagnostics.map((d: any) => d.code)).not.toContain("UNSERVED_RESOURCE");
   });
 });

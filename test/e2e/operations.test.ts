@@ -81,7 +81,7 @@ describe("operations", () => {
           States: {
             Ask: {
               Type: "Task",
-              Resource: "stepwise:approval.waitForTaskToken",
+              Resource: "arn:aws:states:::stepwise:waitForTaskToken",
               Parameters: { "token.$": "$$.Task.Token" },
               End: true,
             },

@@ -37,21 +37,26 @@ export interface Stack {
 export interface StackOptions {
   /** STEPWISE_API_KEYS text; "" turns authentication off. Default: three keys, one per scope. */
   apiKeys?: string;
+  /** STEPWISE_APPROVER_GROUPS text. */
+  approverGroups?: string;
+  /** Runtime settings for the runtime and the worker (approval webhook outbox, …). */
+  settings?: { approvalEvents?: boolean };
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const prefix = `stepwise-e2e-${randomBytes(6).toString("hex")}`;
-  const runtime = createRedisRuntime({ redisUrl: REDIS_URL, prefix });
+  const runtime = createRedisRuntime({ redisUrl: REDIS_URL, prefix, ...options.settings });
   const registry = createRegistry();
   const worker = await startWorker({
     redisUrl: REDIS_URL,
     prefix,
+    ...options.settings,
     onError: () => undefined,
     onTransition: workerMetrics(registry).onTransition,
   });
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
-  const apiKeys = parseApiKeys(options.apiKeys ?? API_KEYS);
+  const apiKeys = parseApiKeys(options.apiKeys ?? API_KEYS, options.approverGroups);
   const app = await buildServer({
     runtime,
     apiKeys,

@@ -37,7 +37,7 @@ describe("task tokens, activities, stop and timeouts", () => {
       States: {
         Ask: {
           Type: "Task",
-          Resource: "stepwise:approval.waitForTaskToken",
+          Resource: "arn:aws:states:::stepwise:waitForTaskToken",
           Parameters: { "token.$": "$$.Task.Token", "who.$": "$.who" },
           End: true,
         },
@@ -111,7 +111,7 @@ describe("task tokens, activities, stop and timeouts", () => {
       States: {
         Wait: {
           Type: "Task",
-          Resource: "stepwise:approval.waitForTaskToken",
+          Resource: "arn:aws:states:::stepwise:waitForTaskToken",
           Parameters: { "token.$": "$$.Task.Token" },
           HeartbeatSeconds: 1,
           End: true,
@@ -138,7 +138,13 @@ describe("task tokens, activities, stop and timeouts", () => {
             { StartAt: "W", States: { W: { Type: "Wait", Seconds: 31536000, End: true } } },
             {
               StartAt: "T",
-              States: { T: { Type: "Task", Resource: "stepwise:approval", End: true } },
+              States: {
+                T: {
+                  Type: "Task",
+                  Resource: "arn:aws:states:::stepwise:waitForTaskToken",
+                  End: true,
+                },
+              },
             },
           ],
           End: true,

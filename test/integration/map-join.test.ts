@@ -33,7 +33,7 @@ const fanOut = (early: number, extra: object = {}) => ({
           Done: { Type: "Pass", Parameters: { "i.$": "$.i", ok: true }, End: true },
           Park: {
             Type: "Task",
-            Resource: "stepwise:approval.waitForTaskToken",
+            Resource: "arn:aws:states:::stepwise:waitForTaskToken",
             Parameters: { "token.$": "$$.Task.Token" },
             End: true,
           },

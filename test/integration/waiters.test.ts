@@ -21,7 +21,7 @@ beforeEach(async () => {
     States: {
       Ask: {
         Type: "Task",
-        Resource: "stepwise:approval.waitForTaskToken",
+        Resource: "arn:aws:states:::stepwise:waitForTaskToken",
         Parameters: { "token.$": "$$.Task.Token" },
         End: true,
       },

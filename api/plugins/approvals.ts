@@ -1,0 +1,178 @@
+import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import {
+  APPROVAL_STATUSES,
+  GROUP_PATTERN,
+  type ApprovalStatus,
+} from "../../engine/states/approval.js";
+import type { Approver } from "../../runtime/contract.js";
+import { anyJson, errorResponses, nameSchema, page, pagingQuery } from "../schemas.js";
+import type { PluginOptions } from "../server.js";
+
+/**
+ * The approval inbox (DESIGN.md "Human approval"): list and read approval records,
+ * and decide one by echoing its envelope hash — the proof that the approver saw
+ * what is approved. Keys of scope `approve` decide approvals whose `Approvers`
+ * share one of their groups (or name none); `admin` keys decide anything.
+ */
+
+const APPROVAL_ID_PATTERN = "^ap_[0-9a-f]{24}$";
+
+const approvalParams = {
+  type: "object",
+  required: ["approvalId"],
+  properties: { approvalId: { type: "string", pattern: APPROVAL_ID_PATTERN } },
+} as const;
+
+const decision = {
+  type: "object",
+  required: ["approver", "decision", "comment", "decidedAt"],
+  properties: {
+    approver: { type: "string" },
+    decision: { type: "string", enum: ["APPROVE", "REJECT"] },
+    comment: { type: ["string", "null"] },
+    decidedAt: { type: "string", format: "date-time" },
+  },
+} as const;
+
+export const approvalRecord = {
+  type: "object",
+  required: [
+    "approvalId",
+    "executionId",
+    "stateMachine",
+    "stateName",
+    "enteredEventId",
+    "subject",
+    "details",
+    "approvers",
+    "requiredApprovals",
+    "policy",
+    "createdAt",
+    "expiresAt",
+    "status",
+    "decisions",
+    "envelopeHash",
+  ],
+  properties: {
+    approvalId: { type: "string" },
+    executionId: { type: "string" },
+    stateMachine: { type: "string" },
+    stateName: { type: "string" },
+    enteredEventId: { type: "integer" },
+    subject: { type: "string" },
+    details: anyJson,
+    approvers: { type: "array", items: { type: "string" } },
+    requiredApprovals: { type: "integer" },
+    policy: { type: ["string", "null"] },
+    createdAt: { type: "string", format: "date-time" },
+    expiresAt: { type: ["string", "null"], format: "date-time" },
+    status: { type: "string", enum: APPROVAL_STATUSES },
+    decisions: { type: "array", items: decision },
+    envelopeHash: {
+      type: "string",
+      description:
+        "Lowercase hex SHA-256 of the RFC 8785 canonical JSON of {executionId, stateName, enteredEventId, subject, details, approvers, requiredApprovals, policy, expiresAt}.",
+    },
+    closedAt: { type: "string", format: "date-time" },
+  },
+} as const;
+
+/** Without API keys the service is loopback-only and whoever decides is `local`. */
+function approverOf(request: FastifyRequest): Approver {
+  const caller = request.caller;
+  if (!caller) return { name: "local", groups: "any" };
+  return { name: caller.name, groups: caller.scope === "admin" ? "any" : caller.groups };
+}
+
+export const approvalsPlugin: FastifyPluginAsync<PluginOptions> = async (app, { runtime }) => {
+  app.get<{
+    Querystring: {
+      status?: ApprovalStatus;
+      approver?: string;
+      stateMachine?: string;
+      cursor?: string;
+      limit?: number;
+    };
+  }>(
+    "/approvals",
+    {
+      config: { permission: "approvals:read" },
+      schema: {
+        summary: "The approval inbox, newest first",
+        tags: ["approvals"],
+        querystring: {
+          type: "object",
+          properties: {
+            status: { type: "string", enum: APPROVAL_STATUSES },
+            approver: {
+              type: "string",
+              pattern: GROUP_PATTERN,
+              description: "Approvals whose Approvers name this group.",
+            },
+            stateMachine: nameSchema,
+            ...pagingQuery,
+          },
+        },
+        response: { 200: page(approvalRecord), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { status, approver, stateMachine, cursor, limit } = request.query;
+      return runtime.listApprovals({
+        ...(status !== undefined ? { status } : {}),
+        ...(approver !== undefined ? { approver } : {}),
+        ...(stateMachine !== undefined ? { stateMachine } : {}),
+        ...(cursor !== undefined ? { cursor } : {}),
+        ...(limit !== undefined ? { limit } : {}),
+      });
+    },
+  );
+
+  app.get<{ Params: { approvalId: string } }>(
+    "/approvals/:approvalId",
+    {
+      config: { permission: "approvals:read" },
+      schema: {
+        summary: "One approval record",
+        tags: ["approvals"],
+        params: approvalParams,
+        response: { 200: approvalRecord, ...errorResponses },
+      },
+    },
+    async (request) => runtime.getApproval(request.params.approvalId),
+  );
+
+  app.post<{
+    Params: { approvalId: string };
+    Body: { decision: "APPROVE" | "REJECT"; envelopeHash: string; comment?: string };
+  }>(
+    "/approvals/:approvalId/decisions",
+    {
+      config: { permission: "approvals:decide" },
+      schema: {
+        summary: "Approve or reject, echoing the envelope hash that was shown",
+        tags: ["approvals"],
+        params: approvalParams,
+        body: {
+          type: "object",
+          required: ["decision", "envelopeHash"],
+          additionalProperties: false,
+          properties: {
+            decision: { type: "string", enum: ["APPROVE", "REJECT"] },
+            envelopeHash: { type: "string", pattern: "^[0-9a-f]{64}$" },
+            comment: { type: "string", maxLength: 4096 },
+          },
+        },
+        response: { 200: approvalRecord, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { decision, envelopeHash, comment } = request.body;
+      return runtime.decideApproval(request.params.approvalId, approverOf(request), {
+        decision,
+        envelopeHash,
+        ...(comment !== undefined ? { comment } : {}),
+      });
+    },
+  );
+};

@@ -1,0 +1,153 @@
+import { parseArgs } from "../args.js";
+import { EXIT, UsageError, type Command, type CommandIO } from "../command.js";
+
+const usage = `Usage: stepwise approvals list [--status S] [--approver GROUP] [--state-machine NAME] [--limit N] [--cursor C]
+       stepwise approvals show ID
+       stepwise approvals approve ID [--comment TEXT]
+       stepwise approvals reject ID [--comment TEXT]
+
+The approval inbox of a running Stepwise service. 'approve' and 'reject' read the
+approval first, print its subject and details, and send the envelope hash of what
+they printed: a decision always binds to what was shown.
+
+Options:
+  --url URL         the service (STEPWISE_URL; default http://127.0.0.1:8080)
+  --api-key SECRET  an admin or approve key (STEPWISE_API_KEY)
+  --json            print the service's JSON answer
+
+Exit codes: 0 done, 1 the service refused (the error is printed), 2 usage error.`;
+
+interface Reply {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+async function call(
+  base: string,
+  key: string | undefined,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Reply> {
+  const headers: Record<string, string> = {};
+  if (key) headers.authorization = `Bearer ${key}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const response = await fetch(new URL(path, base), {
+    method,
+    headers,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  let parsed: Record<string, unknown> = {};
+  try {
+    parsed = text === "" ? {} : (JSON.parse(text) as Record<string, unknown>);
+  } catch {
+    parsed = { error: "InvalidResponse", message: text.slice(0, 200) };
+  }
+  return { status: response.status, body: parsed };
+}
+
+function describe(a: Record<string, unknown>): string {
+  const decisions =
+    (a.decisions as { approver: string; decision: string; comment: string | null }[]) ?? [];
+  return [
+    `approval   ${String(a.approvalId)}  ${String(a.status)}`,
+    `subject    ${String(a.subject)}`,
+    `details    ${JSON.stringify(a.details, null, 2).replace(/\n/g, "\n           ")}`,
+    `execution  ${String(a.executionId)} (state ${String(a.stateName)})`,
+    `approvers  ${(a.approvers as string[]).join(", ") || "(any)"}; ${String(a.requiredApprovals)} needed` +
+      (a.policy ? `; policy ${String(a.policy)}` : ""),
+    `expires    ${a.expiresAt === null ? "never" : String(a.expiresAt)}`,
+    `hash       ${String(a.envelopeHash)}`,
+    ...decisions.map(
+      (d) => `decided    ${d.approver}: ${d.decision}${d.comment ? ` — ${d.comment}` : ""}`,
+    ),
+  ].join("\n");
+}
+
+function refused(io: CommandIO, reply: Reply): number {
+  io.stderr(
+    `stepwise approvals: ${reply.status} ${String(reply.body.error ?? "")}: ${String(reply.body.message ?? "")}\n`,
+  );
+  return EXIT.failed;
+}
+
+export const approvalsCommand: Command = {
+  name: "approvals",
+  summary: "list, show, approve or reject approvals on a running service",
+  usage,
+  async run(argv, io) {
+    const args = parseArgs(argv, {
+      flags: ["json"],
+      values: [
+        "url",
+        "api-key",
+        "comment",
+        "status",
+        "approver",
+        "state-machine",
+        "limit",
+        "cursor",
+      ],
+    });
+    const [action, id, ...extra] = args.positionals;
+    if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
+    const base = args.values.get("url") ?? process.env.STEPWISE_URL ?? "http://127.0.0.1:8080";
+    const key = args.values.get("api-key") ?? process.env.STEPWISE_API_KEY;
+    const json = args.flags.has("json");
+    if (action === "list") {
+      if (id !== undefined) throw new UsageError("list takes no id");
+      const query = new URLSearchParams();
+      for (const [option, param] of [
+        ["status", "status"],
+        ["approver", "approver"],
+        ["state-machine", "stateMachine"],
+        ["limit", "limit"],
+        ["cursor", "cursor"],
+      ] as const) {
+        const value = args.values.get(option);
+        if (value !== undefined) query.set(param, value);
+      }
+      const reply = await call(base, key, "GET", `/v1/approvals?${query.toString()}`);
+      if (reply.status !== 200) return refused(io, reply);
+      if (json) {
+        io.stdout(JSON.stringify(reply.body, null, 2) + "\n");
+        return EXIT.ok;
+      }
+      const items = reply.body.items as Record<string, unknown>[];
+      for (const a of items) {
+        io.stdout(
+          `${String(a.approvalId)}  ${String(a.status).padEnd(9)}  ${String(a.createdAt)}  ${String(a.subject)}\n`,
+        );
+      }
+      if (reply.body.nextCursor) io.stdout(`(more: --cursor ${String(reply.body.nextCursor)})\n`);
+      return EXIT.ok;
+    }
+    if (action !== "show" && action !== "approve" && action !== "reject") {
+      throw new UsageError(`unknown action '${action ?? ""}': list, show, approve or reject`);
+    }
+    if (id === undefined) throw new UsageError(`${action} needs an approval id`);
+    const path = `/v1/approvals/${encodeURIComponent(id)}`;
+    const record = await call(base, key, "GET", path);
+    if (record.status !== 200) return refused(io, record);
+    if (action === "show") {
+      io.stdout((json ? JSON.stringify(record.body, null, 2) : describe(record.body)) + "\n");
+      return EXIT.ok;
+    }
+    // What was shown is what is decided: the hash sent is the one printed here.
+    if (!json) io.stdout(describe(record.body) + "\n");
+    const comment = args.values.get("comment");
+    const reply = await call(base, key, "POST", `${path}/decisions`, {
+      decision: action === "approve" ? "APPROVE" : "REJECT",
+      envelopeHash: record.body.envelopeHash,
+      ...(comment !== undefined ? { comment } : {}),
+    });
+    if (reply.status !== 200) return refused(io, reply);
+    io.stdout(
+      json
+        ? JSON.stringify(reply.body, null, 2) + "\n"
+        : `${action === "approve" ? "approved" : "rejected"}: approval is now ${String(reply.body.status)}\n`,
+    );
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,182 @@
+import { createHmac } from "node:crypto";
+import { UnrecoverableError, Queue, Worker, type Job } from "bullmq";
+import type { ApprovalRecord } from "./approval-record.js";
+import { readRecord } from "./approval-record.js";
+import { makeKeys } from "./keys.js";
+import { bullConnection } from "./redis.js";
+
+/**
+ * Approval webhooks (`STEPWISE_APPROVAL_WEBHOOK`). The scripts that create,
+ * decide, expire or cancel an approval append `{e, id}` to the outbox stream
+ * `apev` in the same atomic commit (scripts/approval-lua.ts), so an event is
+ * never lost between a commit and a send. This relay moves each outbox entry
+ * into a BullMQ job (job id = the entry id: moving it twice after a crash makes
+ * one job) and acknowledges it; the job POSTs `{event, approval}` signed as
+ * Stripe signs (`Stepwise-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`)
+ * and retries with exponential backoff for 24 hours. Nothing here is on an
+ * execution's path: a slow or dead receiver delays only its own notifications.
+ *
+ * `approval` is the record when the event is sent (a `created` sent after a
+ * quick decision already shows it); `event` says what happened.
+ */
+export interface ApprovalWebhookOptions {
+  redisUrl: string;
+  prefix: string;
+  url: string;
+  secret: string;
+  /** First retry delay (ms), doubling up to an hour (default 1 s). */
+  retryBaseMs?: number;
+  /** How long a notification is retried (default 24 h). */
+  retryForMs?: number;
+  /** Per-request timeout (default 10 s). */
+  timeoutMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+export interface ApprovalWebhooks {
+  close(): Promise<void>;
+}
+
+const QUEUE = "approval-webhooks";
+const GROUP = "webhooks";
+/** An entry a relay took and did not acknowledge for this long is taken over (its relay died). */
+const CLAIM_IDLE_MS = 30_000;
+
+interface WebhookJob {
+  event: string;
+  approvalId: string;
+}
+
+/** `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`. */
+export function signature(secret: string, body: string, unixSeconds: number): string {
+  const mac = createHmac("sha256", secret).update(`${unixSeconds}.${body}`).digest("hex");
+  return `t=${unixSeconds},v1=${mac}`;
+}
+
+export async function startApprovalWebhooks(
+  options: ApprovalWebhookOptions,
+): Promise<ApprovalWebhooks> {
+  const keys = makeKeys(options.prefix);
+  const onError = options.onError ?? ((err: unknown) => console.error("approval webhook:", err));
+  const base = options.retryBaseMs ?? 1000;
+  const retryFor = options.retryForMs ?? 24 * 3600_000;
+  // The relay blocks on its stream read; the sender reads records on its own connection.
+  const redis = bullConnection(options.redisUrl, "stepwise-approval-outbox");
+  const reader = bullConnection(options.redisUrl, "stepwise-approval-reader");
+  const queueConnection = bullConnection(options.redisUrl, "stepwise-approval-webhooks");
+  const queue = new Queue<WebhookJob>(QUEUE, {
+    connection: queueConnection,
+    prefix: keys.bullPrefix,
+    streams: { events: { maxLen: 0 } },
+  });
+  const consumer = `relay-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  try {
+    await redis.xgroup("CREATE", keys.approvalEvents, GROUP, "0", "MKSTREAM");
+  } catch (err) {
+    if (!String(err).includes("BUSYGROUP")) throw err;
+  }
+
+  const send = async (job: Job<WebhookJob>): Promise<void> => {
+    if (Date.now() - job.timestamp > retryFor) {
+      throw new UnrecoverableError(`gave up after ${retryFor} ms: ${job.data.event}`);
+    }
+    const fields = await reader.hgetall(keys.approval(job.data.approvalId));
+    const approval: ApprovalRecord | undefined = readRecord(fields)?.record;
+    if (!approval) return; // past retention: nothing left to tell
+    const body = JSON.stringify({ event: job.data.event, approval });
+    const response = await fetch(options.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "stepwise-signature": signature(options.secret, body, Math.floor(Date.now() / 1000)),
+        "stepwise-event-id": job.id ?? "",
+      },
+      body,
+      signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+    });
+    await response.arrayBuffer();
+    if (!response.ok) throw new Error(`${options.url} answered ${response.status}`);
+  };
+
+  const worker = new Worker<WebhookJob>(QUEUE, send, {
+    connection: bullConnection(options.redisUrl, "stepwise-approval-webhook-worker"),
+    prefix: keys.bullPrefix,
+    concurrency: 8,
+    settings: {
+      backoffStrategy: (attemptsMade: number) =>
+        Math.min(base * 2 ** Math.max(0, attemptsMade - 1), 3600_000),
+    },
+  });
+  worker.on("error", onError);
+
+  let stopped = false;
+  const relay = async (): Promise<void> => {
+    while (!stopped) {
+      try {
+        const [, claimed] = (await redis.xautoclaim(
+          keys.approvalEvents,
+          GROUP,
+          consumer,
+          CLAIM_IDLE_MS,
+          "0",
+          "COUNT",
+          100,
+        )) as [string, [string, string[]][]];
+        const mine = (await redis.xreadgroup(
+          "GROUP",
+          GROUP,
+          consumer,
+          "COUNT",
+          100,
+          "BLOCK",
+          200,
+          "STREAMS",
+          keys.approvalEvents,
+          ">",
+        )) as [string, [string, string[]][]][] | null;
+        const entries = [...claimed, ...(mine?.[0]?.[1] ?? [])];
+        if (entries.length === 0) continue;
+        await queue.addBulk(
+          entries.map(([id, flat]) => {
+            const f: Record<string, string> = {};
+            for (let i = 0; i + 1 < flat.length; i += 2) f[flat[i]!] = flat[i + 1]!;
+            return {
+              name: f.e ?? "approval.changed",
+              data: { event: f.e ?? "approval.changed", approvalId: f.id ?? "" },
+              opts: {
+                jobId: `apev-${id}`,
+                attempts: 64,
+                backoff: { type: "custom" },
+                // Kept a day after it is sent, so an entry moved twice still makes one job.
+                removeOnComplete: { age: 24 * 3600 },
+                removeOnFail: { age: 24 * 3600 },
+              },
+            };
+          }),
+        );
+        const ids = entries.map(([id]) => id);
+        await redis.xack(keys.approvalEvents, GROUP, ...ids);
+        await redis.xdel(keys.approvalEvents, ...ids);
+      } catch (err) {
+        if (stopped) break;
+        onError(err);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  };
+  const loop = relay();
+  await worker.waitUntilReady();
+
+  return {
+    async close() {
+      stopped = true;
+      await loop;
+      await worker.close();
+      await queue.close();
+      (worker.opts.connection as { disconnect?: () => void }).disconnect?.();
+      queueConnection.disconnect();
+      redis.disconnect();
+      reader.disconnect();
+    },
+  };
+}

@@ -1,0 +1,221 @@
+import type { RunEventBody } from "../engine/core/events.js";
+import { APPROVAL_STATUSES, type ApprovalStatus } from "../engine/states/approval.js";
+import { decodeCursor, encodeCursor } from "./canonical.js";
+import { RuntimeError, type Page } from "./contract.js";
+import {
+  applyDecision,
+  readRecord,
+  type ApprovalRecord,
+  type Approver,
+  type DecisionInput,
+  type StoredApproval,
+} from "./approval-record.js";
+import { longId } from "./ids.js";
+import type { Keys } from "./keys.js";
+import type { JobQueues } from "./queues.js";
+import type { RedisClient } from "./redis.js";
+import type { RuntimeSettings } from "./settings.js";
+import type { TaskRecord } from "./effects.js";
+
+export interface ApprovalFilter {
+  status?: ApprovalStatus;
+  /** Approvals whose `Approvers` name this group. */
+  approver?: string;
+  stateMachine?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+const APPROVAL_ID = /^ap_[0-9a-f]{24}$/;
+
+/**
+ * The approval inbox: read, list (from the indexes the scripts keep, so a page
+ * costs O(limit) reads however many approvals there are) and decide. Records are
+ * created by the commit that schedules an approval task (runtime/effects.ts) and
+ * closed by the commit that cancels it (expiry, stop).
+ */
+export class ApprovalStore {
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: Keys,
+    private readonly queues: JobQueues,
+    private readonly settings: RuntimeSettings,
+  ) {}
+
+  async get(approvalId: string): Promise<ApprovalRecord> {
+    return (await this.load(approvalId)).record;
+  }
+
+  private async load(approvalId: string): Promise<StoredApproval> {
+    const stored = APPROVAL_ID.test(approvalId)
+      ? readRecord(await this.client.redis.hgetall(this.keys.approval(approvalId)))
+      : undefined;
+    if (!stored) {
+      throw new RuntimeError("ApprovalDoesNotExist", `Approval '${approvalId}' does not exist`);
+    }
+    return stored;
+  }
+
+  async list(filter: ApprovalFilter): Promise<Page<ApprovalRecord>> {
+    const limit = Math.max(1, Math.min(filter.limit ?? 100, 1000));
+    const index = this.keys.approvalIndex(
+      filter.status ?? "*",
+      filter.approver ?? "*",
+      filter.stateMachine ?? "*",
+    );
+    // Keyset pagination, newest first, as executions are listed: the cursor is the
+    // last record shown (score, id), so approvals created meanwhile shift nothing.
+    let after: { s: number; m: string } | undefined;
+    if (filter.cursor !== undefined) {
+      const c = decodeCursor(filter.cursor);
+      if (!c || typeof c.s !== "number" || typeof c.m !== "string" || c.k !== "ap")
+        throw new RuntimeError("InvalidCursor", "The cursor is not valid");
+      after = { s: c.s, m: c.m };
+    }
+    const items: ApprovalRecord[] = [];
+    for (let rounds = 0; rounds < 20; rounds++) {
+      const batch = await this.olderThan(index, after, limit + 1 - items.length);
+      if (batch.length === 0) return { items };
+      const pipeline = this.client.redis.pipeline();
+      for (const [id] of batch) pipeline.hgetall(this.keys.approval(id));
+      const rows = (await pipeline.exec()) ?? [];
+      const expired: string[] = [];
+      for (let i = 0; i < batch.length; i++) {
+        const [id, score] = batch[i]!;
+        const stored = readRecord((rows[i]?.[1] ?? {}) as Record<string, string>);
+        // Past retention: its index entries outlive it (Redis expired the record);
+        // the ones a listing steps over go, so no listing pays for them twice.
+        if (!stored) expired.push(id);
+        // Or it changed status between the index read and the record read.
+        if (!stored || (filter.status && stored.record.status !== filter.status)) {
+          after = { s: score, m: id };
+          continue;
+        }
+        if (items.length === limit) {
+          if (expired.length > 0) await this.client.redis.zrem(index, ...expired);
+          return { items, nextCursor: encodeCursor({ k: "ap", ...after! }) };
+        }
+        items.push(stored.record);
+        after = { s: score, m: id };
+      }
+      if (expired.length > 0) await this.client.redis.zrem(index, ...expired);
+    }
+    return after ? { items, nextCursor: encodeCursor({ k: "ap", ...after }) } : { items };
+  }
+
+  /** Up to `count` index entries after `after`, newest first, as [id, created ms]. */
+  private async olderThan(
+    index: string,
+    after: { s: number; m: string } | undefined,
+    count: number,
+  ): Promise<[string, number][]> {
+    const redis = this.client.redis;
+    const pairs = (flat: string[]): [string, number][] => {
+      const out: [string, number][] = [];
+      for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i]!, Number(flat[i + 1])]);
+      return out;
+    };
+    if (!after) {
+      return pairs(
+        await redis.zrevrangebyscore(index, "+inf", "-inf", "WITHSCORES", "LIMIT", 0, count),
+      );
+    }
+    // Ids of the cursor's own score come in descending byte order (ids are ASCII):
+    // those below the cursor's id, then older scores.
+    const same = pairs(await redis.zrevrangebyscore(index, after.s, after.s, "WITHSCORES")).filter(
+      ([id]) => id < after.m,
+    );
+    if (same.length >= count) return same.slice(0, count);
+    const older = pairs(
+      await redis.zrevrangebyscore(
+        index,
+        `(${after.s}`,
+        "-inf",
+        "WITHSCORES",
+        "LIMIT",
+        0,
+        count - same.length,
+      ),
+    );
+    return [...same, ...older];
+  }
+
+  /**
+   * Records a decision, atomically with delivering it to the run (decideApproval,
+   * fenced by the record's decision count; a lost race reads the record again).
+   */
+  async decide(
+    approvalId: string,
+    approver: Approver,
+    input: DecisionInput,
+  ): Promise<ApprovalRecord> {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const stored = await this.load(approvalId);
+      const now = Date.now();
+      const outcome = applyDecision(stored.record, approver, input, now);
+      if (!outcome.ok) throw new RuntimeError(outcome.error, outcome.message);
+      const event: RunEventBody = {
+        type: "ApprovalDecided",
+        taskId: longId(stored.task),
+        approvalId,
+        envelopeHash: stored.record.envelopeHash,
+        decision: outcome.decision,
+        status: outcome.status,
+        decisions: outcome.decisions,
+        caller: approver.name,
+      };
+      const reply = await this.client.run(
+        "decideApproval",
+        [this.keys.approval(approvalId), this.keys.tasks, this.keys.tokens, this.keys.schedule],
+        [
+          this.keys.base,
+          stored.n,
+          JSON.stringify(outcome.decisions),
+          stored.n + 1,
+          outcome.status,
+          JSON.stringify(event),
+          now,
+          this.settings.leaseMs,
+          this.settings.tombstoneTtlSeconds,
+        ],
+      );
+      const code = Number(reply[0]);
+      if (code === 1) {
+        await this.queues.ensure(`s${String(reply[1])}@${String(reply[2])}`);
+        return (await this.load(approvalId)).record;
+      }
+      if (code === -1) {
+        throw new RuntimeError(
+          "ApprovalNotPending",
+          `Approval '${approvalId}' is ${String(reply[1])}; only a PENDING approval takes decisions`,
+        );
+      }
+      if (code === -3) {
+        throw new RuntimeError("ApprovalDoesNotExist", `Approval '${approvalId}' does not exist`);
+      }
+      // -2: another decision was recorded between our read and our write.
+    }
+    throw new RuntimeError(
+      "ApprovalNotPending",
+      `Approval '${approvalId}' is being decided by others right now; read it again`,
+    );
+  }
+
+  /**
+   * Whether a token belongs to an approval: such a token is answered by a decision
+   * bound to the envelope, never through /v1/task-tokens. A token's task never
+   * changes kind, so reading outside the answering script is safe.
+   */
+  async isApprovalToken(token: string): Promise<boolean> {
+    const task = await this.client.redis.hget(this.keys.tokens, token);
+    if (task === null) return false;
+    const raw = await this.client.redis.hget(this.keys.tasks, task);
+    if (raw === null) return false;
+    const record = JSON.parse(raw) as TaskRecord;
+    return record.mode === "park" && record.approvalId !== undefined;
+  }
+}
+
+export function isApprovalStatus(text: string): text is ApprovalStatus {
+  return (APPROVAL_STATUSES as readonly string[]).includes(text);
+}

@@ -1,0 +1,149 @@
+import { createHmac } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApprovalWebhooks, type ApprovalWebhooks } from "../../runtime/approval-webhooks.js";
+import { REDIS_URL, startStack, type Stack } from "./stack.js";
+
+/**
+ * Approval webhooks end to end: a receiver on 127.0.0.1 that fails its first
+ * request with a 500, the real outbox, relay and BullMQ retries.
+ */
+const SECRET = "whsec-test-0123456789";
+let stack: Stack;
+let receiver: Server;
+let webhooks: ApprovalWebhooks;
+const received: { headers: Record<string, string | string[] | undefined>; body: string }[] = [];
+let answered = 0;
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+    req.on("end", () => {
+      answered++;
+      if (answered === 1) {
+        res.writeHead(500).end("try again");
+        return;
+      }
+      received.push({ headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  stack = await startStack({ apiKeys: "", settings: { approvalEvents: true } });
+  webhooks = await startApprovalWebhooks({
+    redisUrl: REDIS_URL,
+    prefix: stack.prefix,
+    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+    secret: SECRET,
+    retryBaseMs: 100,
+    onError: () => undefined,
+  });
+  const created = await stack.client.post("/v1/state-machines", {
+    name: "hooked",
+    definition: {
+      StartAt: "Ask",
+      States: {
+        Ask: {
+          Type: "Task",
+          Resource: "stepwise:approval",
+          Parameters: { Subject: "Ship it?", "Details.$": "$" },
+          End: true,
+        },
+      },
+    },
+  });
+  expect(created.status).toBe(201);
+});
+afterAll(async () => {
+  await webhooks?.close();
+  await stack?.close();
+  receiver?.close();
+});
+
+function verify(header: string, body: string): boolean {
+  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
+  if (!match) return false;
+  const expected = createHmac("sha256", SECRET).update(`${match[1]}.${body}`).digest("hex");
+  return expected === match[2] && Math.abs(Date.now() / 1000 - Number(match[1])) < 300;
+}
+
+describe("approval webhooks", () => {
+  it("created and decided are delivered, signed, the first after a 500", async () => {
+    const { client } = stack;
+    const started = await client.post("/v1/state-machines/hooked/executions", {
+      input: { version: "1.2.3" },
+    });
+    const executionId = started.body.executionId as string;
+    const created = await client.until(async () =>
+      received.find((r) => JSON.parse(r.body).event === "approval.created"),
+    );
+    expect(answered).toBeGreaterThanOrEqual(2); // the 500, then the retry
+    const payload = JSON.parse(created.body);
+    expect(verify(String(created.headers["stepwise-signature"]), created.body)).toBe(true);
+    expect(verify(String(created.headers["stepwise-signature"]), created.body + " ")).toBe(false);
+    expect(payload.approval).toMatchObject({ executionId, subject: "Ship it?" });
+
+    const decided = await client.post(`/v1/approvals/${payload.approval.approvalId}/decisions`, {
+      decision: "APPROVE",
+      envelopeHash: payload.approval.envelopeHash,
+    });
+    expect(decided.body).toMatchObject({
+      status: "APPROVED",
+      decisions: [{ approver: "local", decision: "APPROVE" }],
+    });
+    const delivered = await client.until(async () =>
+      received.find((r) => JSON.parse(r.body).event === "approval.decided"),
+    );
+    expect(verify(String(delivered.headers["stepwise-signature"]), delivered.body)).toBe(true);
+    expect(JSON.parse(delivered.body).approval.status).toBe("APPROVED");
+    const done = await client.until(async () => {
+      const r = await client.get(`/v1/executions/${encodeURIComponent(executionId)}`);
+      return r.body.status === "RUNNING" ? undefined : r.body;
+    });
+    expect(done.status).toBe("SUCCEEDED");
+  });
+
+  it("expired and cancelled are delivered too", async () => {
+    const { client } = stack;
+    const expiring = await client.post("/v1/state-machines", {
+      name: "hooked-expiring",
+      definition: {
+        StartAt: "Ask",
+        States: {
+          Ask: {
+            Type: "Task",
+            Resource: "stepwise:approval",
+            Parameters: { Subject: "Soon gone", ExpiresInSeconds: 1 },
+            End: true,
+          },
+        },
+      },
+    });
+    expect(expiring.status).toBe(201);
+    const late = await client.post("/v1/state-machines/hooked-expiring/executions", {});
+    const stopped = await client.post("/v1/state-machines/hooked/executions", {
+      input: { stop: true },
+    });
+    const eventsOf = (executionId: string) =>
+      received
+        .map((r) => JSON.parse(r.body))
+        .filter((p) => p.approval.executionId === executionId)
+        .map((p) => p.event as string);
+    await client.until(async () =>
+      eventsOf(stopped.body.executionId).includes("approval.created") ? true : undefined,
+    );
+    await client.post(`/v1/executions/${encodeURIComponent(stopped.body.executionId)}/stop`, {});
+    await client.until(async () =>
+      eventsOf(stopped.body.executionId).includes("approval.cancelled") ? true : undefined,
+    );
+    await client.until(async () =>
+      eventsOf(late.body.executionId).includes("approval.expired") ? true : undefined,
+    );
+    const expired = received
+      .map((r) => JSON.parse(r.body))
+      .find((p) => p.event === "approval.expired");
+    expect(expired.approval.status).toBe("EXPIRED");
+  });
+});
