@@ -5,12 +5,15 @@ import { listenAddress, parseApiKeys } from "../../api/auth.js";
 import { createRegistry } from "../../api/metrics.js";
 import { buildServer } from "../../api/server.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
-import { startWorker } from "../../runtime/worker.js";
+import { startWorker, type StepwiseWorker } from "../../runtime/worker.js";
 import { workerMetrics } from "../../runtime/worker-metrics.js";
 import { functionRunner, handlersFromModule } from "../../task-runners/index.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
 import { integerSetting, parseArgs } from "../args.js";
 import { EXIT, UsageError, type Command } from "../command.js";
+import { redactRedisUrl, waitForRedis } from "../redis-connection.js";
+import { chooseRedis } from "../serve-redis.js";
+import { stepwiseVersion } from "../version.js";
 
 const usage = `Usage: stepwise serve [--port N] [--host H] [--no-worker]
 
@@ -23,7 +26,12 @@ Options:
   --no-worker    serve the API only; run workers with \`stepwise worker\`
 
 Environment:
-  REDIS_URL             Redis to use (default redis://127.0.0.1:6379)
+  REDIS_URL             Redis to use. Unset: redis://127.0.0.1:6379 when something
+                        answers there, else a private redis-server started by serve
+                        (AOF in ./.stepwise/redis/, stopped with the service)
+  STEPWISE_LOCAL_REDIS_PORT  the port of that default address (default 6379)
+  STEPWISE_CONNECT_TIMEOUT   seconds to keep trying REDIS_URL at start-up before
+                        giving up with exit 1 (default 30)
   PORT, HOST            where to listen (see above)
   STEPWISE_API_KEYS     name:scope:secret,... (scopes: admin, run, callback); without
                         keys authentication is off and the API binds to 127.0.0.1 only
@@ -59,6 +67,20 @@ export const serveCommand: Command = {
       1,
       10_000,
     );
+    const connectTimeout = integerSetting(
+      "STEPWISE_CONNECT_TIMEOUT",
+      env.STEPWISE_CONNECT_TIMEOUT,
+      30,
+      1,
+      3600,
+    );
+    const localPort = integerSetting(
+      "STEPWISE_LOCAL_REDIS_PORT",
+      env.STEPWISE_LOCAL_REDIS_PORT,
+      6379,
+      1,
+      65535,
+    );
     const level = env.LOG_LEVEL ?? "info";
     if (!LOG_LEVELS.includes(level))
       throw new UsageError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
@@ -69,23 +91,20 @@ export const serveCommand: Command = {
       io.stderr(`stepwise serve: ${(err as Error).message}\n`);
       return EXIT.usage;
     }
-    const redisUrl = env.REDIS_URL ?? "redis://127.0.0.1:6379";
     const prefix = env.STEPWISE_PREFIX ?? "stepwise";
     const address = listenAddress(apiKeys, args.values.get("host") ?? env.HOST);
-
-    const runtime = createRedisRuntime({ redisUrl, prefix });
     const taskRunners = await loadTasks(env.STEPWISE_TASKS);
+
+    const redis = await chooseRedis({ redisUrl: env.REDIS_URL, localPort, path: env.PATH });
+    if (redis.source === "none") {
+      io.stderr(`stepwise serve: ${redis.message}\n`);
+      return EXIT.failed;
+    }
+    const redisUrl = redis.url;
+    const shownUrl = redactRedisUrl(redisUrl);
+    const runtime = createRedisRuntime({ redisUrl, prefix });
     // One registry for the API and the worker: one scrape shows both.
     const registry = createRegistry();
-    const worker = args.flags.has("no-worker")
-      ? undefined
-      : await startWorker({
-          redisUrl,
-          prefix,
-          concurrency,
-          taskRunners,
-          onTransition: workerMetrics(registry).onTransition,
-        });
     // A connection of its own for /health, so a busy runtime connection cannot mask an outage.
     const probe = new Redis(redisUrl, {
       lazyConnect: true,
@@ -95,7 +114,7 @@ export const serveCommand: Command = {
     probe.on("error", () => {
       // Reported by /health; ioredis reconnects by itself.
     });
-    await probe.connect().catch(() => undefined);
+    void probe.connect().catch(() => undefined);
 
     const app = await buildServer({
       runtime,
@@ -104,19 +123,25 @@ export const serveCommand: Command = {
       maxWaitSeconds,
       registry,
       health: async () => {
+        if (probe.status !== "ready") throw new Error(`not connected to ${shownUrl}`);
         await probe.ping();
       },
     });
     if (address.warning) app.log.warn(address.warning);
-    app.log.info(
-      { keys: apiKeys.map((k) => `${k.name}:${k.scope}`), worker: worker !== undefined, prefix },
-      "starting",
-    );
+    if (redis.source === "private") {
+      app.log.info(
+        { redis: shownUrl, pid: redis.local.pid, dir: redis.local.dir },
+        `no Redis answered at ${shownUrl}: started a private redis-server there (pid ${redis.local.pid}, AOF in ${redis.local.dir}), stopped with this service`,
+      );
+    }
 
+    let worker: StepwiseWorker | undefined;
     let closing = false;
+    const aborted = new AbortController();
     const shutdown = async (signal: string): Promise<void> => {
       if (closing) return;
       closing = true;
+      aborted.abort();
       app.log.info({ signal }, "shutting down: draining requests and the worker's jobs");
       // Stop taking requests first, then let the worker finish the jobs it holds
       // (an unfinished job would be redelivered anyway; finishing is just faster).
@@ -124,6 +149,8 @@ export const serveCommand: Command = {
       await worker?.close().catch((err: unknown) => app.log.error({ err }, "closing the worker"));
       await runtime.close().catch((err: unknown) => app.log.error({ err }, "closing the runtime"));
       probe.disconnect();
+      // The private Redis goes last: everything above may still write to it.
+      if (redis.source === "private") await redis.local.stop();
     };
 
     const stopped = new Promise<void>((resolveStopped) => {
@@ -140,6 +167,61 @@ export const serveCommand: Command = {
       await shutdown("listen-failed");
       return EXIT.failed;
     }
+    const listening = app.server.address();
+    const api = `http://${address.host}:${typeof listening === "object" && listening ? listening.port : port}`;
+
+    if (redis.source === "REDIS_URL") {
+      // The API is up meanwhile, answering /health with 503, so a supervisor sees why.
+      let lastReason = "";
+      const answered = await waitForRedis(redisUrl, {
+        timeoutMs: connectTimeout * 1000,
+        signal: aborted.signal,
+        onAttempt: ({ attempt, reason, nextInMs }) => {
+          lastReason = reason;
+          if (nextInMs === undefined) return;
+          app.log.warn(
+            { redis: shownUrl, attempt, reason },
+            `Redis at ${shownUrl} does not answer (${reason}); attempt ${attempt}, next in ${(nextInMs / 1000).toFixed(1)} s, giving up after ${connectTimeout} s (STEPWISE_CONNECT_TIMEOUT)`,
+          );
+        },
+      });
+      if (!answered) {
+        if (closing) {
+          await stopped;
+          return EXIT.ok;
+        }
+        app.log.error(
+          { redis: shownUrl, reason: lastReason },
+          `giving up: Redis at ${shownUrl} did not answer within ${connectTimeout} s (${lastReason}). Is Redis running? Fix REDIS_URL, or unset it to let stepwise serve start its own redis-server`,
+        );
+        await shutdown("redis-unreachable");
+        return EXIT.failed;
+      }
+    }
+
+    if (!args.flags.has("no-worker") && !closing) {
+      worker = await startWorker({
+        redisUrl,
+        prefix,
+        concurrency,
+        taskRunners,
+        onTransition: workerMetrics(registry).onTransition,
+      });
+      // A signal that came while it started found no worker to close.
+      if (closing) await worker.close();
+    }
+    const version = stepwiseVersion();
+    app.log.info(
+      {
+        version,
+        redis: shownUrl,
+        api,
+        worker: worker ? { concurrency } : false,
+        prefix,
+        keys: apiKeys.map((k) => `${k.name}:${k.scope}`),
+      },
+      `stepwise ${version} ready: API ${api}, Redis ${shownUrl}, ${worker ? `worker concurrency ${concurrency}` : "no worker (--no-worker)"}`,
+    );
     // Everything is closed once this resolves, so the process exits by itself.
     await stopped;
     return EXIT.ok;
