@@ -206,15 +206,16 @@ describe("stepwise test", () => {
   ];
   const jsonl = (list: unknown[]) => list.map((c) => JSON.stringify(c)).join("\n") + "\n";
 
-  it("prints one line per failing case and ends with 'N passed, M failed' (exit 1)", async () => {
+  it("prints each failing case with where it differs, and ends with 'N passed, M failed' (exit 1)", async () => {
     await writeFile(file("cases.jsonl"), jsonl(cases));
     const r = await cli("test", file("cases.jsonl"));
     expect(r.code).toBe(1);
-    const lines = r.stdout.trim().split("\n");
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^FAIL wrong-output: /);
-    expect(lines[0]).toContain('"no"');
-    expect(lines[1]).toBe("3 passed, 1 failed");
+    expect(r.stdout.trim().split("\n")).toEqual([
+      "FAIL wrong-output",
+      "  output differs (path: expected → actual):",
+      '  $: "no" → "yes"',
+      "3 passed, 1 failed",
+    ]);
   });
 
   it("exits 0 when every case passes", async () => {
