@@ -1,7 +1,12 @@
 import { httpRunner } from "./http.js";
 import type { TaskRunner } from "./runner.js";
 
-export { functionRunner, handlersFromModule, type FunctionHandler } from "./function.js";
+export {
+  findFunctionHandler,
+  functionRunner,
+  handlersFromModule,
+  type FunctionHandler,
+} from "./function.js";
 export { httpRunner, type HttpRunnerOptions } from "./http.js";
 export { mockRunner } from "./mock.js";
 export {

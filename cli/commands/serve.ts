@@ -1,5 +1,3 @@
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { Redis } from "ioredis";
 import { listenAddress, parseApiKeys } from "../../api/auth.js";
 import { createRegistry } from "../../api/metrics.js";
@@ -7,12 +5,13 @@ import { buildServer } from "../../api/server.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
 import { startWorker, type StepwiseWorker } from "../../runtime/worker.js";
 import { workerMetrics } from "../../runtime/worker-metrics.js";
-import { functionRunner, handlersFromModule } from "../../task-runners/index.js";
+import { functionRunner } from "../../task-runners/index.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
 import { integerSetting, parseArgs } from "../args.js";
 import { EXIT, UsageError, type Command } from "../command.js";
 import { redactRedisUrl, waitForRedis } from "../redis-connection.js";
 import { chooseRedis } from "../serve-redis.js";
+import { loadTasksModule } from "../tasks-module.js";
 import { stepwiseVersion } from "../version.js";
 
 const usage = `Usage: stepwise serve [--port N] [--host H] [--no-worker]
@@ -36,18 +35,17 @@ Environment:
   STEPWISE_API_KEYS     name:scope:secret,... (scopes: admin, run, callback); without
                         keys authentication is off and the API binds to 127.0.0.1 only
   STEPWISE_PREFIX       Redis key prefix (default stepwise)
-  STEPWISE_TASKS        a JS module whose exports map Task Resource names to handlers
+  STEPWISE_TASKS        a JS module: named function exports serve function:<name>;
+                        a default export object maps Resource strings to functions
   STEPWISE_CONCURRENCY  transitions one worker runs at once (default 16)
   STEPWISE_MAX_WAIT     longest ?wait= of a start, in seconds (default 300)
   LOG_LEVEL             fatal, error, warn, info (default), debug, trace or silent`;
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
-/** STEPWISE_TASKS: a module whose function exports serve Task resources by name. */
 async function loadTasks(module: string | undefined): Promise<TaskRunner[]> {
   if (!module) return [];
-  const mod = (await import(pathToFileURL(resolve(module)).href)) as Record<string, unknown>;
-  return [functionRunner(handlersFromModule(mod))];
+  return [functionRunner(await loadTasksModule(module, "STEPWISE_TASKS"))];
 }
 
 export const serveCommand: Command = {

@@ -1,13 +1,12 @@
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { createRegistry } from "../../api/metrics.js";
 import { startWorker } from "../../runtime/worker.js";
 import { workerMetrics } from "../../runtime/worker-metrics.js";
-import { functionRunner, handlersFromModule } from "../../task-runners/function.js";
+import { functionRunner } from "../../task-runners/function.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
 import { integerSetting, numberOption, parseArgs } from "../args.js";
 import { EXIT, UsageError, type Command } from "../command.js";
 import { serveMetrics, type MetricsServer } from "../metrics-server.js";
+import { loadTasksModule } from "../tasks-module.js";
 
 const usage = `Usage: stepwise worker [--concurrency N] [--task-concurrency N] [--metrics-port N]
 
@@ -25,19 +24,14 @@ Options:
 Environment:
   REDIS_URL              redis://host:port (default redis://127.0.0.1:6379)
   STEPWISE_PREFIX        key prefix (default stepwise)
-  STEPWISE_TASKS         path of a JS module whose exported functions serve
-                         \`function:<name>\` resources
+  STEPWISE_TASKS         a JS module: named function exports serve
+                         \`function:<name>\`; a default export object maps
+                         Resource strings to functions
   STEPWISE_METRICS_PORT  as --metrics-port`;
 
 async function loadRunners(path: string | undefined): Promise<TaskRunner[]> {
   if (!path) return [];
-  let mod: Record<string, unknown>;
-  try {
-    mod = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
-  } catch (err) {
-    throw new UsageError(`cannot load STEPWISE_TASKS module '${path}': ${(err as Error).message}`);
-  }
-  return [functionRunner(handlersFromModule(mod))];
+  return [functionRunner(await loadTasksModule(path, "STEPWISE_TASKS"))];
 }
 
 export const workerCommand: Command = {

@@ -113,8 +113,16 @@ describe("stepwise run", () => {
     expect(r.stderr).toContain("out of stock");
   });
 
-  it("--history prints one JSON history event per line to stderr", async () => {
-    const r = await cli("run", file("ok.json"), "--virtual", "--history", "--input", '{"n": 1}');
+  it("--history --json prints one JSON history event per line to stderr", async () => {
+    const r = await cli(
+      "run",
+      file("ok.json"),
+      "--virtual",
+      "--history",
+      "--json",
+      "--input",
+      '{"n": 1}',
+    );
     expect(r.code).toBe(0);
     const events = r.stderr
       .trim()
@@ -141,10 +149,11 @@ describe("stepwise run", () => {
     expect(r.stderr).toMatch(/error/i);
   });
 
-  it("a missing file exits 1", async () => {
+  it("a missing file exits 2 with one line naming it", async () => {
     const r = await cli("run", file("nope.json"), "--virtual");
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain("nope.json");
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
   });
 
   it.each<[string, string[]]>([
