@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import { definitionSource, check, requireValidDefinition } from "../definition.js";
 import { TEXT_TYPES } from "../body.js";
 import { apiError } from "../errors.js";
+import { bareDefinition } from "../shape-hints.js";
 import {
   diagnosticSchema,
   errorResponses,
@@ -47,6 +48,10 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (app
     "/state-machines/validate",
     {
       config: { permission: "definitions:read", textBody: true },
+      preValidation: async (request) => {
+        const hint = bareDefinition(request.body, '{"definition": {"StartAt": …, "States": …}}');
+        if (hint) throw hint;
+      },
       schema: {
         summary: "Validate a definition without storing it",
         tags: ["state machines"],
@@ -76,6 +81,13 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (app
     "/state-machines",
     {
       config: { permission: "definitions:write", textBody: true },
+      preValidation: async (request) => {
+        const hint = bareDefinition(
+          request.body,
+          '{"name": "<name>", "definition": {"StartAt": …, "States": …}}',
+        );
+        if (hint) throw hint;
+      },
       schema: {
         summary: "Create a state machine (version 1)",
         tags: ["state machines"],
@@ -125,12 +137,31 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (app
     "/state-machines/:name",
     {
       config: { permission: "definitions:write", textBody: true },
+      preValidation: async (request) => {
+        const hint = bareDefinition(request.body, '{"definition": {"StartAt": …, "States": …}}');
+        if (hint) throw hint;
+      },
       schema: {
-        summary: "Publish a new version; running executions stay on theirs",
+        summary:
+          "Publish a new version (running executions stay on theirs); an identical definition returns the latest version",
         tags: ["state machines"],
         params: { type: "object", required: ["name"], properties: { name: nameSchema } },
         body: definitionBody({ definition: definitionField }, ["definition"]),
-        response: { 200: stateMachineSummary, ...errorResponses },
+        response: {
+          200: {
+            ...stateMachineSummary,
+            required: [...stateMachineSummary.required, "created"],
+            properties: {
+              ...stateMachineSummary.properties,
+              created: {
+                type: "boolean",
+                description:
+                  "false when the definition equals the latest version's, which is returned",
+              },
+            },
+          },
+          ...errorResponses,
+        },
       },
     },
     async (request) => {
