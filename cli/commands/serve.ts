@@ -3,6 +3,7 @@ import { listenAddress, parseApiKeys } from "../../api/auth.js";
 import { createRegistry } from "../../api/metrics.js";
 import { buildServer } from "../../api/server.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
+import { failureFields, logFailedExecutions, type FailureLog } from "../../runtime/failure-log.js";
 import { startWorker, type StepwiseWorker } from "../../runtime/worker.js";
 import { workerMetrics } from "../../runtime/worker-metrics.js";
 import { functionRunner } from "../../task-runners/index.js";
@@ -10,6 +11,7 @@ import type { TaskRunner } from "../../task-runners/runner.js";
 import { integerSetting, parseArgs } from "../args.js";
 import { EXIT, UsageError, type Command } from "../command.js";
 import { redactRedisUrl, waitForRedis } from "../redis-connection.js";
+import { LOG_LEVELS } from "../logger.js";
 import { chooseRedis } from "../serve-redis.js";
 import { loadTasksModule } from "../tasks-module.js";
 import { stepwiseVersion } from "../version.js";
@@ -40,8 +42,6 @@ Environment:
   STEPWISE_CONCURRENCY  transitions one worker runs at once (default 16)
   STEPWISE_MAX_WAIT     longest ?wait= of a start, in seconds (default 300)
   LOG_LEVEL             fatal, error, warn, info (default), debug, trace or silent`;
-
-const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 async function loadTasks(module: string | undefined): Promise<TaskRunner[]> {
   if (!module) return [];
@@ -134,6 +134,7 @@ export const serveCommand: Command = {
     }
 
     let worker: StepwiseWorker | undefined;
+    let failures: FailureLog | undefined;
     let closing = false;
     const aborted = new AbortController();
     const shutdown = async (signal: string): Promise<void> => {
@@ -145,6 +146,7 @@ export const serveCommand: Command = {
       // (an unfinished job would be redelivered anyway; finishing is just faster).
       await app.close().catch((err: unknown) => app.log.error({ err }, "closing the API"));
       await worker?.close().catch((err: unknown) => app.log.error({ err }, "closing the worker"));
+      await failures?.close();
       await runtime.close().catch((err: unknown) => app.log.error({ err }, "closing the runtime"));
       probe.disconnect();
       // The private Redis goes last: everything above may still write to it.
@@ -204,9 +206,23 @@ export const serveCommand: Command = {
         concurrency,
         taskRunners,
         onTransition: workerMetrics(registry).onTransition,
+        onError: (err) => {
+          const text = err instanceof Error ? err.message.split("\n")[0]! : String(err);
+          app.log.error({ error: text }, `worker: ${text}`);
+        },
       });
-      // A signal that came while it started found no worker to close.
-      if (closing) await worker.close();
+      failures = await logFailedExecutions({
+        redisUrl,
+        keys: runtime.keys,
+        describe: (id) => runtime.describeExecution(id),
+        log: (record) =>
+          app.log.warn(
+            failureFields(record),
+            `execution ${record.executionId} ${record.status}: ${record.error ?? "no error name"}`,
+          ),
+      });
+      // A signal that came while they started found nothing to close.
+      if (closing) await Promise.all([worker.close(), failures.close()]);
     }
     const version = stepwiseVersion();
     app.log.info(

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { createRedisRuntime } from "../../runtime/runtime.js";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { exited, freePort, spawnStepwise, until, type Spawned } from "./processes.js";
+import { exited, freePort, logLines, spawnStepwise, until, type Spawned } from "./processes.js";
 import { sample } from "./prometheus.js";
 import { REDIS_URL } from "./stack.js";
 
@@ -78,6 +78,24 @@ describe("stepwise serve", () => {
     });
     expect(await run.json()).toMatchObject({ status: "SUCCEEDED", output: { x: 1 } });
     expect(output()).toContain('"level":30'); // pino JSON lines
+    // An execution that fails gets one log line naming its error.
+    await fetch(`${base}/v1/state-machines`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        name: "f",
+        definition: { StartAt: "F", States: { F: { Type: "Fail", Error: "Boom.Error" } } },
+      }),
+    });
+    await fetch(`${base}/v1/state-machines/f/executions?wait=10`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({}),
+    });
+    const failure = await until(async () =>
+      logLines(output()).find((l) => l.error === "Boom.Error" && l.status === "FAILED"),
+    );
+    expect(failure).toMatchObject({ level: 40 });
     // One /metrics for both halves: the worker's transitions next to the API's series.
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(sample(metrics, "stepwise_transitions_total", { result: "committed" })).toBeGreaterThan(
