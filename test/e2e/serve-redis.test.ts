@@ -95,7 +95,10 @@ describe("stepwise serve without REDIS_URL", () => {
     pids.push(pid);
     expect(alive(pid)).toBe(true);
     // One start-up line names the Redis, the API, the worker's concurrency and the version.
-    const ready = logLines(first.output()).find((l) => l.msg.includes(" ready: "));
+    // /health answers once the API listens; the ready line follows when the worker runs.
+    const ready = await until(async () =>
+      logLines(first.output()).find((l) => l.msg.includes(" ready: ")),
+    );
     expect(ready).toMatchObject({
       version: VERSION,
       redis: `redis://127.0.0.1:${redisPort}`,
