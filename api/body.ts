@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { Json } from "../engine/core/json.js";
+import { parseJsonText } from "../schema/source/json-text.js";
 import { apiError } from "./errors.js";
 
 /**
@@ -92,9 +93,11 @@ export function parseJsonBody(text: string): unknown {
   if (text.trim() === "") return undefined;
   let value: unknown;
   try {
+    // JSON.parse and the CLI's parser accept the same (strict RFC 8259) JSON; the
+    // fast one reads, and the CLI's, which knows lines and columns, explains.
     value = JSON.parse(text);
   } catch (err) {
-    throw apiError("InvalidJson", { reason: (err as Error).message });
+    throw syntaxError(text, err);
   }
   const problem = jsonProblem(value);
   if (problem) {
@@ -103,6 +106,22 @@ export function parseJsonBody(text: string): unknown {
     ]);
   }
   return value;
+}
+
+/** Where and why JSON text does not parse, in the words `stepwise validate` uses. */
+function syntaxError(text: string, err: unknown) {
+  const problem = parseJsonText(text, false).diagnostics[0];
+  if (problem === undefined) return apiError("InvalidJson", { reason: (err as Error).message });
+  const where =
+    problem.line !== undefined ? ` at line ${problem.line}, column ${problem.column ?? 1}` : "";
+  return apiError("InvalidJson", { reason: `${problem.message}${where}` }, [
+    {
+      location: "body",
+      path: problem.path,
+      message: problem.message,
+      ...(problem.line !== undefined ? { line: problem.line, column: problem.column ?? 1 } : {}),
+    },
+  ]);
 }
 
 /**

@@ -15,10 +15,22 @@ export type DefinitionSource = { source: unknown; format?: "json" | "yaml" };
 export function definitionSource(body: unknown, contentType: string | undefined): DefinitionSource {
   if (isTextBody(contentType)) {
     const essence = contentType!.split(";")[0]!.trim().toLowerCase();
-    // text/plain may hold either; the validator tells JSON from YAML by its first character.
-    return essence === "text/plain" ? { source: body } : { source: body, format: "yaml" };
+    // text/plain may hold either: JSON when it looks like JSON (strictly, as
+    // `stepwise validate` reads a .json file), YAML otherwise.
+    return essence === "text/plain" ? textSource(body) : { source: body, format: "yaml" };
   }
-  return { source: (body as { definition?: unknown } | undefined)?.definition };
+  return textSource((body as { definition?: unknown } | undefined)?.definition);
+}
+
+/**
+ * Text that opens with `{` or `[` is read as strict JSON: a trailing comma is an
+ * error with its line and column, not YAML that happens to parse. YAML flow style
+ * is still taken with a YAML content type.
+ */
+function textSource(source: unknown): DefinitionSource {
+  return typeof source === "string" && /^\uFEFF?\s*[[{]/.test(source)
+    ? { source, format: "json" }
+    : { source };
 }
 
 export interface Checked {

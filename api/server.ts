@@ -27,6 +27,7 @@ import { healthPlugin } from "./plugins/health.js";
 import { metricsPlugin } from "./plugins/metrics.js";
 import { stateMachinesPlugin } from "./plugins/state-machines.js";
 import { taskTokensPlugin } from "./plugins/task-tokens.js";
+import { closeQueryString } from "./query.js";
 import { registerValidation, validationError } from "./validation.js";
 
 declare module "fastify" {
@@ -106,6 +107,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   registerValidation(app);
 
   const openapi = new OpenApiCollector();
+  app.addHook("onRoute", closeQueryString);
   app.addHook("onRoute", (route) => openapi.add(route));
 
   app.addHook("onRequest", async (request) => {

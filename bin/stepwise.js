@@ -5,6 +5,7 @@ import { main } from "../dist/cli/main.js";
 const io = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  isTTY: process.stderr.isTTY === true,
 };
 main(process.argv.slice(2), io).then(
   (code) => {

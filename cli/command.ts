@@ -11,10 +11,22 @@ export interface Command {
 export interface CommandIO {
   stdout(text: string): void;
   stderr(text: string): void;
+  /** stderr is a terminal: progress may be drawn there. */
+  isTTY?: boolean;
 }
 
 /** Exit codes shared by every command. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
-/** A usage error: the command line itself was wrong (exit 2). */
-export class UsageError extends Error {}
+/**
+ * A usage error: the command line itself was wrong (exit 2). `showUsage: false` for
+ * errors that the usage text would not help with, such as a path that does not exist.
+ */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly showUsage = true,
+  ) {
+    super(message);
+  }
+}

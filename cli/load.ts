@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { StateMachineDefinition } from "../engine/core/definition.js";
 import { validateDefinition } from "../schema/index.js";
-import type { CommandIO } from "./command.js";
+import { UsageError, type CommandIO } from "./command.js";
 
 /** Reads and validates a definition file; prints the diagnostics and returns undefined when invalid. */
 export async function loadDefinitionFile(
@@ -12,8 +12,8 @@ export async function loadDefinitionFile(
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    io.stderr(`${file}: cannot read: ${(err as Error).message}\n`);
-    return undefined;
+    // A path that is not there is a mistake on the command line (exit 2), not a verdict.
+    throw new UsageError(`cannot read '${file}': ${(err as Error).message}`, false);
   }
   const format = /\.ya?ml$/i.test(file) ? "yaml" : "json";
   const result = validateDefinition(text, { format });

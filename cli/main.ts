@@ -49,7 +49,7 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
     return await command.run(rest, io);
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr(`stepwise ${name}: ${err.message}\n\n${command.usage}\n`);
+      io.stderr(`stepwise ${name}: ${err.message}\n${err.showUsage ? `\n${command.usage}\n` : ""}`);
       return EXIT.usage;
     }
     throw err;

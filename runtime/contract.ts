@@ -116,11 +116,14 @@ export interface Runtime {
     name: string,
     definition: StateMachineDefinition,
   ): Promise<StateMachineSummary>;
-  /** A new version; executions already running stay on theirs. */
+  /**
+   * A new version (`created: true`); executions already running stay on theirs.
+   * A definition equal to the latest version's returns that version (`created: false`).
+   */
   updateStateMachine(
     name: string,
     definition: StateMachineDefinition,
-  ): Promise<StateMachineSummary>;
+  ): Promise<StateMachineSummary & { created: boolean }>;
   getStateMachine(name: string, version?: number): Promise<StateMachineDetail>;
   listStateMachines(options?: {
     cursor?: string;

@@ -34,13 +34,30 @@ export class MachineStore {
     return this.addVersion(name, def, createdAt);
   }
 
-  async update(name: string, definition: StateMachineDefinition): Promise<StateMachineSummary> {
+  /**
+   * A new version, unless the definition equals the latest version's: then that
+   * version (`created: false`), so a deploy that re-sends an unchanged definition
+   * does not pile up versions. (Two concurrent updates may still both add one.)
+   */
+  async update(
+    name: string,
+    definition: StateMachineDefinition,
+  ): Promise<StateMachineSummary & { created: boolean }> {
     checkName(name);
     const def = validated(definition);
-    if ((await this.client.redis.exists(this.keys.machine(name))) === 0) {
+    const latest = Number((await this.client.redis.hget(this.keys.machine(name), "latest")) ?? 0);
+    if (latest < 1) {
       throw new RuntimeError("StateMachineDoesNotExist", `State machine '${name}' does not exist`);
     }
-    return this.addVersion(name, def, new Date().toISOString());
+    const [hash, createdAt] = await this.client.redis.hmget(
+      this.keys.machineVersion(name, latest),
+      "hash",
+      "createdAt",
+    );
+    if (hash === sha256(canonicalJson(def as unknown as Json)) && typeof createdAt === "string") {
+      return { name, version: latest, definitionHash: hash, createdAt, created: false };
+    }
+    return { ...(await this.addVersion(name, def, new Date().toISOString())), created: true };
   }
 
   private async addVersion(

@@ -46,6 +46,10 @@ export class JobQueues {
     };
     this.steps = new Queue<StepJob>(QUEUES.steps, common as never);
     this.tasks = new Queue<TaskJob>(QUEUES.tasks, common as never);
+    // Connection errors are retried by ioredis and commands wait meanwhile; an
+    // unheard 'error' would print a stack trace per reconnection attempt.
+    this.steps.on("error", () => {});
+    this.tasks.on("error", () => {});
   }
 
   /**

@@ -92,7 +92,7 @@ export class RedisRuntime implements Runtime {
   updateStateMachine(
     name: string,
     definition: StateMachineDefinition,
-  ): Promise<StateMachineSummary> {
+  ): Promise<StateMachineSummary & { created: boolean }> {
     return this.machines.update(name, definition);
   }
 

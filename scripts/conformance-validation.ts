@@ -2,14 +2,14 @@
  * How the validator agrees with the verdicts in <dir>/validation.jsonl, and whether
  * every definition of cases.jsonl and task-cases.jsonl (all run on AWS) validates.
  *
- *   npx tsx scripts/conformance-validation.ts ../shared/conformance
+ *   npx tsx scripts/conformance-validation.ts [DIR]   (default test/conformance/data)
  *
  * AWS-recorded verdicts (LocalStack snapshots without `aws_recording_unconfirmed`)
  * must all agree; the others (asl-validator's own fixtures, unconfirmed LocalStack
  * entries) weigh less, since they are not AWS's word.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { validateDefinition } from "../schema/index.js";
 
@@ -95,6 +95,6 @@ function readJsonl<T>(path: string): T[] {
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const dir = process.argv[2] ?? "../shared/conformance";
+  const dir = process.argv[2] ?? resolve(import.meta.dirname, "../test/conformance/data");
   for (const line of await validationConformance(dir)) console.log(line);
 }

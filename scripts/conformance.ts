@@ -1,16 +1,18 @@
 /**
  * Prints how Stepwise agrees with the results recorded against AWS Step Functions
- * in ../shared/conformance: validation verdicts, then executions (per feature).
- * A report, not a gate: the test suite is what gates CI.
+ * in test/conformance/data (or DIR): validation verdicts, then executions (per
+ * feature). A report of agreement, not a gate: the test suite is what gates CI.
+ * Missing data is an error, though: a report of nothing must not pass for one.
  *
  *   npx tsx scripts/conformance.ts [DIR]
  */
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { parseCases, runCases, type CaseResult } from "../engine/testing/cases.js";
 import { validationConformance } from "./conformance-validation.js";
 
-const dir = process.argv[2] ?? "../shared/conformance";
+const DATA_FILES = ["validation.jsonl", "cases.jsonl", "task-cases.jsonl"] as const;
+const dir = process.argv[2] ?? resolve(import.meta.dirname, "../test/conformance/data");
 
 function perFeature(results: CaseResult[]): string[] {
   const byFeature = new Map<string, { pass: number; total: number }>();
@@ -45,15 +47,15 @@ function summary(label: string, results: CaseResult[]): string[] {
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(dir)) {
-    console.log(`no conformance data at ${dir}`);
+  const missing = DATA_FILES.filter((file) => !existsSync(join(dir, file)));
+  if (missing.length > 0) {
+    console.error(`stepwise conformance: no ${missing.join(", ")} in ${dir}`);
+    process.exitCode = 1;
     return;
   }
   for (const line of await validationConformance(dir)) console.log(line);
   for (const file of ["cases.jsonl", "task-cases.jsonl"]) {
-    const path = join(dir, file);
-    if (!existsSync(path)) continue;
-    const cases = parseCases(readFileSync(path, "utf8"));
+    const cases = parseCases(readFileSync(join(dir, file), "utf8"));
     const results = await runCases(cases, { clock: "virtual", concurrency: 1 });
     for (const line of summary(file, results)) console.log(line);
   }

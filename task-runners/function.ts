@@ -14,11 +14,8 @@ export type FunctionHandler = (
  * `<name>` resource that matches a handler is accepted too.
  */
 export function functionRunner(handlers: Record<string, FunctionHandler>): TaskRunner {
-  const lookup = (resource: string): FunctionHandler | undefined => {
-    const bare = bareResource(resource);
-    const name = bare.startsWith("function:") ? bare.slice("function:".length) : bare;
-    return Object.prototype.hasOwnProperty.call(handlers, name) ? handlers[name] : undefined;
-  };
+  const lookup = (resource: string): FunctionHandler | undefined =>
+    findFunctionHandler(handlers, resource);
   return {
     name: "function",
     handles: (resource) => lookup(resource) !== undefined,
@@ -28,6 +25,20 @@ export function functionRunner(handlers: Record<string, FunctionHandler>): TaskR
       return output ?? null;
     },
   };
+}
+
+/**
+ * The handler of `resource`: `function:<name>` (and a bare `<name>`) finds the
+ * handler `<name>`; any other resource finds the handler keyed by the whole
+ * resource (a default export's map), `.sync`/`.waitForTaskToken` suffixes aside.
+ */
+export function findFunctionHandler(
+  handlers: Record<string, FunctionHandler>,
+  resource: string,
+): FunctionHandler | undefined {
+  const bare = bareResource(resource);
+  const name = bare.startsWith("function:") ? bare.slice("function:".length) : bare;
+  return Object.prototype.hasOwnProperty.call(handlers, name) ? handlers[name] : undefined;
 }
 
 /** Handlers from a loaded module: its named function exports (and those of `default`, if an object). */

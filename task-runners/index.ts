@@ -2,7 +2,12 @@ import { httpRunner } from "./http.js";
 import { taskMode } from "./resources.js";
 import { findRunner, type TaskRunner } from "./runner.js";
 
-export { functionRunner, handlersFromModule, type FunctionHandler } from "./function.js";
+export {
+  findFunctionHandler,
+  functionRunner,
+  handlersFromModule,
+  type FunctionHandler,
+} from "./function.js";
 export { httpRunner, type HttpRunnerOptions } from "./http.js";
 export { mockRunner } from "./mock.js";
 export {

@@ -19,6 +19,7 @@ import {
   pagingQuery,
 } from "../schemas.js";
 import type { PluginOptions } from "../server.js";
+import { bareInput } from "../shape-hints.js";
 
 /**
  * Executions: start (idempotent by name, optionally waiting for the end), describe,
@@ -64,6 +65,10 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
     "/state-machines/:name/executions",
     {
       config: { permission: "executions:write" },
+      preValidation: async (request) => {
+        const hint = bareInput(request.body);
+        if (hint) throw hint;
+      },
       schema: {
         summary: "Start an execution (idempotent by name); with ?wait= answer when it ends",
         tags: ["executions"],
@@ -85,7 +90,8 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
           properties: {
             input: {
               ...anyJson,
-              description: "The execution input (default {}); at most 256 KiB.",
+              description:
+                'The execution input (default {}): any JSON value, taken as it is. Unlike the AWS API\'s string-encoded input, a string here stays a string: send {"input": {"a": 1}}, not {"input": "{\\"a\\":1}"}. At most 256 KiB.',
             },
             name: {
               ...executionNameSchema,

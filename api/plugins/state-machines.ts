@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import { definitionSource, check, requireValidDefinition } from "../definition.js";
 import { TEXT_TYPES } from "../body.js";
 import { apiError } from "../errors.js";
+import { bareDefinition } from "../shape-hints.js";
 import {
   diagnosticSchema,
   errorResponses,
@@ -63,6 +64,10 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
     "/state-machines/validate",
     {
       config: { permission: "definitions:read", textBody: true },
+      preValidation: async (request) => {
+        const hint = bareDefinition(request.body, '{"definition": {"StartAt": …, "States": …}}');
+        if (hint) throw hint;
+      },
       schema: {
         summary: "Validate a definition without storing it",
         tags: ["state machines"],
@@ -93,6 +98,13 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
     "/state-machines",
     {
       config: { permission: "definitions:write", textBody: true },
+      preValidation: async (request) => {
+        const hint = bareDefinition(
+          request.body,
+          '{"name": "<name>", "definition": {"StartAt": …, "States": …}}',
+        );
+        if (hint) throw hint;
+      },
       schema: {
         summary: "Create a state machine (version 1)",
         tags: ["state machines"],
@@ -143,12 +155,31 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
     "/state-machines/:name",
     {
       config: { permission: "definitions:write", textBody: true },
+      preValidation: async (request) => {
+        const hint = bareDefinition(request.body, '{"definition": {"StartAt": …, "States": …}}');
+        if (hint) throw hint;
+      },
       schema: {
-        summary: "Publish a new version; running executions stay on theirs",
+        summary:
+          "Publish a new version (running executions stay on theirs); an identical definition returns the latest version",
         tags: ["state machines"],
         params: { type: "object", required: ["name"], properties: { name: nameSchema } },
         body: definitionBody({ definition: definitionField }, ["definition"]),
-        response: { 200: createdSummary, ...errorResponses },
+        response: {
+          200: {
+            ...createdSummary,
+            required: [...createdSummary.required, "created"],
+            properties: {
+              ...createdSummary.properties,
+              created: {
+                type: "boolean",
+                description:
+                  "false when the definition equals the latest version's, which is returned",
+              },
+            },
+          },
+          ...errorResponses,
+        },
       },
     },
     async (request) => {

@@ -1,19 +1,22 @@
-import { defaultRunners, servedBy } from "../../task-runners/index.js";
-import { webhooksFromEnv } from "../../runtime/approval-webhook-settings.js";
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { Redis } from "ioredis";
 import { listenAddress, parseApiKeys } from "../../api/auth.js";
 import { createRegistry } from "../../api/metrics.js";
 import { buildServer } from "../../api/server.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
-import { startWorker } from "../../runtime/worker.js";
+import { failureFields, logFailedExecutions, type FailureLog } from "../../runtime/failure-log.js";
+import { startWorker, type StepwiseWorker } from "../../runtime/worker.js";
 import { workerMetrics } from "../../runtime/worker-metrics.js";
-import { functionRunner, handlersFromModule } from "../../task-runners/index.js";
+import { defaultRunners, functionRunner, servedBy } from "../../task-runners/index.js";
+import { webhooksFromEnv } from "../../runtime/approval-webhook-settings.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
 import { integerSetting, parseArgs } from "../args.js";
 import { EXIT, UsageError, type Command } from "../command.js";
 import { containStrayErrors } from "../containment.js";
+import { redactRedisUrl, waitForRedis } from "../redis-connection.js";
+import { LOG_LEVELS } from "../logger.js";
+import { chooseRedis } from "../serve-redis.js";
+import { loadTasksModule } from "../tasks-module.js";
+import { stepwiseVersion } from "../version.js";
 
 const usage = `Usage: stepwise serve [--port N] [--host H] [--no-worker]
 
@@ -26,25 +29,27 @@ Options:
   --no-worker    serve the API only; run workers with \`stepwise worker\`
 
 Environment:
-  REDIS_URL             Redis to use (default redis://127.0.0.1:6379)
+  REDIS_URL             Redis to use. Unset: redis://127.0.0.1:6379 when something
+                        answers there, else a private redis-server started by serve
+                        (AOF in ./.stepwise/redis/, stopped with the service)
+  STEPWISE_LOCAL_REDIS_PORT  the port of that default address (default 6379)
+  STEPWISE_CONNECT_TIMEOUT   seconds to keep trying REDIS_URL at start-up before
+                        giving up with exit 1 (default 30)
   PORT, HOST            where to listen (see above)
   STEPWISE_API_KEYS     name:scope:secret,... (scopes: admin, run, callback, approve); without
                         keys authentication is off and the API binds to 127.0.0.1 only
   STEPWISE_PREFIX       Redis key prefix (default stepwise)
-  STEPWISE_TASKS        a JS module whose exports map Task Resource names to handlers
+  STEPWISE_TASKS        a JS module: named function exports serve function:<name>;
+                        a default export object maps Resource strings to functions
   STEPWISE_CONCURRENCY  transitions one worker runs at once (default 16)
   STEPWISE_MAX_WAIT     longest ?wait= of a start, in seconds (default 300)
   STEPWISE_APPROVER_GROUPS   approve keys' groups: alice=finance|legal;bob=finance
   STEPWISE_APPROVAL_WEBHOOK  POST approval events here, signed with STEPWISE_WEBHOOK_SECRET
   LOG_LEVEL             fatal, error, warn, info (default), debug, trace or silent`;
 
-const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
-
-/** STEPWISE_TASKS: a module whose function exports serve Task resources by name. */
 async function loadTasks(module: string | undefined): Promise<TaskRunner[]> {
   if (!module) return [];
-  const mod = (await import(pathToFileURL(resolve(module)).href)) as Record<string, unknown>;
-  return [functionRunner(handlersFromModule(mod))];
+  return [functionRunner(await loadTasksModule(module, "STEPWISE_TASKS"))];
 }
 
 export const serveCommand: Command = {
@@ -64,42 +69,44 @@ export const serveCommand: Command = {
       1,
       10_000,
     );
+    const connectTimeout = integerSetting(
+      "STEPWISE_CONNECT_TIMEOUT",
+      env.STEPWISE_CONNECT_TIMEOUT,
+      30,
+      1,
+      3600,
+    );
+    const localPort = integerSetting(
+      "STEPWISE_LOCAL_REDIS_PORT",
+      env.STEPWISE_LOCAL_REDIS_PORT,
+      6379,
+      1,
+      65535,
+    );
     const level = env.LOG_LEVEL ?? "info";
     if (!LOG_LEVELS.includes(level))
       throw new UsageError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
     let apiKeys;
     try {
-      apiKeys = parseApiKeys(env.STEPWISE_API_KEYS, env.STEPWISE_APPROVER_GROUPS);
+      apiKeys = parseApiKeys(env.STEPWISE_API_KEYS);
     } catch (err) {
       io.stderr(`stepwise serve: ${(err as Error).message}\n`);
       return EXIT.usage;
     }
-    const redisUrl = env.REDIS_URL ?? "redis://127.0.0.1:6379";
     const prefix = env.STEPWISE_PREFIX ?? "stepwise";
     const address = listenAddress(apiKeys, args.values.get("host") ?? env.HOST);
-
-    const runtime = createRedisRuntime({ redisUrl, prefix });
     const taskRunners = await loadTasks(env.STEPWISE_TASKS);
+
+    const redis = await chooseRedis({ redisUrl: env.REDIS_URL, localPort, path: env.PATH });
+    if (redis.source === "none") {
+      io.stderr(`stepwise serve: ${redis.message}\n`);
+      return EXIT.failed;
+    }
+    const redisUrl = redis.url;
+    const shownUrl = redactRedisUrl(redisUrl);
+    const runtime = createRedisRuntime({ redisUrl, prefix });
     // One registry for the API and the worker: one scrape shows both.
     const registry = createRegistry();
-    const worker = args.flags.has("no-worker")
-      ? undefined
-      : await startWorker({
-          redisUrl,
-          prefix,
-          concurrency,
-          taskRunners,
-          onTransition: workerMetrics(registry).onTransition,
-        });
-    let webhooks;
-    try {
-      webhooks = worker ? await webhooksFromEnv(env, { redisUrl, prefix }) : undefined;
-    } catch (err) {
-      io.stderr(`stepwise serve: ${(err as Error).message}\n`);
-      await worker?.close();
-      await runtime.close();
-      return EXIT.usage;
-    }
     // A connection of its own for /health, so a busy runtime connection cannot mask an outage.
     const probe = new Redis(redisUrl, {
       lazyConnect: true,
@@ -109,7 +116,7 @@ export const serveCommand: Command = {
     probe.on("error", () => {
       // Reported by /health; ioredis reconnects by itself.
     });
-    await probe.connect().catch(() => undefined);
+    void probe.connect().catch(() => undefined);
 
     const app = await buildServer({
       runtime,
@@ -119,6 +126,7 @@ export const serveCommand: Command = {
       registry,
       serves: servedBy([...taskRunners, ...defaultRunners()]),
       health: async () => {
+        if (probe.status !== "ready") throw new Error(`not connected to ${shownUrl}`);
         await probe.ping();
       },
     });
@@ -126,23 +134,33 @@ export const serveCommand: Command = {
       app.log.error({ err, kind }, "contained an error no handler caught"),
     );
     if (address.warning) app.log.warn(address.warning);
-    app.log.info(
-      { keys: apiKeys.map((k) => `${k.name}:${k.scope}`), worker: worker !== undefined, prefix },
-      "starting",
-    );
+    if (redis.source === "private") {
+      app.log.info(
+        { redis: shownUrl, pid: redis.local.pid, dir: redis.local.dir },
+        `no Redis answered at ${shownUrl}: started a private redis-server there (pid ${redis.local.pid}, AOF in ${redis.local.dir}), stopped with this service`,
+      );
+    }
 
+    let worker: StepwiseWorker | undefined;
+    let failures: FailureLog | undefined;
+    let webhooks: Awaited<ReturnType<typeof webhooksFromEnv>>;
     let closing = false;
+    const aborted = new AbortController();
     const shutdown = async (signal: string): Promise<void> => {
       if (closing) return;
       closing = true;
+      aborted.abort();
       app.log.info({ signal }, "shutting down: draining requests and the worker's jobs");
       // Stop taking requests first, then let the worker finish the jobs it holds
       // (an unfinished job would be redelivered anyway; finishing is just faster).
       await app.close().catch((err: unknown) => app.log.error({ err }, "closing the API"));
       await webhooks?.close().catch((err: unknown) => app.log.error({ err }, "closing webhooks"));
       await worker?.close().catch((err: unknown) => app.log.error({ err }, "closing the worker"));
+      await failures?.close();
       await runtime.close().catch((err: unknown) => app.log.error({ err }, "closing the runtime"));
       probe.disconnect();
+      // The private Redis goes last: everything above may still write to it.
+      if (redis.source === "private") await redis.local.stop();
     };
 
     const stopped = new Promise<void>((resolveStopped) => {
@@ -159,6 +177,82 @@ export const serveCommand: Command = {
       await shutdown("listen-failed");
       return EXIT.failed;
     }
+    const listening = app.server.address();
+    const api = `http://${address.host}:${typeof listening === "object" && listening ? listening.port : port}`;
+
+    if (redis.source === "REDIS_URL") {
+      // The API is up meanwhile, answering /health with 503, so a supervisor sees why.
+      let lastReason = "";
+      const answered = await waitForRedis(redisUrl, {
+        timeoutMs: connectTimeout * 1000,
+        signal: aborted.signal,
+        onAttempt: ({ attempt, reason, nextInMs }) => {
+          lastReason = reason;
+          if (nextInMs === undefined) return;
+          app.log.warn(
+            { redis: shownUrl, attempt, reason },
+            `Redis at ${shownUrl} does not answer (${reason}); attempt ${attempt}, next in ${(nextInMs / 1000).toFixed(1)} s, giving up after ${connectTimeout} s (STEPWISE_CONNECT_TIMEOUT)`,
+          );
+        },
+      });
+      if (!answered) {
+        if (closing) {
+          await stopped;
+          return EXIT.ok;
+        }
+        app.log.error(
+          { redis: shownUrl, reason: lastReason },
+          `giving up: Redis at ${shownUrl} did not answer within ${connectTimeout} s (${lastReason}). Is Redis running? Fix REDIS_URL, or unset it to let stepwise serve start its own redis-server`,
+        );
+        await shutdown("redis-unreachable");
+        return EXIT.failed;
+      }
+    }
+
+    if (!args.flags.has("no-worker") && !closing) {
+      worker = await startWorker({
+        redisUrl,
+        prefix,
+        concurrency,
+        taskRunners,
+        onTransition: workerMetrics(registry).onTransition,
+        onError: (err) => {
+          const text = err instanceof Error ? err.message.split("\n")[0]! : String(err);
+          app.log.error({ error: text }, `worker: ${text}`);
+        },
+      });
+      failures = await logFailedExecutions({
+        redisUrl,
+        keys: runtime.keys,
+        describe: (id) => runtime.describeExecution(id),
+        log: (record) =>
+          app.log.warn(
+            failureFields(record),
+            `execution ${record.executionId} ${record.status}: ${record.error ?? "no error name"}`,
+          ),
+      });
+      try {
+        webhooks = await webhooksFromEnv(env, { redisUrl, prefix });
+      } catch (err) {
+        app.log.error({ err }, (err as Error).message);
+        await shutdown("webhook-settings");
+        return EXIT.usage;
+      }
+      // A signal that came while they started found nothing to close.
+      if (closing) await Promise.all([worker.close(), failures.close(), webhooks?.close()]);
+    }
+    const version = stepwiseVersion();
+    app.log.info(
+      {
+        version,
+        redis: shownUrl,
+        api,
+        worker: worker ? { concurrency } : false,
+        prefix,
+        keys: apiKeys.map((k) => `${k.name}:${k.scope}`),
+      },
+      `stepwise ${version} ready: API ${api}, Redis ${shownUrl}, ${worker ? `worker concurrency ${concurrency}` : "no worker (--no-worker)"}`,
+    );
     // Everything is closed once this resolves, so the process exits by itself.
     await stopped;
     return EXIT.ok;

@@ -1,15 +1,19 @@
-import { webhooksFromEnv } from "../../runtime/approval-webhook-settings.js";
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { createRegistry } from "../../api/metrics.js";
+import { webhooksFromEnv } from "../../runtime/approval-webhook-settings.js";
+import { failureFields, logFailedExecutions } from "../../runtime/failure-log.js";
+import { createRedisRuntime } from "../../runtime/runtime.js";
 import { startWorker } from "../../runtime/worker.js";
 import { workerMetrics } from "../../runtime/worker-metrics.js";
-import { functionRunner, handlersFromModule } from "../../task-runners/function.js";
+import { functionRunner } from "../../task-runners/function.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
 import { integerSetting, numberOption, parseArgs } from "../args.js";
-import { containStrayErrors } from "../containment.js";
 import { EXIT, UsageError, type Command } from "../command.js";
+import { containStrayErrors } from "../containment.js";
+import { createLogger, LOG_LEVELS } from "../logger.js";
 import { serveMetrics, type MetricsServer } from "../metrics-server.js";
+import { redactRedisUrl, waitForRedis } from "../redis-connection.js";
+import { stepwiseVersion } from "../version.js";
+import { loadTasksModule } from "../tasks-module.js";
 
 const usage = `Usage: stepwise worker [--concurrency N] [--task-concurrency N] [--metrics-port N]
 
@@ -19,27 +23,29 @@ as many machines as you like, against one Redis. SIGTERM/SIGINT finish the jobs
 in flight (or hand them back after 10 s) and exit.
 
 Options:
-  --concurrency N       transitions processed at once (default 32)
+  --concurrency N       transitions processed at once (STEPWISE_CONCURRENCY, default 16)
   --task-concurrency N  task calls in flight at once (default 64)
   --metrics-port N      serve this worker's Prometheus metrics at http://<any>:N/metrics
                         (STEPWISE_METRICS_PORT; default: none)
 
+Logs are JSON lines (pino), as the API's: a ready line (version, Redis, concurrency)
+and one line for every execution that ends FAILED, TIMED_OUT or ABORTED, naming
+its error.
+
 Environment:
-  REDIS_URL              redis://host:port (default redis://127.0.0.1:6379)
+  REDIS_URL              redis://host:port (default redis://127.0.0.1:6379); retried
+                         for STEPWISE_CONNECT_TIMEOUT seconds (30) at start-up
+  STEPWISE_CONCURRENCY   as --concurrency
+  LOG_LEVEL              fatal, error, warn, info (default), debug, trace or silent
   STEPWISE_PREFIX        key prefix (default stepwise)
-  STEPWISE_TASKS         path of a JS module whose exported functions serve
-                         \`function:<name>\` resources
+  STEPWISE_TASKS         a JS module: named function exports serve
+                         \`function:<name>\`; a default export object maps
+                         Resource strings to functions
   STEPWISE_METRICS_PORT  as --metrics-port`;
 
 async function loadRunners(path: string | undefined): Promise<TaskRunner[]> {
   if (!path) return [];
-  let mod: Record<string, unknown>;
-  try {
-    mod = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
-  } catch (err) {
-    throw new UsageError(`cannot load STEPWISE_TASKS module '${path}': ${(err as Error).message}`);
-  }
-  return [functionRunner(handlersFromModule(mod))];
+  return [functionRunner(await loadTasksModule(path, "STEPWISE_TASKS"))];
 }
 
 export const workerCommand: Command = {
@@ -49,39 +55,85 @@ export const workerCommand: Command = {
   async run(argv, io) {
     const args = parseArgs(argv, { values: ["concurrency", "task-concurrency", "metrics-port"] });
     if (args.positionals.length > 0) throw new UsageError("worker takes no positional arguments");
-    const concurrency = numberOption(args, "concurrency", 1) ?? 32;
+    const env = process.env;
+    const concurrency =
+      numberOption(args, "concurrency", 1) ??
+      integerSetting("STEPWISE_CONCURRENCY", env.STEPWISE_CONCURRENCY, 16, 1, 10_000);
     const taskConcurrency = numberOption(args, "task-concurrency", 1) ?? 64;
-    const rawPort = args.values.get("metrics-port") ?? process.env.STEPWISE_METRICS_PORT;
+    const connectTimeout = integerSetting(
+      "STEPWISE_CONNECT_TIMEOUT",
+      env.STEPWISE_CONNECT_TIMEOUT,
+      30,
+      1,
+      3600,
+    );
+    const level = env.LOG_LEVEL ?? "info";
+    if (!LOG_LEVELS.includes(level))
+      throw new UsageError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
+    const rawPort = args.values.get("metrics-port") ?? env.STEPWISE_METRICS_PORT;
     // Port 0 picks a free port (printed when ready).
     const metricsPort =
       rawPort === undefined || rawPort === ""
         ? undefined
         : integerSetting("--metrics-port/STEPWISE_METRICS_PORT", rawPort, 0, 0, 65535);
-    const taskRunners = await loadRunners(process.env.STEPWISE_TASKS);
+    const taskRunners = await loadRunners(env.STEPWISE_TASKS);
+    const log = createLogger(level);
+    const redisUrl = env.REDIS_URL ?? "redis://127.0.0.1:6379";
+    const prefix = env.STEPWISE_PREFIX ?? "stepwise";
+    const shownUrl = redactRedisUrl(redisUrl);
+
+    let lastReason = "";
+    const answered = await waitForRedis(redisUrl, {
+      timeoutMs: connectTimeout * 1000,
+      onAttempt: ({ attempt, reason, nextInMs }) => {
+        lastReason = reason;
+        if (nextInMs === undefined) return;
+        log.warn(
+          { redis: shownUrl, attempt, reason },
+          `Redis at ${shownUrl} does not answer (${reason}); attempt ${attempt}, next in ${(nextInMs / 1000).toFixed(1)} s, giving up after ${connectTimeout} s (STEPWISE_CONNECT_TIMEOUT)`,
+        );
+      },
+    });
+    if (!answered) {
+      log.error(
+        { redis: shownUrl, reason: lastReason },
+        `giving up: Redis at ${shownUrl} did not answer within ${connectTimeout} s (${lastReason}). Is Redis running? Check REDIS_URL`,
+      );
+      return EXIT.failed;
+    }
+
     // A worker's transition counts live in its own process: without a port, nobody sees them.
     const registry = metricsPort !== undefined ? createRegistry() : undefined;
     const worker = await startWorker({
+      redisUrl,
+      prefix,
       concurrency,
       taskConcurrency,
       taskRunners,
-      onError: (err) =>
-        io.stderr(`stepwise worker: ${err instanceof Error ? err.message : String(err)}\n`),
+      onError: (err) => log.error({ error: errorText(err) }, `worker: ${errorText(err)}`),
       ...(registry ? { onTransition: workerMetrics(registry).onTransition } : {}),
     });
+    // Reading records needs the runtime's stores; its connections are idle otherwise.
+    const runtime = createRedisRuntime({ redisUrl, prefix });
+    const failures = await logFailedExecutions({
+      redisUrl,
+      keys: runtime.keys,
+      describe: (id) => runtime.describeExecution(id),
+      log: (record) =>
+        log.warn(
+          failureFields(record),
+          `execution ${record.executionId} ${record.status}: ${record.error ?? "no error name"}${record.cause ? ` (${record.cause.slice(0, 200)})` : ""}`,
+        ),
+    });
     containStrayErrors((kind, err) =>
-      io.stderr(
-        `stepwise worker: ${kind} contained: ${err instanceof Error ? err.stack : String(err)}\n`,
-      ),
+      log.error({ err, kind }, `${kind} contained: ${errorText(err)}`),
     );
-    let webhooks;
+    let webhooks: Awaited<ReturnType<typeof webhooksFromEnv>>;
     try {
-      webhooks = await webhooksFromEnv(process.env, {
-        redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
-        prefix: process.env.STEPWISE_PREFIX ?? "stepwise",
-      });
+      webhooks = await webhooksFromEnv(env, { redisUrl, prefix });
     } catch (err) {
-      io.stderr(`stepwise worker: ${(err as Error).message}\n`);
-      await worker.close();
+      log.error({ err }, (err as Error).message);
+      await Promise.all([worker.close(), failures.close(), runtime.close()]);
       return EXIT.usage;
     }
     let metrics: MetricsServer | undefined;
@@ -92,18 +144,29 @@ export const workerCommand: Command = {
         io.stderr(
           `stepwise worker: cannot serve metrics on port ${metricsPort}: ${(err as Error).message}\n`,
         );
-        await worker.close();
+        await Promise.all([worker.close(), failures.close(), webhooks?.close(), runtime.close()]);
         return EXIT.failed;
       }
     }
-    io.stdout(
-      `stepwise worker: ready (prefix ${process.env.STEPWISE_PREFIX ?? "stepwise"}, concurrency ${concurrency}` +
-        `${metrics ? `, metrics on port ${metrics.port}` : ""})\n`,
+    const version = stepwiseVersion();
+    log.info(
+      {
+        version,
+        redis: shownUrl,
+        prefix,
+        concurrency,
+        taskConcurrency,
+        ...(metrics ? { metricsPort: metrics.port } : {}),
+      },
+      `stepwise ${version} worker ready: Redis ${shownUrl}, prefix ${prefix}, concurrency ${concurrency}` +
+        `${metrics ? `, metrics on port ${metrics.port}` : ""}`,
     );
     await new Promise<void>((done) => {
       const stop = (signal: string): void => {
-        io.stdout(`stepwise worker: ${signal}, finishing jobs in flight\n`);
-        void Promise.all([worker.close(), metrics?.close(), webhooks?.close()]).then(() => done());
+        log.info({ signal }, `${signal}: finishing jobs in flight`);
+        void Promise.all([worker.close(), metrics?.close(), failures.close(), webhooks?.close()])
+          .then(() => runtime.close())
+          .then(() => done());
       };
       process.once("SIGTERM", () => stop("SIGTERM"));
       process.once("SIGINT", () => stop("SIGINT"));
@@ -111,3 +174,7 @@ export const workerCommand: Command = {
     return EXIT.ok;
   },
 };
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message.split("\n")[0]! : String(err);
+}

@@ -5,7 +5,7 @@
  * resolution and the error handling around them.
  *
  * AWS type rules, checked against the recorded operator matrix in
- * shared/conformance (localstack `choice_operators` snapshots):
+ * test/conformance/data (localstack `choice_operators` snapshots):
  * - a comparison whose variable is not of the operator's type is false, never an
  *   error ("Step Functions doesn't attempt to match a numeric field to a string
  *   value"): `NumericEquals` on "0", `StringEquals` on false, `BooleanEquals` on 1;

@@ -37,6 +37,13 @@ export interface MemoryRunOptions {
   nonce?: () => string;
   /** Safety net against runaway loops. */
   maxTransitions?: number;
+  /** Told of each transition's history events as they are recorded (progress displays). */
+  onHistory?: (events: readonly HistoryEvent[]) => void;
+  /**
+   * Told before the real clock sleeps until the next timer (a Wait, a retry
+   * backoff): the real sleep, and the execution time it stands for (`timeScale`).
+   */
+  onSleep?: (realMs: number, executionMs: number) => void;
 }
 
 export interface JournalEntry {
@@ -173,6 +180,7 @@ class MemoryDriver {
     const timer = this.timers.peek()!;
     if (!this.virtual && timer.at > this.now) {
       const realDelay = (timer.at - this.now) / this.timeScale;
+      this.options.onSleep?.(realDelay, timer.at - this.now);
       await new Promise<void>((resolve) => {
         const handle = setTimeout(resolve, realDelay);
         this.wake = () => {
@@ -209,6 +217,7 @@ class MemoryDriver {
     const result = step(this.program, this.execution, run, event);
     this.runs.set(run.runId, result.run);
     for (const h of result.history) this.history.push(h);
+    if (result.history.length > 0) this.options.onHistory?.(result.history);
     this.nextEventId += result.history.length;
     for (const effect of result.effects) this.apply(effect, result.run);
   }

@@ -1,6 +1,7 @@
 import type { StateMachineDefinition } from "../core/definition.js";
 import { jsonEqual, type Json } from "../core/json.js";
 import { runExecution, type ExecutionResult, type MockResponse } from "../drivers/memory.js";
+import { diffJson, type JsonDifference } from "./diff.js";
 
 /**
  * Test cases in the format of the conformance suite (one JSON object per line):
@@ -20,8 +21,12 @@ export interface TestCase {
   context?: { executionName?: string; stateMachineName?: string };
 }
 
+/**
+ * What a case expects: the status, and only what else it names. An absent `output`
+ * or `error` is not checked; `"error": null` means "no error name".
+ */
 export type Expectation =
-  | { status: "SUCCEEDED"; output: Json }
+  | { status: "SUCCEEDED"; output?: Json }
   | { status: "FAILED" | "TIMED_OUT" | "ABORTED"; error?: string | null; cause?: string };
 
 export interface Actual {
@@ -38,6 +43,8 @@ export interface CaseResult {
   causeMatched: boolean;
   /** Why it failed, one line. */
   difference?: string;
+  /** Where the output departs from the expected output, when that is why. */
+  outputDifferences?: JsonDifference[];
   actual: Actual;
   features: string[];
   execution?: ExecutionResult;
@@ -85,6 +92,13 @@ export async function runCase(tc: TestCase, options: CaseOptions = {}): Promise<
     if (execution.error !== undefined) actual.error = execution.error;
     if (execution.cause !== undefined) actual.cause = execution.cause;
   }
+  const outputDifferences =
+    tc.expect.status === "SUCCEEDED" &&
+    actual.status === "SUCCEEDED" &&
+    tc.expect.output !== undefined &&
+    !tc.nondeterministic
+      ? diffJson(tc.expect.output, actual.output ?? null)
+      : [];
   const difference = compare(tc, actual);
   const expectedCause = tc.expect.status !== "SUCCEEDED" ? tc.expect.cause : undefined;
   const result: CaseResult = {
@@ -96,6 +110,7 @@ export async function runCase(tc: TestCase, options: CaseOptions = {}): Promise<
     features,
   };
   if (difference !== undefined) result.difference = difference;
+  if (outputDifferences.length > 0) result.outputDifferences = outputDifferences;
   if (options.keepExecution) result.execution = execution;
   return result;
 }
@@ -111,11 +126,12 @@ function compare(tc: TestCase, actual: Actual): string | undefined {
   }
   if (tc.nondeterministic) return undefined;
   if (expect.status === "SUCCEEDED") {
-    if (!jsonEqual(actual.output ?? null, expect.output)) {
+    if (expect.output !== undefined && !jsonEqual(actual.output ?? null, expect.output)) {
       return `output ${show(actual.output)}, expected ${show(expect.output)}`;
     }
     return undefined;
   }
+  if (expect.error === undefined) return undefined;
   const expectedError = expect.error ?? undefined;
   if (expectedError !== actual.error) {
     return `error ${actual.error ?? "(none)"} (${(actual.cause ?? "").slice(0, 200)}), expected ${expectedError ?? "(none)"}`;

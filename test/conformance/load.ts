@@ -2,11 +2,21 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseCases, type TestCase } from "../../engine/testing/cases.js";
 
-/** The AWS-recorded conformance data beside the repository (`../shared/conformance`). */
-export const CONFORMANCE_DIR = resolve(import.meta.dirname, "../../../shared/conformance");
+/**
+ * The AWS-recorded conformance data, copied into the repository (see
+ * `data/README.md` for where it came from) so that a fresh clone tests itself.
+ */
+export const CONFORMANCE_DIR = resolve(import.meta.dirname, "data");
 
-export function loadCases(file: "cases.jsonl" | "task-cases.jsonl"): TestCase[] {
+export type ConformanceFile = "cases.jsonl" | "task-cases.jsonl" | "validation.jsonl";
+
+/** The text of one data file; missing data fails the suite rather than emptying it. */
+export function readConformanceFile(file: ConformanceFile): string {
   const path = join(CONFORMANCE_DIR, file);
   if (!existsSync(path)) throw new Error(`conformance data missing: ${path}`);
-  return parseCases(readFileSync(path, "utf8"));
+  return readFileSync(path, "utf8");
+}
+
+export function loadCases(file: "cases.jsonl" | "task-cases.jsonl"): TestCase[] {
+  return parseCases(readConformanceFile(file));
 }

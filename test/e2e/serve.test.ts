@@ -1,10 +1,9 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
-import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import { createRedisRuntime } from "../../runtime/runtime.js";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { exited, freePort, logLines, spawnStepwise, until, type Spawned } from "./processes.js";
 import { sample } from "./prometheus.js";
 import { REDIS_URL } from "./stack.js";
 
@@ -13,7 +12,6 @@ import { REDIS_URL } from "./stack.js";
  * in one process, a warning (and 127.0.0.1) without API keys, a clean exit on SIGTERM
  * (by itself: nothing forces it). `stepwise worker` likewise, with its own /metrics.
  */
-const root = fileURLToPath(new URL("../../", import.meta.url));
 const children: ChildProcess[] = [];
 /** Each run uses its own key prefix; all of them are removed at the end. */
 const prefixes: string[] = [];
@@ -40,59 +38,14 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address
-          ? resolve(address.port)
-          : reject(new Error("no port")),
-      );
-    });
-  });
-}
-
 function serve(
   env: Record<string, string>,
   args: string[] = [],
   command: "serve" | "worker" = "serve",
-): { child: ChildProcess; output: () => string } {
-  const script = `
-    import { main } from "./cli/main.ts";
-    const io = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
-    process.exitCode = await main(${JSON.stringify([command, ...args])}, io);`;
-  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let output = "";
-  child.stdout!.on("data", (c: Buffer) => (output += c.toString()));
-  child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
-  return { child, output: () => output };
-}
-
-async function until<T>(check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return child.exitCode !== null
-    ? Promise.resolve(child.exitCode)
-    : new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+): Spawned {
+  const spawned = spawnStepwise([command, ...args], { env });
+  children.push(spawned.child);
+  return spawned;
 }
 
 describe("stepwise serve", () => {
@@ -125,6 +78,24 @@ describe("stepwise serve", () => {
     });
     expect(await run.json()).toMatchObject({ status: "SUCCEEDED", output: { x: 1 } });
     expect(output()).toContain('"level":30'); // pino JSON lines
+    // An execution that fails gets one log line naming its error.
+    await fetch(`${base}/v1/state-machines`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        name: "f",
+        definition: { StartAt: "F", States: { F: { Type: "Fail", Error: "Boom.Error" } } },
+      }),
+    });
+    await fetch(`${base}/v1/state-machines/f/executions?wait=10`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({}),
+    });
+    const failure = await until(async () =>
+      logLines(output()).find((l) => l.error === "Boom.Error" && l.status === "FAILED"),
+    );
+    expect(failure).toMatchObject({ level: 40 });
     // One /metrics for both halves: the worker's transitions next to the API's series.
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(sample(metrics, "stepwise_transitions_total", { result: "committed" })).toBeGreaterThan(

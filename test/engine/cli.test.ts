@@ -113,8 +113,16 @@ describe("stepwise run", () => {
     expect(r.stderr).toContain("out of stock");
   });
 
-  it("--history prints one JSON history event per line to stderr", async () => {
-    const r = await cli("run", file("ok.json"), "--virtual", "--history", "--input", '{"n": 1}');
+  it("--history --json prints one JSON history event per line to stderr", async () => {
+    const r = await cli(
+      "run",
+      file("ok.json"),
+      "--virtual",
+      "--history",
+      "--json",
+      "--input",
+      '{"n": 1}',
+    );
     expect(r.code).toBe(0);
     const events = r.stderr
       .trim()
@@ -141,10 +149,11 @@ describe("stepwise run", () => {
     expect(r.stderr).toMatch(/error/i);
   });
 
-  it("a missing file exits 1", async () => {
+  it("a missing file exits 2 with one line naming it", async () => {
     const r = await cli("run", file("nope.json"), "--virtual");
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain("nope.json");
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
   });
 
   it.each<[string, string[]]>([
@@ -206,15 +215,16 @@ describe("stepwise test", () => {
   ];
   const jsonl = (list: unknown[]) => list.map((c) => JSON.stringify(c)).join("\n") + "\n";
 
-  it("prints one line per failing case and ends with 'N passed, M failed' (exit 1)", async () => {
+  it("prints each failing case with where it differs, and ends with 'N passed, M failed' (exit 1)", async () => {
     await writeFile(file("cases.jsonl"), jsonl(cases));
     const r = await cli("test", file("cases.jsonl"));
     expect(r.code).toBe(1);
-    const lines = r.stdout.trim().split("\n");
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^FAIL wrong-output: /);
-    expect(lines[0]).toContain('"no"');
-    expect(lines[1]).toBe("3 passed, 1 failed");
+    expect(r.stdout.trim().split("\n")).toEqual([
+      "FAIL wrong-output",
+      "  output differs (path: expected → actual):",
+      '  $: "no" → "yes"',
+      "3 passed, 1 failed",
+    ]);
   });
 
   it("exits 0 when every case passes", async () => {

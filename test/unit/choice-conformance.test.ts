@@ -1,21 +1,16 @@
 /**
- * The Choice cases of shared/conformance/cases.jsonl, recorded against AWS Step
+ * The Choice cases of test/conformance/data/cases.jsonl, recorded against AWS Step
  * Functions, replayed through `selectChoice`. Only definitions that are one JSONPath
  * Choice state leading straight to terminal Pass or Fail states are taken (the
  * localstack operator matrix and a few scenarios): for those the Choice decides the
  * whole outcome, so no other part of the engine is needed to check it.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { readConformanceFile } from "../conformance/load.js";
 import { selectChoice, type Resolution } from "../../engine/choice/evaluate.js";
 import type { ChoiceState, State, StateMachineDefinition } from "../../engine/core/definition.js";
 import { isStatesError } from "../../engine/core/errors.js";
 import { isJsonObject, jsonEqual, type Json } from "../../engine/core/json.js";
-
-const CASES_FILE = fileURLToPath(
-  new URL("../../../shared/conformance/cases.jsonl", import.meta.url),
-);
 
 type Expect =
   | { status: "SUCCEEDED"; output: Json }
@@ -127,12 +122,10 @@ function mismatch(c: Case, actual: Outcome): string | undefined {
   return undefined;
 }
 
-const allCases: Case[] = existsSync(CASES_FILE)
-  ? readFileSync(CASES_FILE, "utf8")
-      .split("\n")
-      .filter((line) => line.trim() !== "")
-      .map((line) => JSON.parse(line) as Case)
-  : [];
+const allCases: Case[] = readConformanceFile("cases.jsonl")
+  .split("\n")
+  .filter((line) => line.trim() !== "")
+  .map((line) => JSON.parse(line) as Case);
 
 const replayable = allCases.flatMap((c) => {
   const choice = replayableChoice(c.definition);

@@ -1,5 +1,5 @@
 /**
- * The Pass-state cases of shared/conformance/cases.jsonl, recorded against AWS
+ * The Pass-state cases of test/conformance/data/cases.jsonl, recorded against AWS
  * Step Functions, replayed through the JSONPath, intrinsic-function and
  * payload-template modules alone. Only definitions made of JSONPath Pass
  * states are taken (the intrinsic-function matrix, the JSONPath and variable
@@ -7,9 +7,8 @@
  * Assign → ResultPath → OutputPath) is all they need, so the real interpreter
  * is not involved.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { readConformanceFile } from "../conformance/load.js";
 import type { PassState, StateMachineDefinition } from "../../engine/core/definition.js";
 import { isStatesError, StatesError } from "../../engine/core/errors.js";
 import { jsonEqual, type Json, type JsonObject } from "../../engine/core/json.js";
@@ -21,10 +20,6 @@ import {
   writeReferencePath,
   type PathScope,
 } from "../../engine/jsonpath/index.js";
-
-const CASES_FILE = fileURLToPath(
-  new URL("../../../shared/conformance/cases.jsonl", import.meta.url),
-);
 
 type Outcome =
   | { status: "SUCCEEDED"; output: Json }
@@ -54,8 +49,7 @@ function isPassChain(definition: StateMachineDefinition): boolean {
 }
 
 function loadCases(): Case[] {
-  if (!existsSync(CASES_FILE)) return [];
-  return readFileSync(CASES_FILE, "utf8")
+  return readConformanceFile("cases.jsonl")
     .split("\n")
     .filter((line) => line.trim() !== "")
     .map((line) => JSON.parse(line) as Case)

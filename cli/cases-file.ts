@@ -1,0 +1,102 @@
+import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import type { State, StateMachineDefinition } from "../engine/core/definition.js";
+import { parseCases, type TestCase } from "../engine/testing/cases.js";
+import { validateDefinition } from "../schema/index.js";
+
+/**
+ * A `stepwise test` file, made ready to run: a case's `definition` may name a
+ * definition file (JSON or YAML, relative to the cases file) instead of holding it;
+ * every definition is validated, and mocks must name states that exist, so a typo
+ * fails the case instead of being silently ignored.
+ */
+export interface PreparedCase {
+  testCase: TestCase;
+  /** Why the case cannot run; empty when it can. */
+  problems: string[];
+}
+
+export async function loadCasesFile(file: string): Promise<PreparedCase[]> {
+  const cases = parseCases(await readFile(file, "utf8"));
+  return Promise.all(cases.map((tc) => prepareCase(tc, dirname(file))));
+}
+
+async function prepareCase(tc: TestCase, base: string): Promise<PreparedCase> {
+  const source: unknown = tc.definition;
+  let text: unknown = source;
+  let format: "json" | "yaml" | undefined;
+  let where = "definition";
+  if (typeof source === "string") {
+    const path = resolve(base, source);
+    where = source;
+    format = /\.ya?ml$/i.test(source) ? "yaml" : "json";
+    try {
+      text = await readFile(path, "utf8");
+    } catch (err) {
+      return { testCase: tc, problems: [`cannot read definition '${source}': ${message(err)}`] };
+    }
+  }
+  const result = validateDefinition(text, format ? { format } : {});
+  const errors = result.diagnostics.filter((d) => d.severity === "error");
+  if (!result.valid || !result.definition) {
+    return {
+      testCase: tc,
+      problems: errors.map(
+        (d) =>
+          `${where}${d.line !== undefined ? `:${d.line}:${d.column ?? 1}` : ""}: ${d.code} ${d.message} (${d.path || "/"})`,
+      ),
+    };
+  }
+  const prepared: TestCase = { ...tc, definition: result.definition };
+  return { testCase: prepared, problems: unknownMockedStates(tc, result.definition) };
+}
+
+/** Mocks keyed by names that are no state of the definition (at any depth). */
+export function unknownMockedStates(tc: TestCase, definition: StateMachineDefinition): string[] {
+  if (tc.mocks === undefined) return [];
+  if (typeof tc.mocks !== "object" || tc.mocks === null || Array.isArray(tc.mocks)) {
+    return ["mocks must be an object keyed by state name"];
+  }
+  const names = stateNames(definition);
+  return Object.keys(tc.mocks)
+    .filter((name) => !names.has(name))
+    .map(
+      (name) =>
+        `mocks name state '${name}', which is not in the definition (its Task states: ${[
+          ...taskNames(definition),
+        ].join(", ")})`,
+    );
+}
+
+/** Every state name, nested Map and Parallel states included. */
+export function stateNames(definition: StateMachineDefinition): Set<string> {
+  const names = new Set<string>();
+  visit(definition, (name) => names.add(name));
+  return names;
+}
+
+function taskNames(definition: StateMachineDefinition): Set<string> {
+  const names = new Set<string>();
+  visit(definition, (name, state) => {
+    if (state.Type === "Task") names.add(name);
+  });
+  return names;
+}
+
+function visit(
+  machine: { States: Record<string, State> },
+  onState: (name: string, state: State) => void,
+): void {
+  for (const [name, state] of Object.entries(machine.States)) {
+    onState(name, state);
+    if (state.Type === "Parallel") for (const branch of state.Branches) visit(branch, onState);
+    if (state.Type === "Map") {
+      const processor = state.ItemProcessor ?? state.Iterator;
+      if (processor) visit(processor, onState);
+    }
+  }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,92 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+/**
+ * `stepwise <command>` as a real process from the TypeScript sources (through tsx),
+ * in any working directory, with its output collected.
+ */
+export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const TSX = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+const MAIN = pathToFileURL(join(ROOT, "cli/main.ts")).href;
+
+export interface Spawned {
+  child: ChildProcess;
+  output: () => string;
+}
+
+export function spawnStepwise(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; cwd?: string; replaceEnv?: boolean } = {},
+): Spawned {
+  const script = `
+    import { main } from ${JSON.stringify(MAIN)};
+    const io = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
+    process.exitCode = await main(${JSON.stringify(args)}, io);`;
+  const base = options.replaceEnv ? {} : process.env;
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...base, ...options.env })) if (v !== undefined) env[k] = v;
+  const child = spawn(process.execPath, ["--import", TSX, "--input-type=module", "-e", script], {
+    cwd: options.cwd ?? ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
+  return { child, output: () => output };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address
+          ? resolve(address.port)
+          : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+/** Polls `check` until it gives a value (errors count as "not yet"). */
+export async function until<T>(check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export function exited(child: ChildProcess): Promise<number | null> {
+  return child.exitCode !== null
+    ? Promise.resolve(child.exitCode)
+    : new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+}
+
+/** The JSON log lines (pino) in a process's output; other lines are left out. */
+export function logLines(output: string): { level: number; msg: string; [k: string]: unknown }[] {
+  return output
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as { level: number; msg: string });
+}
+
+/** Whether a process with this pid is alive (signal 0 only checks). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
