@@ -7,8 +7,10 @@ import { ROOT } from "./e2e/processes.js";
 /**
  * The README's shell blocks, run as written from the repository root, so that the
  * README stays true: every command must exit 0. Only the commands that run a
- * service until stopped (`serve`, `worker`) and the ones that are this suite itself
- * (`npm ci && npm test`) are left out; any other command added to the README runs here.
+ * service until stopped (`serve`, `worker`), the ones that talk to such a running
+ * service (`curl localhost:8080…`, the human-approval walkthrough: its steps are the
+ * end-to-end tests of test/e2e/approvals.test.ts) and the ones that are this suite
+ * itself (`npm ci && npm test`) are left out; any other command runs here.
  */
 
 /** The commands of a Markdown document's ```sh blocks (comments and blank lines dropped). */
@@ -23,7 +25,7 @@ export function shellCommands(markdown: string): string[] {
   );
 }
 
-const LEFT_OUT = [/\bstepwise (serve|worker)\b/, /^npm ci && npm test$/];
+const LEFT_OUT = [/\bstepwise (serve|worker)\b/, /\blocalhost:8080\b/, /^npm ci && npm test$/];
 const commands = shellCommands(readFileSync(join(ROOT, "README.md"), "utf8"));
 const tour = commands.filter((c) => !LEFT_OUT.some((pattern) => pattern.test(c)));
 
@@ -77,11 +79,13 @@ beforeAll(async () => {
 }, 180_000);
 
 describe("the README's commands", () => {
-  it("are found, and only the long-running ones and the suite itself are left out", () => {
+  it("are found, and only the long-running ones, their walkthrough and the suite itself are left out", () => {
     expect(tour.length).toBeGreaterThanOrEqual(6);
-    expect(commands.filter((c) => !tour.includes(c))).toEqual([
+    const leftOut = commands.filter((c) => !tour.includes(c));
+    expect(leftOut.filter((c) => !/\blocalhost:8080\b/.test(c))).toEqual([
       "npm ci && npx stepwise serve",
       "npm ci && npm test",
+      "npx stepwise serve &",
     ]);
   });
 
