@@ -68,6 +68,12 @@ import type { RuntimeSettings } from "./settings.js";
  * happens, the scheduler enqueues `<run>@<seq>` when the lease runs out (see
  * scheduler.ts). Commits renew or drop that lease, so it costs nothing while
  * things work.
+ *
+ * Faults: a job that throws is tried again with backoff (queues.ts,
+ * STEP_ATTEMPTS); after the last attempt the worker gives up on the execution
+ * (give-up.ts): it fails with States.Runtime through an ordinary Stop, or, when
+ * even that cannot be processed, is ended FAILED by the giveUp script, and the
+ * runs that cannot advance are deleted so their leases stop re-enqueueing them.
  */
 export interface TransitionDeps {
   client: RedisClient;

@@ -1,14 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REDIS_URL } from "./stack.js";
-import {
-  deletePrefix,
-  exited,
-  freePort,
-  spawnStepwise,
-  testPrefix,
-  until,
-} from "./serve-process.js";
+import { deletePrefix, exited, freePort, spawnStepwise, testPrefix, until } from "./processes.js";
 
 /**
  * Issues 20 and 21: one execution with a 16,000-item Map, or a 16,000-branch
@@ -28,11 +21,8 @@ let monitor: NodeJS.Timeout | undefined;
 
 beforeAll(async () => {
   const port = await freePort();
-  ({ child, output } = spawnStepwise({
-    REDIS_URL,
-    PORT: String(port),
-    STEPWISE_PREFIX: prefix,
-    LOG_LEVEL: "warn",
+  ({ child, output } = spawnStepwise(["serve"], {
+    env: { REDIS_URL, PORT: String(port), STEPWISE_PREFIX: prefix, LOG_LEVEL: "warn" },
   }));
   pid = child.pid!;
   base = `http://127.0.0.1:${port}`;
@@ -50,7 +40,7 @@ afterAll(async () => {
     child.kill("SIGTERM");
     await exited(child);
   }
-  await deletePrefix(prefix);
+  await deletePrefix(prefix, REDIS_URL);
 });
 
 async function post(path: string, body: unknown): Promise<{ status: number; body: any }> {
