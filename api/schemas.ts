@@ -124,19 +124,16 @@ export const executionRecord = {
 } as const;
 
 /** A listing's item: the record without input, output or cause (as AWS's ListExecutions). */
+const {
+  input: _input,
+  output: _output,
+  cause: _cause,
+  ...summaryProperties
+} = executionRecord.properties;
 export const executionSummary = {
   type: "object",
-  required: ["executionId", "name", "stateMachine", "version", "status", "startedAt"],
-  properties: {
-    executionId: { type: "string" },
-    name: { type: "string" },
-    stateMachine: { type: "string" },
-    version: { type: "integer" },
-    status: { type: "string", enum: EXECUTION_STATUSES },
-    error: { type: "string" },
-    startedAt: { type: "string", format: "date-time" },
-    stoppedAt: { type: "string", format: "date-time" },
-  },
+  required: executionRecord.required.filter((field) => field !== "input"),
+  properties: summaryProperties,
 } as const;
 
 /** A task waiting to be answered: a callback, an activity worker, an approval. */

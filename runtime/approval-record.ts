@@ -1,6 +1,7 @@
 import type { Json } from "../engine/core/json.js";
 import type {
   ApprovalDecision,
+  ApprovalEnvelope,
   ApprovalRequest,
   ApprovalStatus,
 } from "../engine/states/approval.js";
@@ -17,19 +18,10 @@ import type {
  * members of the task's timers, `nt` '1' to notify the webhook, `keep` seconds
  * it stays readable once ended (0 = forever).
  */
-export interface ApprovalRecord {
+export interface ApprovalRecord extends ApprovalEnvelope {
   approvalId: string;
-  executionId: string;
   stateMachine: string;
-  stateName: string;
-  enteredEventId: number;
-  subject: string;
-  details: Json;
-  approvers: string[];
-  requiredApprovals: number;
-  policy: string | null;
   createdAt: string;
-  expiresAt: string | null;
   status: ApprovalStatus;
   decisions: ApprovalDecision[];
   envelopeHash: string;

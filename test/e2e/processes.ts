@@ -1,4 +1,3 @@
-import { Redis } from "ioredis";
 import { randomBytes } from "node:crypto";
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
@@ -95,19 +94,4 @@ export function alive(pid: number): boolean {
 
 export function testPrefix(name: string): string {
   return `stepwise-e2e-${name}-${randomBytes(4).toString("hex")}`;
-}
-
-/** Removes every key of a prefix (SCAN, never KEYS). */
-export async function deletePrefix(prefix: string, redisUrl: string): Promise<void> {
-  const redis = new Redis(redisUrl);
-  try {
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.unlink(...keys);
-    } while (cursor !== "0");
-  } finally {
-    redis.disconnect();
-  }
 }

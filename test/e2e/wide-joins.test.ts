@@ -1,7 +1,8 @@
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deleteKeys } from "../integration/helpers.js";
 import { REDIS_URL } from "./stack.js";
-import { deletePrefix, exited, freePort, spawnStepwise, testPrefix, until } from "./processes.js";
+import { exited, freePort, spawnStepwise, testPrefix, until } from "./processes.js";
 
 /**
  * Issues 20 and 21: one execution with a 16,000-item Map, or a 16,000-branch
@@ -40,7 +41,7 @@ afterAll(async () => {
     child.kill("SIGTERM");
     await exited(child);
   }
-  await deletePrefix(prefix, REDIS_URL);
+  await deleteKeys(REDIS_URL, prefix);
 });
 
 async function post(path: string, body: unknown): Promise<{ status: number; body: any }> {
