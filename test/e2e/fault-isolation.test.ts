@@ -29,10 +29,11 @@ beforeAll(async () => {
   const { client } = stack;
   for (const [name, definition] of Object.entries({
     healthy: waitThenPass(1),
-    root: waitThenPass(1),
+    root: waitThenPass(4),
     items: {
       StartAt: "M",
-      States: { M: { Type: "Map", ItemProcessor: waitThenPass(1), End: true } },
+      // Items wait long enough to be found and broken while they wait, on a busy machine too.
+      States: { M: { Type: "Map", ItemProcessor: waitThenPass(4), End: true } },
     },
   })) {
     expect((await client.post("/v1/state-machines", { name, definition })).status).toBe(201);
@@ -43,6 +44,18 @@ afterAll(async () => {
   redis?.disconnect();
   await stack?.close();
 });
+
+/** Every key matching `pattern` (a whole SCAN: other tests may fill the keyspace). */
+async function scanAll(pattern: string): Promise<string[]> {
+  const found: string[] = [];
+  let cursor = "0";
+  do {
+    const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 10_000);
+    found.push(...keys);
+    cursor = next;
+  } while (cursor !== "0");
+  return found;
+}
 
 /** Makes a run's stored state unreadable (what a bug or a bad write would leave). */
 async function corrupt(runKey: string): Promise<void> {
@@ -79,7 +92,7 @@ describe("a poison execution fails alone", () => {
     // The items' runs exist once the Map started them; item 2 is made unreadable
     // while it waits, so the transition its timer asks for throws every time.
     const item = await stack.client.until(async () => {
-      const [, found] = await redis.scan("0", "MATCH", `${keys.run(exec)}/*/2`, "COUNT", 10_000);
+      const found = await scanAll(`${keys.run(exec)}/*/2`);
       // Parked in its Wait (Started, then the Continue that entered W): nothing writes it now.
       return found[0] && (await redis.hget(found[0], "q")) === "2" ? found[0] : undefined;
     });
