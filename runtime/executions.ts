@@ -112,6 +112,11 @@ export class ExecutionStore {
     return { executionId: arn, startedAt: String(reply[1]), created: code === 1 };
   }
 
+  /** The status alone (null when there is no such execution): what waiters re-check. */
+  async status(executionId: string): Promise<string | null> {
+    return this.client.redis.hget(this.keys.execution(execOf(executionId)), "st");
+  }
+
   async describe(executionId: string): Promise<ExecutionRecord> {
     const exec = execOf(executionId);
     const fields = await this.client.redis.hgetall(this.keys.execution(exec));

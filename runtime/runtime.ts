@@ -146,7 +146,12 @@ export class RedisRuntime implements Runtime {
   }
 
   waitForExecution(executionId: string, timeoutMs: number): Promise<ExecutionRecord> {
-    return this.waiters.wait(executionId, timeoutMs, () => this.executions.describe(executionId));
+    return this.waiters.wait(
+      executionId,
+      timeoutMs,
+      () => this.executions.describe(executionId),
+      () => this.executions.status(executionId),
+    );
   }
 
   async sendTaskSuccess(token: string, output: Json, caller?: Caller): Promise<void> {

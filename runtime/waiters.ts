@@ -11,12 +11,22 @@ import { longId } from "./ids.js";
  * waiters of that execution, which then read the record once.
  *
  * Pub/sub is fire-and-forget: a message published while the subscriber is
- * reconnecting is gone. So a waiter also re-reads the record every
- * `fallbackMs`, and every waiter re-reads when the subscriber has reconnected;
- * a lost message then costs at most `fallbackMs` of extra wait, never a wrong answer.
+ * reconnecting is gone. So a waiter also re-checks every `fallbackMs`, and every
+ * waiter re-checks when the subscriber has reconnected; a lost message then costs
+ * at most `fallbackMs` of extra wait, never a wrong answer.
+ *
+ * A re-check reads the status only (one small field, not the record with its
+ * payloads), once per execution however many wait for it: concurrent checks of
+ * one execution share one read. The whole record is read once, to answer.
  */
 export class EndWaiters {
   private readonly waiters = new Map<string, Set<Waiter>>();
+  /**
+   * The last status read of each execution and when it started: a waiter re-checking
+   * within half an interval of it takes that read, so the waiters of one execution
+   * cost one read per interval between them. A message drops it (the status changed).
+   */
+  private readonly checks = new Map<string, { at: number; read: Promise<string | null> }>();
   private readonly pending = new Set<Promise<unknown>>();
   private subscriber: Redis | undefined;
   private subscription: Promise<unknown> | undefined;
@@ -36,9 +46,11 @@ export class EndWaiters {
     executionId: string,
     timeoutMs: number,
     describe: () => Promise<ExecutionRecord>,
+    /** The execution's status alone (null: no such execution). */
+    status: () => Promise<string | null>,
   ): Promise<ExecutionRecord> {
     if (this.closed) return describe();
-    const waiting = this.run(executionId, timeoutMs, describe);
+    const waiting = this.run(executionId, timeoutMs, describe, status);
     this.pending.add(waiting);
     const forget = (): void => void this.pending.delete(waiting);
     waiting.then(forget, forget);
@@ -59,6 +71,7 @@ export class EndWaiters {
     executionId: string,
     timeoutMs: number,
     describe: () => Promise<ExecutionRecord>,
+    status: () => Promise<string | null>,
   ): Promise<ExecutionRecord> {
     const deadline = Date.now() + timeoutMs;
     const waiter = new Waiter();
@@ -68,14 +81,26 @@ export class EndWaiters {
       // subscription would otherwise go unnoticed until the fallback re-read.
       await this.subscribed();
       for (;;) {
-        const record = await describe();
+        const current = await this.check(executionId, status);
         const left = deadline - Date.now();
-        if (record.status !== "RUNNING" || left <= 0 || this.closed) return record;
+        if (current !== "RUNNING" || left <= 0 || this.closed) return await describe();
         await waiter.sleep(Math.min(left, this.fallbackMs));
       }
     } finally {
       this.remove(executionId, waiter);
     }
+  }
+
+  private check(executionId: string, status: () => Promise<string | null>): Promise<string | null> {
+    const now = Date.now();
+    const last = this.checks.get(executionId);
+    if (last && now - last.at < this.fallbackMs / 2) return last.read;
+    const read = status();
+    const entry = { at: now, read };
+    this.checks.set(executionId, entry);
+    // A failed read is not shared; nor is any read once nobody waits for the execution.
+    read.catch(() => this.checks.get(executionId) === entry && this.checks.delete(executionId));
+    return read;
   }
 
   private subscribed(): Promise<unknown> {
@@ -88,7 +113,9 @@ export class EndWaiters {
     // Connection errors are retried (retryStrategy); waiters re-read meanwhile.
     subscriber.on("error", () => {});
     subscriber.on("message", (_channel: string, exec: string) => {
-      const set = this.waiters.get(longId(exec));
+      const executionId = longId(exec);
+      this.checks.delete(executionId);
+      const set = this.waiters.get(executionId);
       if (set) for (const waiter of set) waiter.wake();
     });
     // ioredis re-subscribes after a reconnect; what was published in between is lost.
@@ -107,6 +134,7 @@ export class EndWaiters {
   }
 
   private wakeAll(): void {
+    this.checks.clear();
     for (const set of this.waiters.values()) for (const waiter of set) waiter.wake();
   }
 
@@ -124,7 +152,10 @@ export class EndWaiters {
     const set = this.waiters.get(executionId);
     if (!set) return;
     set.delete(waiter);
-    if (set.size === 0) this.waiters.delete(executionId);
+    if (set.size === 0) {
+      this.waiters.delete(executionId);
+      this.checks.delete(executionId);
+    }
   }
 
   /** Executions with someone waiting (tests check that none is left behind). */

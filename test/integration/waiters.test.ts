@@ -43,6 +43,15 @@ function endWaiters(options: { channel?: string; fallbackMs?: number } = {}): En
   return w;
 }
 
+/** The status alone, as the runtime reads it for waiters (null: no such execution). */
+function statusOf(executionId: string): () => Promise<string | null> {
+  return () =>
+    h.runtime.describeExecution(executionId).then(
+      (record) => record.status,
+      () => null,
+    );
+}
+
 /** Starts an execution that parks on a task token; resolves once the token exists. */
 async function parked(): Promise<{ executionId: string; token: string }> {
   const { executionId } = await h.runtime.startExecution("approve", {});
@@ -64,36 +73,83 @@ describe("waiting for an execution to end", () => {
   it("is woken by the end's message (no re-read would come before the test's timeout)", async () => {
     const w = endWaiters();
     const { executionId, token } = await parked();
-    const waiting = w.wait(executionId, NEVER, () => h.runtime.describeExecution(executionId));
+    const waiting = w.wait(
+      executionId,
+      NEVER,
+      () => h.runtime.describeExecution(executionId),
+      statusOf(executionId),
+    );
     await h.runtime.sendTaskSuccess(token, { approved: true });
     const record = await waiting;
     expect(record).toMatchObject({ status: "SUCCEEDED", output: { approved: true } });
     expect(w.size).toBe(0);
   });
 
-  it("misses no end that happens while it reads the record (subscribed before the first read)", async () => {
+  it("misses no end that happens while it reads the status (subscribed before the first read)", async () => {
     const w = endWaiters();
     const { executionId, token } = await parked();
     let reads = 0;
-    const record = await w.wait(executionId, NEVER, async () => {
-      const current = await h.runtime.describeExecution(executionId);
-      if (reads++ > 0) return current;
-      // The execution ends after this read and before the waiter sleeps.
-      await h.runtime.sendTaskSuccess(token, "late");
-      while ((await h.runtime.describeExecution(executionId)).status === "RUNNING") {
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      return current;
-    });
+    const record = await w.wait(
+      executionId,
+      NEVER,
+      () => h.runtime.describeExecution(executionId),
+      async () => {
+        const current = await statusOf(executionId)();
+        if (reads++ > 0) return current;
+        // The execution ends after this read and before the waiter sleeps.
+        await h.runtime.sendTaskSuccess(token, "late");
+        while ((await h.runtime.describeExecution(executionId)).status === "RUNNING") {
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        return current;
+      },
+    );
     expect(current(record)).toEqual({ status: "SUCCEEDED", output: "late" });
     expect(reads).toBe(2);
+  });
+
+  it("re-checks read the status only, once per interval for all the waiters of an execution", async () => {
+    const w = endWaiters({ channel: `${h.prefix}:nobody-publishes-here`, fallbackMs: 100 });
+    const { executionId } = await parked();
+    let statusReads = 0;
+    let recordReads = 0;
+    const waiting = Array.from({ length: 20 }, () =>
+      w.wait(
+        executionId,
+        NEVER,
+        () => {
+          recordReads++;
+          return h.runtime.describeExecution(executionId);
+        },
+        () => {
+          statusReads++;
+          return statusOf(executionId)();
+        },
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 1_000));
+    // Still running: nobody read the record, and the 20 waiters shared their re-checks.
+    expect(recordReads).toBe(0);
+    expect(statusReads).toBeGreaterThan(2);
+    expect(statusReads).toBeLessThanOrEqual(25);
+    await h.runtime.stopExecution(executionId);
+    const records = await Promise.all(waiting);
+    expect(records.every((r) => r.status === "ABORTED")).toBe(true);
+    // The record is read once per waiter, to answer it.
+    expect(recordReads).toBe(20);
+    expect(w.size).toBe(0);
   });
 
   it("re-reads on the fallback interval when no message comes", async () => {
     // Subscribed to a channel nobody publishes on: only the re-read can notice the end.
     const w = endWaiters({ channel: `${h.prefix}:nobody-publishes-here`, fallbackMs: 50 });
     const { executionId } = await parked();
-    const waiting = w.wait(executionId, NEVER, () => h.runtime.describeExecution(executionId));
+    const waiting = w.wait(
+      executionId,
+      NEVER,
+      () => h.runtime.describeExecution(executionId),
+      statusOf(executionId),
+    );
     await h.runtime.stopExecution(executionId, { error: "Gone" });
     expect(await waiting).toMatchObject({ status: "ABORTED", error: "Gone" });
     expect(w.size).toBe(0);
@@ -102,7 +158,12 @@ describe("waiting for an execution to end", () => {
   it("answers RUNNING when the wait runs out, and forgets the waiter", async () => {
     const w = endWaiters();
     const { executionId } = await parked();
-    const record = await w.wait(executionId, 50, () => h.runtime.describeExecution(executionId));
+    const record = await w.wait(
+      executionId,
+      50,
+      () => h.runtime.describeExecution(executionId),
+      statusOf(executionId),
+    );
     expect(record.status).toBe("RUNNING");
     expect(w.size).toBe(0);
   });
@@ -112,11 +173,18 @@ describe("waiting for an execution to end", () => {
     const { executionId } = await parked();
     await h.runtime.stopExecution(executionId);
     expect(
-      (await w.wait(executionId, NEVER, () => h.runtime.describeExecution(executionId))).status,
+      (
+        await w.wait(
+          executionId,
+          NEVER,
+          () => h.runtime.describeExecution(executionId),
+          statusOf(executionId),
+        )
+      ).status,
     ).toBe("ABORTED");
     const unknown = `${executionId}-nope`;
     await expect(
-      w.wait(unknown, NEVER, () => h.runtime.describeExecution(unknown)),
+      w.wait(unknown, NEVER, () => h.runtime.describeExecution(unknown), statusOf(unknown)),
     ).rejects.toMatchObject({ code: "ExecutionDoesNotExist" });
     expect(w.size).toBe(0);
   });
@@ -124,8 +192,18 @@ describe("waiting for an execution to end", () => {
   it("close lets pending waits answer with the record as it is, and drops them", async () => {
     const w = endWaiters();
     const { executionId } = await parked();
-    const first = w.wait(executionId, NEVER, () => h.runtime.describeExecution(executionId));
-    const second = w.wait(executionId, NEVER, () => h.runtime.describeExecution(executionId));
+    const first = w.wait(
+      executionId,
+      NEVER,
+      () => h.runtime.describeExecution(executionId),
+      statusOf(executionId),
+    );
+    const second = w.wait(
+      executionId,
+      NEVER,
+      () => h.runtime.describeExecution(executionId),
+      statusOf(executionId),
+    );
     expect(w.size).toBe(1);
     await w.close();
     expect((await first).status).toBe("RUNNING");
