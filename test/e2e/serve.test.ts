@@ -1,10 +1,10 @@
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { Redis } from "ioredis";
 import { createRedisRuntime } from "../../runtime/runtime.js";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { exited, freePort, logLines, spawnStepwise, until, type Spawned } from "./processes.js";
 import { sample } from "./prometheus.js";
+import { deleteKeys } from "../integration/helpers.js";
 import { REDIS_URL } from "./stack.js";
 
 /**
@@ -22,16 +22,7 @@ function prefix(): string {
 }
 
 afterAll(async () => {
-  const redis = new Redis(REDIS_URL);
-  for (const p of prefixes) {
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", `${p}:*`, "COUNT", 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== "0");
-  }
-  redis.disconnect();
+  for (const p of prefixes) await deleteKeys(REDIS_URL, p);
 });
 
 afterEach(() => {
