@@ -119,7 +119,12 @@ export const ERRORS = {
   ExecutionNotRunning: entry(
     409,
     "Execution '{executionId}' is not running",
-    "Stop was asked of an execution that has already ended.",
+    "Stop, pause or resume was asked of an execution that has already ended.",
+  ),
+  ExecutionNotPaused: entry(
+    409,
+    "Execution '{executionId}' is not paused",
+    "Resume was asked of an execution that is running, not paused.",
   ),
   TaskTimedOut: entry(
     409,

@@ -32,6 +32,8 @@ export interface StateMachineDetail extends StateMachineVersion {
 
 export const EXECUTION_STATUSES = [
   "RUNNING",
+  /** Stepwise's own: an operator paused it (runtime/pause.ts); it is still running underneath. */
+  "PAUSED",
   "SUCCEEDED",
   "FAILED",
   "TIMED_OUT",
@@ -52,13 +54,21 @@ export interface ExecutionRecord {
   cause?: string;
   startedAt: string;
   stoppedAt?: string;
+  /** While PAUSED: why, who paused it and when. */
+  pause?: PauseInfo;
+}
+
+export interface PauseInfo {
+  reason?: string;
+  by?: string;
+  at: string;
 }
 
 /**
  * An execution as a listing shows it: no input or output (AWS's ListExecutions
  * has neither), so a page costs the same however large the payloads are.
  */
-export type ExecutionSummary = Omit<ExecutionRecord, "input" | "output" | "cause">;
+export type ExecutionSummary = Omit<ExecutionRecord, "input" | "output" | "cause" | "pause">;
 
 /** Who did something: an API key's name, recorded in the history. */
 export interface Caller {
@@ -172,6 +182,16 @@ export interface Runtime {
     afterEventId: number,
     signal: AbortSignal,
   ): AsyncIterable<HistoryFollowItem>;
+  /**
+   * Holds every run of the execution where it is (status PAUSED, ExecutionPaused in the
+   * history); what arrives meanwhile waits in order. Pausing a paused execution changes nothing.
+   */
+  pauseExecution(
+    executionId: string,
+    options?: { reason?: string; caller?: Caller },
+  ): Promise<ExecutionRecord>;
+  /** Applies what waited, in order (ExecutionResumed in the history). */
+  resumeExecution(executionId: string, options?: { caller?: Caller }): Promise<ExecutionRecord>;
   /** Resolves when the execution has ended or `timeoutMs` passed (then with its RUNNING record). */
   waitForExecution(executionId: string, timeoutMs: number): Promise<ExecutionRecord>;
 
@@ -218,6 +238,7 @@ export type RuntimeErrorName =
   | "ExecutionDoesNotExist"
   | "ExecutionAlreadyExists"
   | "ExecutionNotRunning"
+  | "ExecutionNotPaused"
   | "InvalidDefinition"
   | "InvalidToken"
   | "TaskDoesNotExist"

@@ -11,7 +11,7 @@
  * Lua scripts receive the key prefix (`base`) and build the keys of other runs
  * themselves (a commit touches its parent's or its children's inboxes, known only
  * at run time); they use exactly the kinds below: `r:`, `i:`, `tomb:`, `act:`, `jr:`,
- * `ji:`, `xst:`, and for approvals `ap:`, `apx:`, `apev`, `apfeed`.
+ * `ji:`, `xst:`, `pz:`, and for approvals `ap:`, `apx:`, `apev`, `apfeed`.
  * Keep `LUA_KINDS` and the scripts in step.
  *
  * Ids inside keys are "short ids": the execution ARN without its constant prefix
@@ -48,6 +48,8 @@ export interface Keys {
   journal(exec: string): string;
   /** Hash: `s` run state (JSON), `q` seq, `fx` follow-ups of the last commit. */
   run(run: string): string;
+  /** Set of the runs of a paused execution that have events waiting (scripts/pause-execution.ts). */
+  parked(exec: string): string;
   /** List: events waiting for the run (bodies without time/eventId). */
   inbox(run: string): string;
   /** Sorted set of due times: timers (`t:`), run leases (`r:`), task leases (`k:`). */
@@ -106,6 +108,7 @@ export const LUA_KINDS = {
   approvalIndex: "apx:",
   approvalEvents: "apev",
   approvalFeed: "apfeed",
+  parked: "pz:",
 } as const;
 
 /** BullMQ queue names (no `:` allowed by BullMQ). */
@@ -130,6 +133,7 @@ export function makeKeys(prefix = "stepwise"): Keys {
     journal: (exec) => `${base}j:${exec}`,
     run: (run) => `${base}${LUA_KINDS.run}${run}`,
     inbox: (run) => `${base}${LUA_KINDS.inbox}${run}`,
+    parked: (exec) => `${base}${LUA_KINDS.parked}${exec}`,
     schedule: `${base}sched`,
     tasks: `${base}tasks`,
     stats: `${base}stats`,

@@ -255,4 +255,49 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
       });
     },
   );
+
+  app.post<{ Params: { executionId: string }; Body: { reason?: string } | undefined }>(
+    "/executions/:executionId/pause",
+    {
+      config: { permission: "executions:write" },
+      schema: {
+        summary: "Pause a running execution (PAUSED): nothing of it advances until resumed",
+        description:
+          "Every run of the execution (Map iterations and Parallel branches included) stops where it is. Timers that come due, task results and callbacks are accepted and wait, in order, for the resume. Tasks already running are not cancelled. A paused execution still times out at its TimeoutSeconds and can be stopped. Pausing a paused execution answers its record unchanged.",
+        tags: ["executions"],
+        params: executionIdParams,
+        body: {
+          type: "object",
+          additionalProperties: false,
+          properties: { reason: { type: "string", maxLength: 4096 } },
+        },
+        response: { 200: executionRecord, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const body = request.body ?? {};
+      return runtime.pauseExecution(request.params.executionId, {
+        ...(body.reason !== undefined ? { reason: body.reason } : {}),
+        ...(request.caller ? { caller: request.caller } : {}),
+      });
+    },
+  );
+
+  app.post<{ Params: { executionId: string } }>(
+    "/executions/:executionId/resume",
+    {
+      config: { permission: "executions:write" },
+      schema: {
+        summary: "Resume a paused execution: what waited is applied in the order it arrived",
+        tags: ["executions"],
+        params: executionIdParams,
+        body: { type: "object", additionalProperties: false, properties: {} },
+        response: { 200: executionRecord, ...errorResponses },
+      },
+    },
+    async (request) =>
+      runtime.resumeExecution(request.params.executionId, {
+        ...(request.caller ? { caller: request.caller } : {}),
+      }),
+  );
 };
