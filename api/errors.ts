@@ -121,6 +121,11 @@ export const ERRORS = {
     "Execution '{executionId}' is not running",
     "Stop, pause or resume was asked of an execution that has already ended.",
   ),
+  ExecutionRunning: entry(
+    409,
+    "Execution '{executionId}' has not ended: stop it first, then purge it",
+    "Purge was asked of an execution that is still running (or paused).",
+  ),
   ExecutionNotPaused: entry(
     409,
     "Execution '{executionId}' is not paused",

@@ -192,6 +192,8 @@ export interface Runtime {
   ): Promise<ExecutionRecord>;
   /** Applies what waited, in order (ExecutionResumed in the history). */
   resumeExecution(executionId: string, options?: { caller?: Caller }): Promise<ExecutionRecord>;
+  /** Erases an ended execution now: record, history, journal, runs, approvals, index entries. */
+  purgeExecution(executionId: string): Promise<void>;
   /** Resolves when the execution has ended or `timeoutMs` passed (then with its RUNNING record). */
   waitForExecution(executionId: string, timeoutMs: number): Promise<ExecutionRecord>;
 
@@ -239,6 +241,7 @@ export type RuntimeErrorName =
   | "ExecutionAlreadyExists"
   | "ExecutionNotRunning"
   | "ExecutionNotPaused"
+  | "ExecutionRunning"
   | "InvalidDefinition"
   | "InvalidToken"
   | "TaskDoesNotExist"

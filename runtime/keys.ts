@@ -69,6 +69,8 @@ export interface Keys {
    * child's last commit, read and deleted by the parent's `collect`.
    */
   joinResults(join: string): string;
+  /** Hash: the inputs of a join's children not started yet (child index → input JSON). */
+  joinInputs(join: string): string;
   /** String with a TTL: why a token no longer answers (`done` / `timedout`). */
   tombstone(token: string): string;
   /** List of task ids (short) waiting for an activity worker. */
@@ -139,6 +141,7 @@ export function makeKeys(prefix = "stepwise"): Keys {
     stats: `${base}stats`,
     tokens: `${base}tok`,
     joinResults: (join) => `${base}${LUA_KINDS.joinResults}${join}`,
+    joinInputs: (join) => `${base}${LUA_KINDS.joinInputs}${join}`,
     tombstone: (token) => `${base}${LUA_KINDS.tombstone}${token}`,
     activity: (name) => `${base}${LUA_KINDS.activity}${name}`,
     endedChannel: `${base}ended`,

@@ -9,6 +9,7 @@ import { decideApproval } from "./scripts/decide-approval.js";
 import { loadTransition } from "./scripts/load-transition.js";
 import { parkPaused, pauseExecution, resumeExecution } from "./scripts/pause-execution.js";
 import { pruneIndex } from "./scripts/prune-index.js";
+import { purgeExecution } from "./scripts/purge-execution.js";
 import { requestStop } from "./scripts/request-stop.js";
 import type { ScriptSpec } from "./scripts/spec.js";
 import { startExecution } from "./scripts/start-execution.js";
@@ -29,6 +30,7 @@ const SCRIPTS = [
   pauseExecution,
   resumeExecution,
   parkPaused,
+  purgeExecution,
 ] as const;
 
 export type ScriptName = (typeof SCRIPTS)[number]["name"];

@@ -7,6 +7,7 @@ import { ApprovalFeed } from "./approval-feed.js";
 import { ApprovalStore } from "./approvals.js";
 import { HistoryFeed } from "./history-feed.js";
 import { Pauses } from "./pause.js";
+import { purgeExecution } from "./purge.js";
 import { answerToken, failureBody, pollActivity, successBody } from "./callbacks.js";
 import {
   RuntimeError,
@@ -170,6 +171,10 @@ export class RedisRuntime implements Runtime {
   ): Promise<ExecutionRecord> {
     await this.pauses.resume(executionId, execOf(executionId), options);
     return this.executions.describe(executionId);
+  }
+
+  purgeExecution(executionId: string): Promise<void> {
+    return purgeExecution(this.client, this.keys, executionId, execOf(executionId));
   }
 
   followHistory(

@@ -300,4 +300,23 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
         ...(request.caller ? { caller: request.caller } : {}),
       }),
   );
+
+  app.delete<{ Params: { executionId: string } }>(
+    "/executions/:executionId",
+    {
+      config: { permission: "executions:purge" },
+      schema: {
+        summary: "Purge an ended execution now: record, history, journal, approvals (erasure)",
+        description:
+          "Removes every key the execution left, its Map and Parallel children and approval records included, and its index entries, ahead of the retention period. Answers 409 ExecutionRunning while it runs or is paused: stop it first.",
+        tags: ["executions"],
+        params: executionIdParams,
+        response: { 204: { type: "null" }, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      await runtime.purgeExecution(request.params.executionId);
+      return reply.code(204).send();
+    },
+  );
 };
