@@ -126,6 +126,11 @@ export const ERRORS = {
     "Execution '{executionId}' has not ended: stop it first, then purge it",
     "Purge was asked of an execution that is still running (or paused).",
   ),
+  OperationDoesNotExist: entry(
+    404,
+    "Operation '{operationId}' does not exist",
+    "No bulk operation has this id (or its record passed the retention period).",
+  ),
   ExecutionNotPaused: entry(
     409,
     "Execution '{executionId}' is not paused",

@@ -5,6 +5,8 @@ import type { ApprovalStatus } from "../engine/states/approval.js";
 import type { ApprovalRecord, Approver, DecisionInput } from "./approval-record.js";
 
 export type { ApprovalRecord, Approver, DecisionInput } from "./approval-record.js";
+import type { BulkAction, BulkFilter, BulkOptions, OperationRecord } from "./operations.js";
+export type { BulkAction, BulkFilter, BulkOptions, OperationRecord } from "./operations.js";
 
 /**
  * What the durable runtime offers the REST API (and tests): the one seam between
@@ -192,6 +194,14 @@ export interface Runtime {
   ): Promise<ExecutionRecord>;
   /** Applies what waited, in order (ExecutionResumed in the history). */
   resumeExecution(executionId: string, options?: { caller?: Caller }): Promise<ExecutionRecord>;
+  /** Starts a bulk stop, pause, resume or purge in the background (runtime/operations.ts). */
+  startOperation(
+    action: BulkAction,
+    filter: BulkFilter,
+    options: BulkOptions,
+    caller?: Caller,
+  ): Promise<OperationRecord>;
+  getOperation(operationId: string): Promise<OperationRecord>;
   /** Erases an ended execution now: record, history, journal, runs, approvals, index entries. */
   purgeExecution(executionId: string): Promise<void>;
   /** Resolves when the execution has ended or `timeoutMs` passed (then with its RUNNING record). */
@@ -242,6 +252,7 @@ export type RuntimeErrorName =
   | "ExecutionNotRunning"
   | "ExecutionNotPaused"
   | "ExecutionRunning"
+  | "OperationDoesNotExist"
   | "InvalidDefinition"
   | "InvalidToken"
   | "TaskDoesNotExist"

@@ -75,6 +75,8 @@ export interface Keys {
   tombstone(token: string): string;
   /** List of task ids (short) waiting for an activity worker. */
   activity(name: string): string;
+  /** Hash: a bulk operation's request and progress (runtime/operations.ts). */
+  operation(id: string): string;
   /** Pub/sub channel: an execution ended (message: short id). */
   endedChannel: string;
   /** Hash: an approval record (runtime/approval-record.ts lists its fields). */
@@ -114,7 +116,7 @@ export const LUA_KINDS = {
 } as const;
 
 /** BullMQ queue names (no `:` allowed by BullMQ). */
-export const QUEUES = { steps: "steps", tasks: "tasks" } as const;
+export const QUEUES = { steps: "steps", tasks: "tasks", operations: "operations" } as const;
 
 export function makeKeys(prefix = "stepwise"): Keys {
   if (!/^[A-Za-z0-9_.-]+$/.test(prefix)) throw new Error(`invalid key prefix '${prefix}'`);
@@ -145,6 +147,7 @@ export function makeKeys(prefix = "stepwise"): Keys {
     tombstone: (token) => `${base}${LUA_KINDS.tombstone}${token}`,
     activity: (name) => `${base}${LUA_KINDS.activity}${name}`,
     endedChannel: `${base}ended`,
+    operation: (id) => `${base}op:${id}`,
     approval: (id) => `${base}${LUA_KINDS.approval}${id}`,
     approvalIndex: (status, group, machine) =>
       `${base}${LUA_KINDS.approvalIndex}${status}|${group}|${machine}`,

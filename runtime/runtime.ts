@@ -8,6 +8,13 @@ import { ApprovalStore } from "./approvals.js";
 import { HistoryFeed } from "./history-feed.js";
 import { Pauses } from "./pause.js";
 import { purgeExecution } from "./purge.js";
+import {
+  OperationStore,
+  type BulkAction,
+  type BulkFilter,
+  type BulkOptions,
+  type OperationRecord,
+} from "./operations.js";
 import { answerToken, failureBody, pollActivity, successBody } from "./callbacks.js";
 import {
   RuntimeError,
@@ -60,6 +67,7 @@ export class RedisRuntime implements Runtime {
   private readonly approvals: ApprovalStore;
   private readonly historyFeed: HistoryFeed;
   private readonly pauses: Pauses;
+  readonly operations: OperationStore;
   private readonly approvalFeed: ApprovalFeed;
   /** Executions this runtime created (idempotent repeats not counted), for /metrics. */
   private started = 0;
@@ -91,6 +99,12 @@ export class RedisRuntime implements Runtime {
     this.waiters = new EndWaiters(this.settings.redisUrl, this.keys.endedChannel);
     this.historyFeed = new HistoryFeed(this.client, this.keys);
     this.pauses = new Pauses(this.client, this.keys, this.queues, this.settings.leaseMs);
+    this.operations = new OperationStore(
+      this.client,
+      this.keys,
+      this.queues,
+      this.settings.retentionSeconds,
+    );
     this.approvalFeed = new ApprovalFeed(this.client, this.keys, this.settings.redisUrl);
   }
 
@@ -171,6 +185,19 @@ export class RedisRuntime implements Runtime {
   ): Promise<ExecutionRecord> {
     await this.pauses.resume(executionId, execOf(executionId), options);
     return this.executions.describe(executionId);
+  }
+
+  startOperation(
+    action: BulkAction,
+    filter: BulkFilter,
+    options: BulkOptions,
+    caller?: Caller,
+  ): Promise<OperationRecord> {
+    return this.operations.start(action, filter, options, caller);
+  }
+
+  getOperation(operationId: string): Promise<OperationRecord> {
+    return this.operations.get(operationId);
   }
 
   purgeExecution(executionId: string): Promise<void> {
