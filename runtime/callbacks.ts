@@ -68,7 +68,11 @@ export async function pollActivity(
       await deps.queues.ensure(`s${String(reply[2])}@${String(reply[3])}`);
       const record = JSON.parse(String(reply[1])) as TaskRecord;
       if (record.mode === "activity" && record.token !== undefined)
-        return { taskToken: record.token, input: record.input };
+        return {
+          taskToken: record.token,
+          input: record.input,
+          ...(record.operationKey !== undefined ? { operationKey: record.operationKey } : {}),
+        };
     }
     if (Date.now() >= deadline) return null;
     await new Promise((resolve) =>

@@ -118,6 +118,8 @@ export interface ApprovalChange {
 export interface ActivityTask {
   taskToken: string;
   input: Json;
+  /** Stable across Retry attempts of one state entry: the worker's idempotency key. */
+  operationKey?: string;
 }
 
 /** What only the runtime knows, for /metrics; a runtime reports what it can. */

@@ -29,6 +29,8 @@ export interface CalledTaskRecord {
   stateName: string;
   input: Json;
   attempt: number;
+  /** Stable across Retry attempts of one state entry (engine/core/operation-key.ts). */
+  operationKey?: string;
   mode: Exclude<TaskMode, "park">;
   /** `.waitForTaskToken`: the call's own result is ignored; the callback completes the task. */
   waits?: boolean;
@@ -99,6 +101,7 @@ export function planOps(
             stateName: effect.stateName,
             input: effect.input,
             attempt: effect.attempt,
+            operationKey: effect.operationKey,
             mode,
             at: options.now,
           };

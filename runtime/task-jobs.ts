@@ -94,6 +94,8 @@ export async function runTaskJob(
         resource: record.resource,
         stateName: record.stateName,
         taskId: longId(task),
+        // Records stored before the key existed: the attempt's id, as then.
+        operationKey: record.operationKey ?? longId(task),
         executionId: longId(executionOf(task)),
         attempt: record.attempt,
         input: record.input,

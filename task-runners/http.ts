@@ -8,8 +8,9 @@ import { TaskError, type TaskRequest, type TaskRunner } from "./runner.js";
  * arguments (`ApiEndpoint`, `Method`, `Headers`, `QueryParameters`, `RequestBody`).
  * The answer is AWS-shaped (`StatusCode`, `StatusText`, `Headers`, `ResponseBody`).
  * A non-2xx answer fails with `States.Http.StatusCode.<code>` so Retry/Catch can
- * match it. Every request carries `Idempotency-Key` = the task id (stable across
- * redeliveries of the attempt) and correlation headers naming the execution.
+ * match it. Every request carries `Idempotency-Key` = the operation key (the same
+ * for every Retry attempt of one entry into the state), `Stepwise-Attempt` (1, 2,
+ * 3…), and correlation headers naming the execution and the attempt (`X-Stepwise-Task`).
  */
 export interface HttpRunnerOptions {
   /** Per-request timeout (default 60 s, or the task's TimeoutSeconds when shorter). */
@@ -49,10 +50,12 @@ export function httpRunner(options: HttpRunnerOptions = {}): TaskRunner {
       }
       const method = typeof args.Method === "string" ? args.Method.toUpperCase() : "GET";
       const headers: Record<string, string> = {
-        "idempotency-key": headerSafe(request.taskId),
+        // One key per operation, not per attempt: a provider that saw the first try
+        // answers the retry with its first result instead of acting twice.
+        "idempotency-key": headerSafe(request.operationKey),
+        "stepwise-attempt": String(request.attempt + 1),
         "x-stepwise-execution": headerSafe(request.executionId),
         "x-stepwise-task": headerSafe(request.taskId),
-        "x-stepwise-attempt": String(request.attempt),
       };
       if (request.taskToken !== undefined) headers["x-stepwise-task-token"] = request.taskToken;
       if (isJsonObject(args.Headers)) {

@@ -4,14 +4,20 @@ import type { Json } from "../engine/core/json.js";
  * What a Task state's resource calls. A runner does one attempt and returns its
  * result, or throws a `TaskError` (error name + cause) that Retry/Catch match.
  * Runners run OUTSIDE the durable commit: a worker crash during a call re-runs
- * the attempt with the same `taskId`, so a runner passes it on as an idempotency
- * key wherever the callee supports one.
+ * the attempt with the same `taskId`, and a Retry calls again with the same
+ * `operationKey`: a runner passes that on as the idempotency key wherever the
+ * callee supports one.
  */
 export interface TaskRequest {
   resource: string;
   stateName: string;
-  /** Stable for this attempt across redeliveries: the idempotency key. */
+  /** This attempt's id, stable across its redeliveries (one per Retry attempt). */
   taskId: string;
+  /**
+   * The idempotency key: stable across Retry attempts, crashes and redeliveries of
+   * one entry into the state, new when the state is entered again (engine/core/operation-key.ts).
+   */
+  operationKey: string;
   executionId: string;
   attempt: number;
   input: Json;

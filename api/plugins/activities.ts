@@ -41,7 +41,15 @@ export const activitiesPlugin: FastifyPluginAsync<PluginOptions> = async (app, {
           200: {
             type: "object",
             required: ["taskToken", "input"],
-            properties: { taskToken: { type: "string" }, input: anyJson },
+            properties: {
+              taskToken: { type: "string" },
+              input: anyJson,
+              operationKey: {
+                type: "string",
+                description:
+                  "The same for every Retry attempt of one entry into the state: use it to make the work happen once.",
+              },
+            },
           },
           204: { type: "null", description: "No task arrived within `wait` seconds." },
           ...errorResponses,

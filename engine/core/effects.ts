@@ -14,6 +14,8 @@ export type Effect =
       type: "RunTask";
       runId: string;
       taskId: string;
+      /** Stable across Retry attempts of one entry into the state (core/operation-key.ts). */
+      operationKey: string;
       stateName: string;
       resource: string;
       input: Json;

@@ -63,6 +63,8 @@ export interface Frame {
   retries?: number[];
   /** How many times the state was retried in total (`$$.State.RetryCount`). */
   retryCount?: number;
+  /** A Task's operation key, named by its first attempt and kept for its retries (core/operation-key.ts). */
+  operationKey?: string;
 }
 
 export type Phase =

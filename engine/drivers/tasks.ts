@@ -8,6 +8,11 @@ export interface TaskInvocation {
   stateName: string;
   /** Stable across redeliveries of the same attempt: send it as an idempotency key. */
   taskId: string;
+  /**
+   * Stable across Retry attempts of one entry into the state (engine/core/operation-key.ts):
+   * the key that makes a side effect happen once.
+   */
+  operationKey: string;
   attempt: number;
   taskToken?: string;
 }
@@ -94,6 +99,7 @@ export function resolveTask(
     resource: effect.resource,
     stateName: effect.stateName,
     taskId,
+    operationKey: effect.operationKey,
     attempt: effect.attempt,
   };
   if (effect.taskToken !== undefined) invocation.taskToken = effect.taskToken;

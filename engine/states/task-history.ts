@@ -41,6 +41,8 @@ export function recordScheduled(
   parameters: string,
   timeoutInSeconds: number | undefined,
   heartbeatInSeconds: number | undefined,
+  /** Stepwise's: the key the task is called with (core/operation-key.ts), next to AWS's fields. */
+  operationKey: string,
 ): void {
   switch (taskKind(state.Resource)) {
     case "activity":
@@ -50,6 +52,7 @@ export function recordScheduled(
         input: parameters,
         timeoutInSeconds,
         heartbeatInSeconds,
+        operationKey,
       });
       return;
     case "lambda":
@@ -57,6 +60,7 @@ export function recordScheduled(
         resource: state.Resource,
         input: parameters,
         timeoutInSeconds,
+        operationKey,
       });
       ctx.record("LambdaFunctionStarted");
       return;
@@ -68,6 +72,7 @@ export function recordScheduled(
         parameters,
         timeoutInSeconds,
         heartbeatInSeconds,
+        operationKey,
       });
       ctx.record("TaskStarted", described);
     }

@@ -3,6 +3,7 @@ import type { Effect } from "../core/effects.js";
 import type { Phase } from "../core/run.js";
 import { StatesError } from "../core/errors.js";
 import type { Json } from "../core/json.js";
+import { operationKey } from "../core/operation-key.js";
 import { guarded, handleStateError } from "../flow/failure.js";
 import { io } from "../io/index.js";
 import { exceedsDataLimit, type StepContext } from "../step-context.js";
@@ -59,7 +60,10 @@ function schedule(ctx: StepContext, state: TaskState): void {
       })
     : undefined;
   const taskId = `${ctx.run.runId}#${ctx.nextSerial()}`;
-  recordScheduled(ctx, state, JSON.stringify(input), timeoutSeconds, heartbeatSeconds);
+  // The first attempt names the operation; its retries keep the name (the frame survives them).
+  const key = ctx.frame.operationKey ?? operationKey(taskId);
+  if (ctx.frame.operationKey === undefined) ctx.run.current = { ...ctx.frame, operationKey: key };
+  recordScheduled(ctx, state, JSON.stringify(input), timeoutSeconds, heartbeatSeconds, key);
   const timerIds: string[] = [];
   let heartbeatTimerId: string | undefined;
   if (timeoutSeconds !== undefined) {
@@ -116,6 +120,7 @@ function schedule(ctx: StepContext, state: TaskState): void {
     type: "RunTask",
     runId: ctx.run.runId,
     taskId,
+    operationKey: key,
     stateName: ctx.frame.name,
     resource: state.Resource,
     input,

@@ -160,7 +160,7 @@ describe("execution names", () => {
     expect(decodeURIComponent(String(request!.headers["x-stepwise-execution"]))).toBe(
       started.body.executionId,
     );
-    expect(decodeURIComponent(String(request!.headers["idempotency-key"]))).toContain(
+    expect(decodeURIComponent(String(request!.headers["x-stepwise-task"]))).toContain(
       `:call:${name}#`,
     );
   });

@@ -33,6 +33,7 @@ describe("Task history by resource kind", () => {
       input: '{"doc":1}',
       timeoutInSeconds: 60,
       heartbeatInSeconds: 10,
+      operationKey: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
     expect(details(r.history[4]!)).toEqual({ output: '{"ok":true}' });
   });
@@ -63,6 +64,7 @@ describe("Task history by resource kind", () => {
       resource: LEGACY_LAMBDA,
       input: '{"a":1}',
       timeoutInSeconds: 5,
+      operationKey: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
     expect(r.history[3]).not.toHaveProperty("lambdaFunctionStartedEventDetails");
     expect(details(r.history[4]!)).toEqual({ output: "7" });
