@@ -21,6 +21,7 @@ export const SCOPES: readonly Scope[] = ["admin", "run", "callback", "approve"];
 /** What a route needs; each route declares one in its `config.permission`. */
 export type Permission =
   | "public"
+  | "identity"
   | "definitions:write"
   | "definitions:read"
   | "executions:write"
@@ -31,6 +32,7 @@ export type Permission =
 
 const GRANTS: Record<Scope, ReadonlySet<Permission>> = {
   admin: new Set<Permission>([
+    "identity",
     "definitions:write",
     "definitions:read",
     "executions:write",
@@ -39,13 +41,14 @@ const GRANTS: Record<Scope, ReadonlySet<Permission>> = {
     "approvals:read",
     "approvals:decide",
   ]),
-  run: new Set<Permission>(["definitions:read", "executions:write", "executions:read"]),
-  callback: new Set<Permission>(["callback"]),
-  approve: new Set<Permission>(["approvals:read", "approvals:decide"]),
+  run: new Set<Permission>(["identity", "definitions:read", "executions:write", "executions:read"]),
+  callback: new Set<Permission>(["identity", "callback"]),
+  approve: new Set<Permission>(["identity", "approvals:read", "approvals:decide"]),
 };
 
 /** Words for the 403 message: "may not <action>". */
 const ACTIONS: Record<Exclude<Permission, "public">, string> = {
+  identity: "tell who it is",
   "definitions:write": "create or change state machines",
   "definitions:read": "read state machines",
   "executions:write": "start or stop executions",
@@ -208,6 +211,13 @@ export function authorize(
     throw apiError("Forbidden", { key: key.name, scope: key.scope, action: ACTIONS[permission] });
   }
   return { name: key.name, scope: key.scope, groups: key.groups ?? [] };
+}
+
+/** What a scope may do, in a stable order (`GET /v1/me`: the console hides the rest). */
+export function permissionsOf(scope: Scope): Exclude<Permission, "public">[] {
+  return (Object.keys(ACTIONS) as Exclude<Permission, "public">[]).filter((p) =>
+    GRANTS[scope].has(p),
+  );
 }
 
 /** Which scopes may use a permission (for the OpenAPI document). */

@@ -20,6 +20,9 @@ import {
 } from "./metrics.js";
 import { OpenApiCollector } from "./openapi.js";
 import { approvalsPlugin } from "./plugins/approvals.js";
+import { consolePlugin } from "./plugins/console.js";
+import { eventsPlugin } from "./plugins/events.js";
+import { mePlugin } from "./plugins/me.js";
 import { activitiesPlugin } from "./plugins/activities.js";
 import { docsPlugin } from "./plugins/docs.js";
 import { executionsPlugin } from "./plugins/executions.js";
@@ -71,6 +74,8 @@ export interface ServerOptions {
   maxWaitSeconds?: number;
   /** Reported in the OpenAPI document. */
   version?: string;
+  /** The built console to serve at /console/ (default: console/dist, when built). */
+  consoleDir?: string;
   /** Whether the service's workers can call a Task Resource; default: the default runners. */
   serves?: (resource: string) => boolean;
 }
@@ -155,6 +160,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(taskTokensPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(activitiesPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(approvalsPlugin, { ...pluginOptions, prefix: "/v1" });
+  await app.register(eventsPlugin, { ...pluginOptions, prefix: "/v1" });
+  await app.register(mePlugin, { ...pluginOptions, prefix: "/v1" });
   const metricsSource =
     options.metrics ?? (isMetricsSource(options.runtime) ? options.runtime : undefined);
   registerRuntimeMetrics(registry, metricsSource, (err) =>
@@ -163,6 +170,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(healthPlugin, { health: options.health });
   await app.register(metricsPlugin, { registry });
   await app.register(docsPlugin, { openapi, version: options.version ?? "0.1.0" });
+  await app.register(consolePlugin, options.consoleDir ? { root: options.consoleDir } : {});
   return app;
 }
 

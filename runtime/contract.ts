@@ -90,6 +90,19 @@ export interface StartResult {
   created: boolean;
 }
 
+/** What following a history yields: events as they are committed, then the end. */
+export type HistoryFollowItem =
+  { kind: "events"; events: HistoryEvent[] } | { kind: "end"; status: ExecutionStatus };
+
+/** One approval change, with the record as it is when read. */
+export interface ApprovalChange {
+  /** Ordered and opaque: follow again after it to resume. */
+  id: string;
+  /** `approval.created`, `approval.decided`, `approval.approved`, `approval.rejected`, `approval.expired`, `approval.cancelled`. */
+  event: string;
+  approval: ApprovalRecord;
+}
+
 export interface ActivityTask {
   taskToken: string;
   input: Json;
@@ -150,6 +163,15 @@ export interface Runtime {
     executionId: string,
     options?: { error?: string; cause?: string; caller?: Caller },
   ): Promise<ExecutionRecord>;
+  /**
+   * The history from event `afterEventId + 1` on, as it is committed, ending once the
+   * execution has ended and every event was yielded (or when `signal` aborts).
+   */
+  followHistory(
+    executionId: string,
+    afterEventId: number,
+    signal: AbortSignal,
+  ): AsyncIterable<HistoryFollowItem>;
   /** Resolves when the execution has ended or `timeoutMs` passed (then with its RUNNING record). */
   waitForExecution(executionId: string, timeoutMs: number): Promise<ExecutionRecord>;
 
@@ -175,6 +197,8 @@ export interface Runtime {
     limit?: number;
   }): Promise<Page<ApprovalRecord>>;
   getApproval(approvalId: string): Promise<ApprovalRecord>;
+  /** Approval changes after `afterId` (none: from now on) as they are committed, until `signal` aborts. */
+  followApprovals(afterId: string | undefined, signal: AbortSignal): AsyncIterable<ApprovalChange>;
   /** Records a decision bound to the envelope hash; answers the updated record. */
   decideApproval(
     approvalId: string,

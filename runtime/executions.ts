@@ -337,7 +337,7 @@ function notFound(executionId: string): RuntimeError {
 }
 
 /** Short id of an execution ARN; anything else does not exist. */
-function execOf(executionId: string): string {
+export function execOf(executionId: string): string {
   let exec: string;
   try {
     exec = shortId(executionId);

@@ -11,7 +11,7 @@
  * Lua scripts receive the key prefix (`base`) and build the keys of other runs
  * themselves (a commit touches its parent's or its children's inboxes, known only
  * at run time); they use exactly the kinds below: `r:`, `i:`, `tomb:`, `act:`, `jr:`,
- * `ji:`, `xst:`, and for approvals `ap:`, `apx:`, `apev`.
+ * `ji:`, `xst:`, and for approvals `ap:`, `apx:`, `apev`, `apfeed`.
  * Keep `LUA_KINDS` and the scripts in step.
  *
  * Ids inside keys are "short ids": the execution ARN without its constant prefix
@@ -83,7 +83,16 @@ export interface Keys {
   approvalIndex(status: string, group: string, machine: string): string;
   /** Stream: approval events waiting for the webhook (created, decided, expired, cancelled). */
   approvalEvents: string;
+  /**
+   * Stream, capped at about `APPROVAL_FEED_LENGTH` entries: every approval change
+   * (`{e: event, id}`), always written, read by `GET /v1/approvals/events`; its entry
+   * ids are the SSE event ids, so a client resumes where it left off.
+   */
+  approvalFeed: string;
 }
+
+/** How many approval changes the feed keeps for clients resuming with Last-Event-ID. */
+export const APPROVAL_FEED_LENGTH = 10_000;
 
 export const LUA_KINDS = {
   run: "r:",
@@ -96,6 +105,7 @@ export const LUA_KINDS = {
   approval: "ap:",
   approvalIndex: "apx:",
   approvalEvents: "apev",
+  approvalFeed: "apfeed",
 } as const;
 
 /** BullMQ queue names (no `:` allowed by BullMQ). */
@@ -132,5 +142,6 @@ export function makeKeys(prefix = "stepwise"): Keys {
     approvalIndex: (status, group, machine) =>
       `${base}${LUA_KINDS.approvalIndex}${status}|${group}|${machine}`,
     approvalEvents: `${base}${LUA_KINDS.approvalEvents}`,
+    approvalFeed: `${base}${LUA_KINDS.approvalFeed}`,
   };
 }

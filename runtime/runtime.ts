@@ -3,11 +3,15 @@ import type { RunEvent } from "../engine/core/events.js";
 import type { HistoryEvent } from "../engine/core/history.js";
 import type { Json } from "../engine/core/json.js";
 import type { ApprovalStatus } from "../engine/states/approval.js";
+import { ApprovalFeed } from "./approval-feed.js";
 import { ApprovalStore } from "./approvals.js";
+import { HistoryFeed } from "./history-feed.js";
 import { answerToken, failureBody, pollActivity, successBody } from "./callbacks.js";
 import {
   RuntimeError,
+  type ApprovalChange,
   type ApprovalRecord,
+  type HistoryFollowItem,
   type Approver,
   type DecisionInput,
   type PendingTask,
@@ -52,6 +56,8 @@ export class RedisRuntime implements Runtime {
   private readonly deps: TransitionDeps;
   private readonly waiters: EndWaiters;
   private readonly approvals: ApprovalStore;
+  private readonly historyFeed: HistoryFeed;
+  private readonly approvalFeed: ApprovalFeed;
   /** Executions this runtime created (idempotent repeats not counted), for /metrics. */
   private started = 0;
 
@@ -80,6 +86,8 @@ export class RedisRuntime implements Runtime {
     };
     this.approvals = new ApprovalStore(this.client, this.keys, this.queues, this.settings);
     this.waiters = new EndWaiters(this.settings.redisUrl, this.keys.endedChannel);
+    this.historyFeed = new HistoryFeed(this.client, this.keys);
+    this.approvalFeed = new ApprovalFeed(this.client, this.keys, this.settings.redisUrl);
   }
 
   createStateMachine(
@@ -143,6 +151,18 @@ export class RedisRuntime implements Runtime {
     options: { error?: string; cause?: string; caller?: Caller } = {},
   ): Promise<ExecutionRecord> {
     return this.executions.stop(executionId, options, this.deps);
+  }
+
+  followHistory(
+    executionId: string,
+    afterEventId: number,
+    signal: AbortSignal,
+  ): AsyncIterable<HistoryFollowItem> {
+    return this.historyFeed.follow(executionId, afterEventId, signal);
+  }
+
+  followApprovals(afterId: string | undefined, signal: AbortSignal): AsyncIterable<ApprovalChange> {
+    return this.approvalFeed.follow(afterId, signal);
   }
 
   waitForExecution(executionId: string, timeoutMs: number): Promise<ExecutionRecord> {
@@ -238,6 +258,7 @@ export class RedisRuntime implements Runtime {
 
   async close(): Promise<void> {
     await this.waiters.close();
+    await this.approvalFeed.close();
     await this.queues.close();
     this.queueConnection.disconnect();
     await this.client.close();

@@ -1,3 +1,5 @@
+import { APPROVAL_FEED_LENGTH } from "../keys.js";
+
 /**
  * Lua helpers shared by the scripts that create an approval record or change its
  * status (commitTransition's `approval` / `apclose` ops, decideApproval). The
@@ -9,7 +11,8 @@
  * (field `ix`, computed in TypeScript), and `apx:*|<dim>` for any status; scores
  * are the creation time (field `t0`). Outbox: when the record's `nt` is '1', each
  * change XADDs `{e: event, id}` to `apev` in the same script, so a notification
- * can be late but never lost (runtime/approval-webhooks.ts drains it).
+ * can be late but never lost (runtime/approval-webhooks.ts drains it). Every
+ * change also goes to the capped feed `apfeed`, which live clients read (SSE).
  */
 export const APPROVAL_LUA = `
 local function approvalIndex(base, id, key, from, to)
@@ -20,6 +23,7 @@ local function approvalIndex(base, id, key, from, to)
   end
 end
 local function approvalEvent(base, key, id, event)
+  redis.call('XADD', base .. 'apfeed', 'MAXLEN', '~', '${APPROVAL_FEED_LENGTH}', '*', 'e', event, 'id', id)
   if redis.call('HGET', key, 'nt') == '1' then
     redis.call('XADD', base .. 'apev', '*', 'e', event, 'id', id)
   end

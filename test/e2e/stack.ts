@@ -41,6 +41,8 @@ export interface StackOptions {
   approverGroups?: string;
   /** Runtime settings for the runtime and the worker (approval webhook outbox, …). */
   settings?: { approvalEvents?: boolean };
+  /** A built console to serve at /console/ (default: console/dist when it is built). */
+  consoleDir?: string;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -61,6 +63,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     runtime,
     apiKeys,
     registry,
+    ...(options.consoleDir !== undefined ? { consoleDir: options.consoleDir } : {}),
     health: async () => {
       await redis.ping();
     },
