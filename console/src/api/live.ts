@@ -90,7 +90,8 @@ export async function followHistory(
 }
 
 export interface ApprovalChange {
-  event: "approval.created" | "approval.decided" | "approval.expired" | "approval.cancelled";
+  /** `approval.created`, `approval.decided`, `approval.expired`, `approval.cancelled`, … */
+  event: string;
   approval: Approval;
 }
 

@@ -7,6 +7,11 @@ import { applyChange, inboxOrder } from "./inbox.js";
 
 /** Pages of the pending list read at most (10,000 approvals): an inbox, not an archive. */
 const MAX_PAGES = 10;
+/**
+ * The stream starts at "now", so a change between the first read and the stream's
+ * start would be missed: a slow re-read closes that gap (and any other).
+ */
+const RELOAD_MS = 60_000;
 
 async function fetchPending(me: Me): Promise<Approval[]> {
   const out: Approval[] = [];
@@ -71,7 +76,11 @@ export function usePendingApprovals(me: Me): PendingApprovals {
             : list.filter((a) => a.approvalId !== change.approval.approvalId),
       );
     }, controller.signal).catch(() => undefined);
-    return () => controller.abort();
+    const timer = setInterval(reload, RELOAD_MS);
+    return () => {
+      controller.abort();
+      clearInterval(timer);
+    };
   }, [me, enabled, reload]);
 
   return { pending, error, reload };
