@@ -52,7 +52,8 @@ function Node({ name, value, depth }: { name?: string; value: Json; depth: numbe
         {open}
         <span class="json-count">
           {" "}
-          {entries.length} {Array.isArray(value) ? "items" : "keys"}
+          {entries.length} {Array.isArray(value) ? "item" : "key"}
+          {entries.length === 1 ? "" : "s"}
         </span>
       </summary>
       <div class="json-children">

@@ -64,17 +64,23 @@ export interface Layout {
   edges: LaidEdge[];
 }
 
-const CHAR = 7.2; // px per character at the node font (13px sans), a safe over-estimate
+const CHAR = 7.4; // px per character of a state name (13px sans), a safe over-estimate
+const TYPE_CHAR = 6; // of its type (10px)
 const LABEL_CHAR = 6.4; // edge labels (11px)
 const NODE_HEIGHT = 38;
 const MARKER = 14;
 const HEADER = 26; // a compound node's title
 const PAD = 12;
 const GAP = 14; // between a Parallel's branches
+const SCOPE_LABEL = 14; // "Branch 1" above a branch's start marker
 export const MARGIN = 16;
 
-function leafWidth(name: string): number {
-  return Math.min(240, Math.max(110, Math.round(name.length * CHAR + 32)));
+/** Wide enough for "Name Type", capped so that one long name cannot widen a whole scope. */
+function leafWidth(name: string, type: string): number {
+  return Math.min(
+    280,
+    Math.max(110, Math.round(name.length * CHAR + type.length * TYPE_CHAR + 36)),
+  );
 }
 
 /** A scope laid out in its own coordinates (origin at its top-left). */
@@ -85,11 +91,11 @@ function layoutScope(scope: GraphScope): Layout {
     const layouts = node.scopes.map(layoutScope);
     const width =
       Math.max(
-        leafWidth(node.name),
+        leafWidth(node.name, node.type),
         layouts.reduce((sum, l) => sum + l.width, 0) + GAP * (layouts.length - 1),
       ) +
       2 * PAD;
-    const height = Math.max(...layouts.map((l) => l.height)) + HEADER + PAD;
+    const height = Math.max(...layouts.map((l) => l.height)) + SCOPE_LABEL + HEADER + PAD;
     inner.set(node.id, { layouts, width, height });
   }
 
@@ -100,7 +106,7 @@ function layoutScope(scope: GraphScope): Layout {
   g.setNode(scope.endId, { width: MARKER, height: MARKER });
   for (const node of scope.nodes) {
     const box = inner.get(node.id);
-    g.setNode(node.id, box ?? { width: leafWidth(node.name), height: NODE_HEIGHT });
+    g.setNode(node.id, box ?? { width: leafWidth(node.name, node.type), height: NODE_HEIGHT });
   }
   scope.edges.forEach((edge, i) => {
     const shortLabel = edge.label === undefined ? undefined : shorten(edge.label);
@@ -154,9 +160,9 @@ function layoutScope(scope: GraphScope): Layout {
         x: left,
         y: top,
         width: l.width,
-        height: l.height,
+        height: l.height + SCOPE_LABEL,
       });
-      append(out, l, left, top);
+      append(out, l, left, top + SCOPE_LABEL);
       left += l.width + GAP;
     });
   }
