@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { buildConsole } from "../../console/build.js";
+import { buildConsole, type BuiltFile } from "../../console/build.js";
 
 /**
  * Browser tests drive Debian's Chromium (never a downloaded browser) headless,
@@ -15,10 +15,14 @@ import { buildConsole } from "../../console/build.js";
 export const CHROMIUM = process.env.STEPWISE_CHROMIUM ?? "/usr/bin/chromium";
 export const ARTIFACTS = fileURLToPath(new URL("../artifacts/", import.meta.url));
 
-export async function buildConsoleForTest(): Promise<{ dir: string; remove(): Promise<void> }> {
+export async function buildConsoleForTest(): Promise<{
+  dir: string;
+  files: BuiltFile[];
+  remove(): Promise<void>;
+}> {
   const dir = await mkdtemp(join(tmpdir(), "stepwise-console-"));
-  await buildConsole(dir);
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+  const files = await buildConsole(dir);
+  return { dir, files, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
 export function launch(): Promise<Browser> {

@@ -64,6 +64,9 @@ export function ApprovalsPage(props: {
   );
 }
 
+/** Cards rendered at first: the inbox must paint fast with thousands pending. */
+const SHOWN = 30;
+
 function Pending({
   me,
   inbox,
@@ -74,26 +77,35 @@ function Pending({
   onDecided: (text: string) => void;
 }) {
   const now = useNow(15_000);
+  const [shown, setShown] = useState(SHOWN);
   if (inbox.error && !inbox.pending) return <ErrorNotice error={inbox.error} />;
   if (!inbox.pending) return <p class="muted">Loading…</p>;
   if (inbox.pending.length === 0) return <p class="muted">Nothing waits for your decision.</p>;
+  const rest = inbox.pending.length - shown;
   return (
-    <ul class="cards" aria-label="Pending approvals">
-      {inbox.pending.map((a) => (
-        <li key={a.approvalId}>
-          <ApprovalCard
-            approval={a}
-            me={me}
-            now={now}
-            onDecided={(text) => {
-              onDecided(text);
-              inbox.reload();
-            }}
-            onStale={inbox.reload}
-          />
-        </li>
-      ))}
-    </ul>
+    <>
+      <ul class="cards" aria-label="Pending approvals">
+        {inbox.pending.slice(0, shown).map((a) => (
+          <li key={a.approvalId}>
+            <ApprovalCard
+              approval={a}
+              me={me}
+              now={now}
+              onDecided={(text) => {
+                onDecided(text);
+                inbox.reload();
+              }}
+              onStale={inbox.reload}
+            />
+          </li>
+        ))}
+      </ul>
+      {rest > 0 ? (
+        <button type="button" onClick={() => setShown(shown + SHOWN * 2)}>
+          Show {Math.min(rest, SHOWN * 2)} more of {rest}
+        </button>
+      ) : null}
+    </>
   );
 }
 
