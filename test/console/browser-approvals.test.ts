@@ -212,6 +212,21 @@ describe("console: approvals", () => {
     await Promise.all([runner.close(), asAlice.close()]);
   });
 
+  it("stops a running execution (run key); its approval is cancelled", async () => {
+    const { executionId, approval } = await pendingPayment("Eve", 13);
+    const runner = await contextWithKey(browser, KEYS.run);
+    const page = await runner.newPage();
+    await page.goto(`${stack.url}/console/executions/${enc(executionId)}`);
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("button", { name: "Stop", exact: true }).click();
+    await page.locator("h1 .badge", { hasText: "ABORTED" }).waitFor();
+    expect(await page.getByRole("button", { name: "Stop", exact: true }).count()).toBe(0);
+    expect((await finished(executionId)).status).toBe("ABORTED");
+    const after = await stack.client.get(`/v1/approvals/${approval.approvalId}`);
+    expect(after.body.status).toBe("CANCELLED");
+    await runner.close();
+  });
+
   it("reaches Approve with Tab, and shows where the focus is", async () => {
     const page = await alice.newPage();
     await page.goto(`${stack.url}/console/approvals`);

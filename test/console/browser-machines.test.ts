@@ -163,6 +163,13 @@ describe("console: state machines and executions", () => {
       `/v1/executions/${encodeURIComponent(executionId)}/history?limit=1000`,
     );
     expect(await page.locator(".timeline li").count()).toBe(history.body.items.length);
+    // An event in the timeline chooses that very entry: the second of three Map iterations.
+    await page
+      .locator(".timeline")
+      .getByRole("button", { name: "PassStateEntered Double" })
+      .nth(1)
+      .click();
+    await page.locator('[data-detail-state="Double"]').getByText("entry 2 of 3").waitFor();
     await screenshot(page, "console-execution");
     expect(errors).toEqual([]);
     await page.close();
