@@ -97,9 +97,12 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
                 <Link href={paths.approvals()}>
                   Approvals{" "}
                   {count !== undefined && count > 0 ? (
-                    <span class="count" data-pending-count={count} aria-label={`${count} pending`}>
-                      {count}
-                    </span>
+                    <>
+                      <span class="count" data-pending-count={count} aria-hidden="true">
+                        {count}
+                      </span>
+                      <span class="sr-only">, {count} pending</span>
+                    </>
                   ) : null}
                 </Link>
               </li>
