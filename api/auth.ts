@@ -26,6 +26,7 @@ export type Permission =
   | "definitions:read"
   | "executions:write"
   | "executions:read"
+  | "executions:purge"
   | "callback"
   | "approvals:read"
   | "approvals:decide";
@@ -37,6 +38,7 @@ const GRANTS: Record<Scope, ReadonlySet<Permission>> = {
     "definitions:read",
     "executions:write",
     "executions:read",
+    "executions:purge",
     "callback",
     "approvals:read",
     "approvals:decide",
@@ -53,6 +55,7 @@ const ACTIONS: Record<Exclude<Permission, "public">, string> = {
   "definitions:read": "read state machines",
   "executions:write": "start or stop executions",
   "executions:read": "read executions",
+  "executions:purge": "purge executions",
   callback: "answer task tokens or poll activities",
   "approvals:read": "read approvals",
   "approvals:decide": "decide approvals",

@@ -119,7 +119,22 @@ export const ERRORS = {
   ExecutionNotRunning: entry(
     409,
     "Execution '{executionId}' is not running",
-    "Stop was asked of an execution that has already ended.",
+    "Stop, pause or resume was asked of an execution that has already ended.",
+  ),
+  ExecutionRunning: entry(
+    409,
+    "Execution '{executionId}' has not ended: stop it first, then purge it",
+    "Purge was asked of an execution that is still running (or paused).",
+  ),
+  OperationDoesNotExist: entry(
+    404,
+    "Operation '{operationId}' does not exist",
+    "No bulk operation has this id (or its record passed the retention period).",
+  ),
+  ExecutionNotPaused: entry(
+    409,
+    "Execution '{executionId}' is not paused",
+    "Resume was asked of an execution that is running, not paused.",
   ),
   TaskTimedOut: entry(
     409,

@@ -120,6 +120,16 @@ export const executionRecord = {
     cause: { type: "string" },
     startedAt: { type: "string", format: "date-time" },
     stoppedAt: { type: "string", format: "date-time" },
+    pause: {
+      type: "object",
+      description: "While PAUSED: why, who paused it and when.",
+      required: ["at"],
+      properties: {
+        reason: { type: "string" },
+        by: { type: "string" },
+        at: { type: "string", format: "date-time" },
+      },
+    },
   },
 } as const;
 
@@ -128,6 +138,7 @@ const {
   input: _input,
   output: _output,
   cause: _cause,
+  pause: _pause,
   ...summaryProperties
 } = executionRecord.properties;
 export const executionSummary = {

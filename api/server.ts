@@ -23,6 +23,7 @@ import { approvalsPlugin } from "./plugins/approvals.js";
 import { consolePlugin } from "./plugins/console.js";
 import { eventsPlugin } from "./plugins/events.js";
 import { mePlugin } from "./plugins/me.js";
+import { operationsPlugin } from "./plugins/operations.js";
 import { activitiesPlugin } from "./plugins/activities.js";
 import { docsPlugin } from "./plugins/docs.js";
 import { executionsPlugin } from "./plugins/executions.js";
@@ -162,6 +163,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(approvalsPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(eventsPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(mePlugin, { ...pluginOptions, prefix: "/v1" });
+  await app.register(operationsPlugin, { ...pluginOptions, prefix: "/v1" });
   const metricsSource =
     options.metrics ?? (isMetricsSource(options.runtime) ? options.runtime : undefined);
   registerRuntimeMetrics(registry, metricsSource, (err) =>

@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject, type Options } from "ajv";
+import addFormatsModule from "ajv-formats";
 import type { FastifyInstance } from "fastify";
 import { apiError, type ApiError } from "./errors.js";
 import { PATTERN_RULES } from "./schemas.js";
@@ -16,6 +17,10 @@ const common: Options = {
 };
 const bodyAjv = new Ajv({ ...common, coerceTypes: false });
 const textAjv = new Ajv({ ...common, coerceTypes: true });
+// `format: "date-time"` on request fields (bulk operations' instants) is checked, not ignored.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv, formats: string[]) => void;
+addFormats(bodyAjv, ["date-time"]);
+addFormats(textAjv, ["date-time"]);
 
 export function registerValidation(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) =>
@@ -57,6 +62,8 @@ function describe(error: ErrorObject, pointer: string): string {
     }
     case "enum":
       return `${field} must be one of ${(params.allowedValues as unknown[]).map(String).join(", ")}`;
+    case "format":
+      return `${field} must be an RFC 3339 date-time such as 2026-12-01T09:30:00Z`;
     default:
       return `${field} ${error.message ?? "is invalid"}`;
   }

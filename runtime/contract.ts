@@ -5,6 +5,8 @@ import type { ApprovalStatus } from "../engine/states/approval.js";
 import type { ApprovalRecord, Approver, DecisionInput } from "./approval-record.js";
 
 export type { ApprovalRecord, Approver, DecisionInput } from "./approval-record.js";
+import type { BulkAction, BulkFilter, BulkOptions, OperationRecord } from "./operations.js";
+export type { BulkAction, BulkFilter, BulkOptions, OperationRecord } from "./operations.js";
 
 /**
  * What the durable runtime offers the REST API (and tests): the one seam between
@@ -32,6 +34,8 @@ export interface StateMachineDetail extends StateMachineVersion {
 
 export const EXECUTION_STATUSES = [
   "RUNNING",
+  /** Stepwise's own: an operator paused it (runtime/pause.ts); it is still running underneath. */
+  "PAUSED",
   "SUCCEEDED",
   "FAILED",
   "TIMED_OUT",
@@ -52,13 +56,21 @@ export interface ExecutionRecord {
   cause?: string;
   startedAt: string;
   stoppedAt?: string;
+  /** While PAUSED: why, who paused it and when. */
+  pause?: PauseInfo;
+}
+
+export interface PauseInfo {
+  reason?: string;
+  by?: string;
+  at: string;
 }
 
 /**
  * An execution as a listing shows it: no input or output (AWS's ListExecutions
  * has neither), so a page costs the same however large the payloads are.
  */
-export type ExecutionSummary = Omit<ExecutionRecord, "input" | "output" | "cause">;
+export type ExecutionSummary = Omit<ExecutionRecord, "input" | "output" | "cause" | "pause">;
 
 /** Who did something: an API key's name, recorded in the history. */
 export interface Caller {
@@ -172,6 +184,26 @@ export interface Runtime {
     afterEventId: number,
     signal: AbortSignal,
   ): AsyncIterable<HistoryFollowItem>;
+  /**
+   * Holds every run of the execution where it is (status PAUSED, ExecutionPaused in the
+   * history); what arrives meanwhile waits in order. Pausing a paused execution changes nothing.
+   */
+  pauseExecution(
+    executionId: string,
+    options?: { reason?: string; caller?: Caller },
+  ): Promise<ExecutionRecord>;
+  /** Applies what waited, in order (ExecutionResumed in the history). */
+  resumeExecution(executionId: string, options?: { caller?: Caller }): Promise<ExecutionRecord>;
+  /** Starts a bulk stop, pause, resume or purge in the background (runtime/operations.ts). */
+  startOperation(
+    action: BulkAction,
+    filter: BulkFilter,
+    options: BulkOptions,
+    caller?: Caller,
+  ): Promise<OperationRecord>;
+  getOperation(operationId: string): Promise<OperationRecord>;
+  /** Erases an ended execution now: record, history, journal, runs, approvals, index entries. */
+  purgeExecution(executionId: string): Promise<void>;
   /** Resolves when the execution has ended or `timeoutMs` passed (then with its RUNNING record). */
   waitForExecution(executionId: string, timeoutMs: number): Promise<ExecutionRecord>;
 
@@ -218,6 +250,9 @@ export type RuntimeErrorName =
   | "ExecutionDoesNotExist"
   | "ExecutionAlreadyExists"
   | "ExecutionNotRunning"
+  | "ExecutionNotPaused"
+  | "ExecutionRunning"
+  | "OperationDoesNotExist"
   | "InvalidDefinition"
   | "InvalidToken"
   | "TaskDoesNotExist"

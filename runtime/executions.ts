@@ -12,6 +12,7 @@ import {
   type ExecutionStatus,
   type ExecutionSummary,
   type Page,
+  type PauseInfo,
   type StartResult,
 } from "./contract.js";
 import {
@@ -299,7 +300,7 @@ export class ExecutionStore {
     const reply = await this.client.run(
       "requestStop",
       [this.keys.execution(exec), this.keys.run(exec), this.keys.inbox(exec), this.keys.schedule],
-      [JSON.stringify(stop), exec, Date.now() + this.settings.leaseMs],
+      [JSON.stringify(stop), exec, Date.now() + this.settings.leaseMs, this.keys.base],
     );
     const code = Number(reply[0]);
     if (code === -1) throw notFound(executionId);
@@ -351,15 +352,20 @@ export function execOf(executionId: string): string {
 }
 
 /** The record's fields a listing reads (`toSummary` takes them in this order). */
-const SUMMARY_FIELDS = ["st", "sm", "nm", "v", "t0", "t1", "err"] as const;
+const SUMMARY_FIELDS = ["st", "sm", "nm", "v", "t0", "t1", "err", "ps"] as const;
 
-function toSummary([st, sm, nm, v, t0, t1, err]: (string | null)[]): ExecutionSummary {
+/** The record keeps RUNNING while paused (`ps` holds the pause): clients see PAUSED. */
+function statusOf(st: string | null | undefined, ps: string | null | undefined): ExecutionStatus {
+  return (st === "RUNNING" && ps ? "PAUSED" : (st ?? "RUNNING")) as ExecutionStatus;
+}
+
+function toSummary([st, sm, nm, v, t0, t1, err, ps]: (string | null)[]): ExecutionSummary {
   const summary: ExecutionSummary = {
     executionId: executionArn(sm ?? "", nm ?? ""),
     name: nm ?? "",
     stateMachine: sm ?? "",
     version: Number(v ?? 0),
-    status: (st ?? "RUNNING") as ExecutionStatus,
+    status: statusOf(st, ps),
     startedAt: t0 ?? "",
   };
   if (err) summary.error = err;
@@ -373,7 +379,7 @@ function toRecord(executionId: string, f: Record<string, string>): ExecutionReco
     name: f.nm ?? "",
     stateMachine: f.sm ?? "",
     version: Number(f.v ?? 0),
-    status: (f.st ?? "RUNNING") as ExecutionStatus,
+    status: statusOf(f.st, f.ps),
     input: JSON.parse(f.in ?? "null") as Json,
     startedAt: f.t0 ?? "",
   };
@@ -381,5 +387,6 @@ function toRecord(executionId: string, f: Record<string, string>): ExecutionReco
   if (f.err !== undefined) record.error = f.err;
   if (f.cause !== undefined) record.cause = f.cause;
   if (f.t1 !== undefined) record.stoppedAt = f.t1;
+  if (f.ps !== undefined && f.st === "RUNNING") record.pause = JSON.parse(f.ps) as PauseInfo;
   return record;
 }

@@ -11,7 +11,7 @@
  * Lua scripts receive the key prefix (`base`) and build the keys of other runs
  * themselves (a commit touches its parent's or its children's inboxes, known only
  * at run time); they use exactly the kinds below: `r:`, `i:`, `tomb:`, `act:`, `jr:`,
- * `ji:`, `xst:`, and for approvals `ap:`, `apx:`, `apev`, `apfeed`.
+ * `ji:`, `xst:`, `pz:`, and for approvals `ap:`, `apx:`, `apev`, `apfeed`.
  * Keep `LUA_KINDS` and the scripts in step.
  *
  * Ids inside keys are "short ids": the execution ARN without its constant prefix
@@ -48,6 +48,8 @@ export interface Keys {
   journal(exec: string): string;
   /** Hash: `s` run state (JSON), `q` seq, `fx` follow-ups of the last commit. */
   run(run: string): string;
+  /** Set of the runs of a paused execution that have events waiting (scripts/pause-execution.ts). */
+  parked(exec: string): string;
   /** List: events waiting for the run (bodies without time/eventId). */
   inbox(run: string): string;
   /** Sorted set of due times: timers (`t:`), run leases (`r:`), task leases (`k:`). */
@@ -67,10 +69,14 @@ export interface Keys {
    * child's last commit, read and deleted by the parent's `collect`.
    */
   joinResults(join: string): string;
+  /** Hash: the inputs of a join's children not started yet (child index → input JSON). */
+  joinInputs(join: string): string;
   /** String with a TTL: why a token no longer answers (`done` / `timedout`). */
   tombstone(token: string): string;
   /** List of task ids (short) waiting for an activity worker. */
   activity(name: string): string;
+  /** Hash: a bulk operation's request and progress (runtime/operations.ts). */
+  operation(id: string): string;
   /** Pub/sub channel: an execution ended (message: short id). */
   endedChannel: string;
   /** Hash: an approval record (runtime/approval-record.ts lists its fields). */
@@ -106,10 +112,11 @@ export const LUA_KINDS = {
   approvalIndex: "apx:",
   approvalEvents: "apev",
   approvalFeed: "apfeed",
+  parked: "pz:",
 } as const;
 
 /** BullMQ queue names (no `:` allowed by BullMQ). */
-export const QUEUES = { steps: "steps", tasks: "tasks" } as const;
+export const QUEUES = { steps: "steps", tasks: "tasks", operations: "operations" } as const;
 
 export function makeKeys(prefix = "stepwise"): Keys {
   if (!/^[A-Za-z0-9_.-]+$/.test(prefix)) throw new Error(`invalid key prefix '${prefix}'`);
@@ -130,14 +137,17 @@ export function makeKeys(prefix = "stepwise"): Keys {
     journal: (exec) => `${base}j:${exec}`,
     run: (run) => `${base}${LUA_KINDS.run}${run}`,
     inbox: (run) => `${base}${LUA_KINDS.inbox}${run}`,
+    parked: (exec) => `${base}${LUA_KINDS.parked}${exec}`,
     schedule: `${base}sched`,
     tasks: `${base}tasks`,
     stats: `${base}stats`,
     tokens: `${base}tok`,
     joinResults: (join) => `${base}${LUA_KINDS.joinResults}${join}`,
+    joinInputs: (join) => `${base}${LUA_KINDS.joinInputs}${join}`,
     tombstone: (token) => `${base}${LUA_KINDS.tombstone}${token}`,
     activity: (name) => `${base}${LUA_KINDS.activity}${name}`,
     endedChannel: `${base}ended`,
+    operation: (id) => `${base}op:${id}`,
     approval: (id) => `${base}${LUA_KINDS.approval}${id}`,
     approvalIndex: (status, group, machine) =>
       `${base}${LUA_KINDS.approvalIndex}${status}|${group}|${machine}`,

@@ -16,6 +16,11 @@ export interface StepJob {
   q: number;
 }
 
+/** Data of an operation job: carry out bulk operation `id` (runtime/operations.ts). */
+export interface OperationJob {
+  id: string;
+}
+
 /** Data of a task job: call the resource of pending task `t` (short id). */
 export interface TaskJob {
   t: string;
@@ -30,6 +35,7 @@ export interface TaskJob {
 export class JobQueues {
   readonly steps: Queue<StepJob>;
   readonly tasks: Queue<TaskJob>;
+  readonly operations: Queue<OperationJob>;
 
   constructor(connection: Redis, keys: Keys) {
     const common = {
@@ -46,10 +52,12 @@ export class JobQueues {
     };
     this.steps = new Queue<StepJob>(QUEUES.steps, common as never);
     this.tasks = new Queue<TaskJob>(QUEUES.tasks, common as never);
+    this.operations = new Queue<OperationJob>(QUEUES.operations, common as never);
     // Connection errors are retried by ioredis and commands wait meanwhile; an
     // unheard 'error' would print a stack trace per reconnection attempt.
     this.steps.on("error", () => {});
     this.tasks.on("error", () => {});
+    this.operations.on("error", () => {});
   }
 
   /**
@@ -78,6 +86,6 @@ export class JobQueues {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.steps.close(), this.tasks.close()]);
+    await Promise.all([this.steps.close(), this.tasks.close(), this.operations.close()]);
   }
 }

@@ -7,7 +7,9 @@ import { giveUp } from "./scripts/give-up.js";
 import { indexStatuses } from "./scripts/index-statuses.js";
 import { decideApproval } from "./scripts/decide-approval.js";
 import { loadTransition } from "./scripts/load-transition.js";
+import { parkPaused, pauseExecution, resumeExecution } from "./scripts/pause-execution.js";
 import { pruneIndex } from "./scripts/prune-index.js";
+import { purgeExecution } from "./scripts/purge-execution.js";
 import { requestStop } from "./scripts/request-stop.js";
 import type { ScriptSpec } from "./scripts/spec.js";
 import { startExecution } from "./scripts/start-execution.js";
@@ -25,6 +27,10 @@ const SCRIPTS = [
   giveUp,
   indexStatuses,
   decideApproval,
+  pauseExecution,
+  resumeExecution,
+  parkPaused,
+  purgeExecution,
 ] as const;
 
 export type ScriptName = (typeof SCRIPTS)[number]["name"];

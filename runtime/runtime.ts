@@ -6,6 +6,15 @@ import type { ApprovalStatus } from "../engine/states/approval.js";
 import { ApprovalFeed } from "./approval-feed.js";
 import { ApprovalStore } from "./approvals.js";
 import { HistoryFeed } from "./history-feed.js";
+import { Pauses } from "./pause.js";
+import { purgeExecution } from "./purge.js";
+import {
+  OperationStore,
+  type BulkAction,
+  type BulkFilter,
+  type BulkOptions,
+  type OperationRecord,
+} from "./operations.js";
 import { answerToken, failureBody, pollActivity, successBody } from "./callbacks.js";
 import {
   RuntimeError,
@@ -29,7 +38,7 @@ import {
 } from "./contract.js";
 import { pendingTasks } from "./pending-tasks.js";
 import { shortId } from "./ids.js";
-import { ExecutionStore } from "./executions.js";
+import { ExecutionStore, execOf } from "./executions.js";
 import { makeKeys, type Keys } from "./keys.js";
 import { MachineStore } from "./machines.js";
 import { readRuntimeMetrics } from "./metrics.js";
@@ -57,6 +66,8 @@ export class RedisRuntime implements Runtime {
   private readonly waiters: EndWaiters;
   private readonly approvals: ApprovalStore;
   private readonly historyFeed: HistoryFeed;
+  private readonly pauses: Pauses;
+  readonly operations: OperationStore;
   private readonly approvalFeed: ApprovalFeed;
   /** Executions this runtime created (idempotent repeats not counted), for /metrics. */
   private started = 0;
@@ -87,6 +98,13 @@ export class RedisRuntime implements Runtime {
     this.approvals = new ApprovalStore(this.client, this.keys, this.queues, this.settings);
     this.waiters = new EndWaiters(this.settings.redisUrl, this.keys.endedChannel);
     this.historyFeed = new HistoryFeed(this.client, this.keys);
+    this.pauses = new Pauses(this.client, this.keys, this.queues, this.settings.leaseMs);
+    this.operations = new OperationStore(
+      this.client,
+      this.keys,
+      this.queues,
+      this.settings.retentionSeconds,
+    );
     this.approvalFeed = new ApprovalFeed(this.client, this.keys, this.settings.redisUrl);
   }
 
@@ -151,6 +169,39 @@ export class RedisRuntime implements Runtime {
     options: { error?: string; cause?: string; caller?: Caller } = {},
   ): Promise<ExecutionRecord> {
     return this.executions.stop(executionId, options, this.deps);
+  }
+
+  async pauseExecution(
+    executionId: string,
+    options: { reason?: string; caller?: Caller } = {},
+  ): Promise<ExecutionRecord> {
+    await this.pauses.pause(executionId, execOf(executionId), options);
+    return this.executions.describe(executionId);
+  }
+
+  async resumeExecution(
+    executionId: string,
+    options: { caller?: Caller } = {},
+  ): Promise<ExecutionRecord> {
+    await this.pauses.resume(executionId, execOf(executionId), options);
+    return this.executions.describe(executionId);
+  }
+
+  startOperation(
+    action: BulkAction,
+    filter: BulkFilter,
+    options: BulkOptions,
+    caller?: Caller,
+  ): Promise<OperationRecord> {
+    return this.operations.start(action, filter, options, caller);
+  }
+
+  getOperation(operationId: string): Promise<OperationRecord> {
+    return this.operations.get(operationId);
+  }
+
+  purgeExecution(executionId: string): Promise<void> {
+    return purgeExecution(this.client, this.keys, executionId, execOf(executionId));
   }
 
   followHistory(

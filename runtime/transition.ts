@@ -90,7 +90,8 @@ export interface TransitionDeps {
   inputs?: InputCache;
 }
 
-export type AdvanceResult = "committed" | "stale" | "idle" | "missing";
+/** `paused`: the execution is paused; the run was parked with its events (pause.ts). */
+export type AdvanceResult = "committed" | "stale" | "idle" | "missing" | "paused";
 
 /** What a commit leaves behind that the next transition of the same run needs. */
 interface Loaded {
@@ -174,12 +175,15 @@ async function load(
     [held?.version ?? ""],
   );
   if (reply.length === 0) return { result: "missing" };
-  const [stateStored, seqText, inboxHead, hcText, fx, inputStored, inputVersion] = reply;
+  const [stateStored, seqText, inboxHead, hcText, fx, inputStored, inputVersion, paused] = reply;
   if (Number(seqText) !== seq) {
     await deps.queues.ensure(fx?.toString());
     return { result: "stale" };
   }
   if (!inboxHead) return { result: "idle" };
+  if (paused && !isStop(inboxHead.toString()) && (await park(deps, run))) {
+    return { result: "paused" };
+  }
   if (!stateStored) return { result: "missing" };
   const state = JSON.parse(unpack(stateStored)) as RunState;
   let apart: StoredInput | undefined;
@@ -293,12 +297,30 @@ async function stepAndCommit(
     if (code === -2) {
       hc = Number(reply[1]);
       locks?.committed(exec, hc);
+      // Paused meanwhile (a chained transition has no load of its own to see it).
+      if (reply[2] && body.type !== "Stop") return "reload";
       continue;
     }
     if (code === -1) return { result: "stale", ensure: reply[2] as string };
     if (code === -3) return { result: "missing" };
     return "reload"; // -4: the inbox head changed (a stop went in front): load again
   }
+}
+
+/** Stops (the API's, the timeout's, a give-up's) go through a pause: they end it. */
+function isStop(head: string): boolean {
+  return (JSON.parse(head) as RunEventBody).type === "Stop";
+}
+
+/** Parks the run of a paused execution; false when it was resumed meanwhile (go on). */
+async function park(deps: TransitionDeps, run: string): Promise<boolean> {
+  const exec = executionOf(run);
+  const [reply] = await deps.client.run(
+    "parkPaused",
+    [deps.keys.execution(exec), deps.keys.parked(exec), deps.keys.schedule],
+    [run],
+  );
+  return reply === "parked";
 }
 
 /**

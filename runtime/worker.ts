@@ -8,7 +8,15 @@ import { ExecutionLocks } from "./locks.js";
 import { ExecutionCache } from "./programs.js";
 import { giveUpOn } from "./give-up.js";
 import { executionOf, longId, runOfTask } from "./ids.js";
-import { JobQueues, STEP_ATTEMPTS, type StepJob, type TaskJob } from "./queues.js";
+import { OperationStore } from "./operations.js";
+import {
+  JobQueues,
+  STEP_ATTEMPTS,
+  type OperationJob,
+  type StepJob,
+  type TaskJob,
+} from "./queues.js";
+import { createRedisRuntime, type RedisRuntime } from "./runtime.js";
 import { bullConnection, RedisClient } from "./redis.js";
 import { Scheduler } from "./scheduler.js";
 import { resolveSettings, type RuntimeSettings } from "./settings.js";
@@ -133,33 +141,56 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
       concurrency: options.taskConcurrency ?? 64,
     },
   );
+  // Bulk operations act through a runtime, as the API would; made on the first one.
+  const operationStore = new OperationStore(client, keys, queues, settings.retentionSeconds);
+  let opsRuntime: RedisRuntime | undefined;
+  const operations = new Worker<OperationJob>(
+    QUEUES.operations,
+    async (job) => {
+      opsRuntime ??= createRedisRuntime(settings);
+      try {
+        await operationStore.run(job.data.id, opsRuntime);
+      } catch (err) {
+        if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1))
+          await operationStore.fail(job.data.id, err);
+        throw err;
+      }
+    },
+    {
+      ...common,
+      connection: bullConnection(settings.redisUrl, "stepwise-operations"),
+      concurrency: 2,
+    },
+  );
+  operations.on("error", onError);
   steps.on("error", onError);
   tasks.on("error", onError);
   steps.on("failed", (_job, err) => onError(err));
   tasks.on("failed", (_job, err) => onError(err));
   const scheduler = new Scheduler(client, keys, queues, settings, onError);
   scheduler.start();
-  await Promise.all([steps.waitUntilReady(), tasks.waitUntilReady()]);
+  await Promise.all([steps.waitUntilReady(), tasks.waitUntilReady(), operations.waitUntilReady()]);
 
   let closing: Promise<void> | undefined;
   return {
     close(graceMs = 10_000) {
       closing ??= (async () => {
         await scheduler.stop();
-        const graceful = Promise.all([steps.close(), tasks.close()]);
+        const graceful = Promise.all([steps.close(), tasks.close(), operations.close()]);
         const timer = new Promise<"timeout">((resolve) =>
           setTimeout(() => resolve("timeout"), graceMs).unref(),
         );
         if ((await Promise.race([graceful, timer])) === "timeout") {
           // Jobs still running keep their lock until it expires; BullMQ then hands them to another worker.
           tasks.cancelAllJobs("worker shutdown");
-          await Promise.all([steps.close(true), tasks.close(true)]);
+          await Promise.all([steps.close(true), tasks.close(true), operations.close(true)]);
         }
         await queues.close();
         queueConnection.disconnect();
         // BullMQ never closes a connection it was handed (it could be shared); these
         // two are the workers' own, and left open they would keep the process alive.
-        for (const worker of [steps, tasks]) {
+        await opsRuntime?.close();
+        for (const worker of [steps, tasks, operations]) {
           (worker.opts.connection as { disconnect?: () => void }).disconnect?.();
         }
         await client.close();

@@ -255,4 +255,68 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
       });
     },
   );
+
+  app.post<{ Params: { executionId: string }; Body: { reason?: string } | undefined }>(
+    "/executions/:executionId/pause",
+    {
+      config: { permission: "executions:write" },
+      schema: {
+        summary: "Pause a running execution (PAUSED): nothing of it advances until resumed",
+        description:
+          "Every run of the execution (Map iterations and Parallel branches included) stops where it is. Timers that come due, task results and callbacks are accepted and wait, in order, for the resume. Tasks already running are not cancelled. A paused execution still times out at its TimeoutSeconds and can be stopped. Pausing a paused execution answers its record unchanged.",
+        tags: ["executions"],
+        params: executionIdParams,
+        body: {
+          type: "object",
+          additionalProperties: false,
+          properties: { reason: { type: "string", maxLength: 4096 } },
+        },
+        response: { 200: executionRecord, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const body = request.body ?? {};
+      return runtime.pauseExecution(request.params.executionId, {
+        ...(body.reason !== undefined ? { reason: body.reason } : {}),
+        ...(request.caller ? { caller: request.caller } : {}),
+      });
+    },
+  );
+
+  app.post<{ Params: { executionId: string } }>(
+    "/executions/:executionId/resume",
+    {
+      config: { permission: "executions:write" },
+      schema: {
+        summary: "Resume a paused execution: what waited is applied in the order it arrived",
+        tags: ["executions"],
+        params: executionIdParams,
+        body: { type: "object", additionalProperties: false, properties: {} },
+        response: { 200: executionRecord, ...errorResponses },
+      },
+    },
+    async (request) =>
+      runtime.resumeExecution(request.params.executionId, {
+        ...(request.caller ? { caller: request.caller } : {}),
+      }),
+  );
+
+  app.delete<{ Params: { executionId: string } }>(
+    "/executions/:executionId",
+    {
+      config: { permission: "executions:purge" },
+      schema: {
+        summary: "Purge an ended execution now: record, history, journal, approvals (erasure)",
+        description:
+          "Removes every key the execution left, its Map and Parallel children and approval records included, and its index entries, ahead of the retention period. Answers 409 ExecutionRunning while it runs or is paused: stop it first.",
+        tags: ["executions"],
+        params: executionIdParams,
+        response: { 204: { type: "null" }, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      await runtime.purgeExecution(request.params.executionId);
+      return reply.code(204).send();
+    },
+  );
 };

@@ -42,6 +42,9 @@ export type HistoryEventType =
   | "ExecutionFailed"
   | "ExecutionAborted"
   | "ExecutionTimedOut"
+  /** Stepwise's own: an operator paused or resumed the execution (runtime/pause.ts). */
+  | "ExecutionPaused"
+  | "ExecutionResumed"
   | `${StateKind}StateEntered`
   | `${StateKind}StateExited`
   | "WaitStateAborted"
@@ -107,6 +110,10 @@ function keyOf(type: HistoryEventType): `${string}EventDetails` | undefined {
       return "executionAbortedEventDetails";
     case "ExecutionTimedOut":
       return "executionTimedOutEventDetails";
+    case "ExecutionPaused":
+      return "executionPausedEventDetails";
+    case "ExecutionResumed":
+      return "executionResumedEventDetails";
     case "TaskScheduled":
       return "taskScheduledEventDetails";
     case "TaskStarted":

@@ -1,9 +1,12 @@
+import { PAUSE_LUA } from "./pause-execution.js";
 import type { ScriptSpec } from "./spec.js";
+import { STATUS_INDEX_LUA } from "./status-index.js";
 
 /**
  * claimDue: hands the due entries of the schedule to exactly one worker.
  *  - `t:<run>#<timer>`: a timer fired. Its event goes into the run's inbox (the
- *    execution timeout `#timeout` becomes Stop{TIMED_OUT}); the member is removed.
+ *    execution timeout `#timeout` becomes Stop{TIMED_OUT}, in front of the inbox of
+ *    a paused execution, which it unpauses); the member is removed.
  *  - `r:<run>` / `k:<task>`: a lease ran out before the job that should exist was
  *    seen to finish (a process died between a commit and its enqueue). If the run
  *    still has events (the task is still pending) the lease is renewed and the
@@ -18,7 +21,7 @@ import type { ScriptSpec } from "./spec.js";
 export const claimDue: ScriptSpec = {
   name: "claimDue",
   keys: 2,
-  lua: `
+  lua: `${STATUS_INDEX_LUA}${PAUSE_LUA}
 local base, now, arn = ARGV[1], tonumber(ARGV[2]), ARGV[5]
 local lease = now + tonumber(ARGV[4])
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
@@ -32,13 +35,18 @@ for _, m in ipairs(due) do
     local run, timer = string.match(id, '^(.*)#([^#]*)$')
     local q = run and redis.call('HGET', base .. 'r:' .. run, 'q')
     if q then
-      local event
       if timer == 'timeout' then
-        event = '{"type":"Stop","status":"TIMED_OUT","error":"States.Timeout","cause":""}'
+        local event = '{"type":"Stop","status":"TIMED_OUT","error":"States.Timeout","cause":""}'
+        -- A paused execution still times out: unpaused, with the Stop ahead of
+        -- what it held back, so none of that runs before the execution ends.
+        if unpause(base, base .. 'x:' .. run, run) and q ~= '0' then
+          redis.call('LPUSH', base .. 'i:' .. run, event)
+        else
+          redis.call('RPUSH', base .. 'i:' .. run, event)
+        end
       else
-        event = '{"type":"TimerFired","timerId":' .. cjson.encode(arn .. id) .. '}'
+        redis.call('RPUSH', base .. 'i:' .. run, '{"type":"TimerFired","timerId":' .. cjson.encode(arn .. id) .. '}')
       end
-      redis.call('RPUSH', base .. 'i:' .. run, event)
       redis.call('ZADD', KEYS[1], lease, 'r:' .. run)
       if not woken[run] then
         woken[run] = true

@@ -67,7 +67,8 @@ import type { ScriptSpec } from "./spec.js";
  *                    head = the run's next inbox event (nil when none), so a
  *                    chained transition need not load it
  *   {-1, seq, fx}    stale: the run is past the expected seq (fx: its last commit's)
- *   {-2, hc}         another run of this execution wrote history first: re-step with ids from hc + 1
+ *   {-2, hc, paused} another run of this execution wrote history first: re-step with ids from hc + 1
+ *                    (unless `paused`: the execution was paused meanwhile, load again)
  *   {-3}             no such run
  *   {-4}             the inbox head changed (a stop was put in front): re-step
  */
@@ -84,7 +85,7 @@ if redis.call('LINDEX', KEYS[2], 0) ~= ARGV[10] then return {-4} end
 local nh = tonumber(ARGV[11])
 if nh > 0 then
   local hc = redis.call('HGET', KEYS[3], 'hc') or '0'
-  if hc ~= ARGV[4] then return {-2, tonumber(hc)} end
+  if hc ~= ARGV[4] then return {-2, tonumber(hc), redis.call('HGET', KEYS[3], 'ps')} end
   redis.call('HSET', KEYS[3], 'hc', tonumber(hc) + nh)
   for i = 12, 11 + nh, 1000 do
     redis.call('RPUSH', KEYS[4], unpack(ARGV, i, math.min(i + 999, 11 + nh)))

@@ -1,3 +1,4 @@
+import { PAUSE_LUA } from "./pause-execution.js";
 import { STATUS_INDEX_LUA } from "./status-index.js";
 
 /**
@@ -11,7 +12,7 @@ import { STATUS_INDEX_LUA } from "./status-index.js";
  * Does nothing unless the record is RUNNING; returns true when it ended it.
  * `expireKeys` expire after `keepSeconds` (0 = kept forever).
  */
-export const END_EXECUTION_LUA = `${STATUS_INDEX_LUA}
+export const END_EXECUTION_LUA = `${STATUS_INDEX_LUA}${PAUSE_LUA}
 local function endExecution(base, execKey, scheduleKey, exec, status, out, err, cause, stoppedAt, timeoutMember, keep, expireKeys)
   if redis.call('HGET', execKey, 'st') ~= 'RUNNING' then return false end
   redis.call('HSET', execKey, 'st', status, 't1', stoppedAt)
@@ -23,6 +24,8 @@ local function endExecution(base, execKey, scheduleKey, exec, status, out, err, 
   end
   redis.call('HINCRBY', base .. 'stats', 'RUNNING', -1)
   redis.call('HINCRBY', base .. 'stats', status, 1)
+  -- Stops unpause first; a forced end (give-up) may still find the execution paused.
+  unpause(base, execKey, exec)
   moveStatusIndex(base, exec, 'RUNNING', status)
   redis.call('PUBLISH', base .. 'ended', exec)
   keep = tonumber(keep)

@@ -18,7 +18,10 @@ export const indexStatuses: ScriptSpec = {
 local base = ARGV[1]
 local slice = redis.call('ZRANGE', KEYS[1], ARGV[2], tonumber(ARGV[2]) + tonumber(ARGV[3]) - 1)
 for _, exec in ipairs(slice) do
-  local st = redis.call('HGET', base .. 'x:' .. exec, 'st')
+  local f = redis.call('HMGET', base .. 'x:' .. exec, 'st', 'ps')
+  local st = f[1]
+  -- A paused execution's record says RUNNING; its index is PAUSED (pause-execution.ts).
+  if st == 'RUNNING' and f[2] then st = 'PAUSED' end
   if st then moveStatusIndex(base, exec, '', st) end
 end
 return #slice

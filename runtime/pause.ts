@@ -1,0 +1,133 @@
+import { detailsKey, type HistoryEvent } from "../engine/core/history.js";
+import { pack } from "./codec.js";
+import { RuntimeError, type Caller, type PauseInfo } from "./contract.js";
+import type { Keys } from "./keys.js";
+import type { JobQueues } from "./queues.js";
+import type { RedisClient } from "./redis.js";
+
+/**
+ * Pause and resume (scripts/pause-execution.ts has the protocol). Both write one
+ * history event, built here with the next id and fenced by the history count in
+ * the script, as every commit is.
+ *
+ * Choices, as Cloudflare Workflows and Azure Durable Functions make them:
+ * - tasks already running are not cancelled; their results wait with the rest;
+ * - a paused execution still times out at its TimeoutSeconds, and can be stopped;
+ * - pausing a paused execution is not an error (the first pause stands), so a
+ *   bulk pause can be repeated.
+ */
+export class Pauses {
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: Keys,
+    private readonly queues: JobQueues,
+    private readonly leaseMs: number,
+  ) {}
+
+  async pause(
+    executionId: string,
+    exec: string,
+    options: { reason?: string; caller?: Caller },
+  ): Promise<void> {
+    const now = new Date();
+    const info: PauseInfo = { at: now.toISOString() };
+    if (options.reason !== undefined) info.reason = options.reason;
+    if (options.caller) info.by = options.caller.name;
+    const details: Record<string, string> = {};
+    if (options.reason !== undefined) details.reason = options.reason;
+    if (options.caller) details.callerName = options.caller.name;
+    const reply = await this.fenced(exec, (hc) =>
+      this.client.run(
+        "pauseExecution",
+        [this.keys.execution(exec), this.keys.history(exec)],
+        [
+          this.keys.base,
+          exec,
+          hc,
+          event(hc, now, "ExecutionPaused", details),
+          JSON.stringify(info),
+        ],
+      ),
+    );
+    this.check(executionId, reply);
+  }
+
+  async resume(executionId: string, exec: string, options: { caller?: Caller }): Promise<void> {
+    const now = new Date();
+    const details: Record<string, string> = {};
+    if (options.caller) details.callerName = options.caller.name;
+    const reply = await this.fenced(exec, (hc) =>
+      this.client.run(
+        "resumeExecution",
+        [
+          this.keys.execution(exec),
+          this.keys.history(exec),
+          this.keys.parked(exec),
+          this.keys.schedule,
+        ],
+        [
+          this.keys.base,
+          exec,
+          hc,
+          event(hc, now, "ExecutionResumed", details),
+          now.getTime() + this.leaseMs,
+        ],
+      ),
+    );
+    this.check(executionId, reply);
+    // The parked runs, each with a lease in case this enqueue never happens.
+    await this.queues.ensure(reply.slice(1).join(" "));
+  }
+
+  /** Runs `attempt` with the current history count until no other commit got in between. */
+  private async fenced(
+    exec: string,
+    attempt: (hc: number) => Promise<(string | number | null)[]>,
+  ): Promise<(string | number | null)[]> {
+    let hc = Number((await this.client.redis.hget(this.keys.execution(exec), "hc")) ?? 0);
+    for (;;) {
+      const reply = await attempt(hc);
+      if (reply[0] !== "raced") return reply;
+      hc = Number(reply[1]);
+    }
+  }
+
+  private check(executionId: string, reply: (string | number | null)[]): void {
+    switch (reply[0]) {
+      case "paused":
+      case "already":
+      case "resumed":
+        return;
+      case "missing":
+        throw new RuntimeError(
+          "ExecutionDoesNotExist",
+          `Execution '${executionId}' does not exist`,
+        );
+      case "ended":
+        throw new RuntimeError(
+          "ExecutionNotRunning",
+          `Execution '${executionId}' is not running (${String(reply[1])})`,
+        );
+      case "notPaused":
+        throw new RuntimeError("ExecutionNotPaused", `Execution '${executionId}' is not paused`);
+      default:
+        throw new Error(`pause/resume: unexpected reply ${JSON.stringify(reply)}`);
+    }
+  }
+}
+
+function event(
+  hc: number,
+  at: Date,
+  type: "ExecutionPaused" | "ExecutionResumed",
+  details: Record<string, string>,
+): string {
+  const history: HistoryEvent = {
+    id: hc + 1,
+    previousEventId: hc,
+    timestamp: at.toISOString(),
+    type,
+  };
+  history[detailsKey(type)!] = details;
+  return pack(JSON.stringify(history));
+}
