@@ -212,11 +212,22 @@ describe("console: approvals", () => {
     await Promise.all([runner.close(), asAlice.close()]);
   });
 
-  it("stops a running execution (run key); its approval is cancelled", async () => {
+  it("pauses, resumes and stops a running execution (run key); its approval is cancelled", async () => {
     const { executionId, approval } = await pendingPayment("Eve", 13);
     const runner = await contextWithKey(browser, KEYS.run);
     const page = await runner.newPage();
     await page.goto(`${stack.url}/console/executions/${enc(executionId)}`);
+    await page.getByRole("button", { name: "Pause", exact: true }).click();
+    await page.locator("h1 .badge", { hasText: "PAUSED" }).waitFor();
+    await page.getByText("Paused by runner").waitFor();
+    expect((await stack.client.get(`/v1/executions/${enc(executionId)}`)).body.status).toBe(
+      "PAUSED",
+    );
+    await page.getByRole("button", { name: "Resume", exact: true }).click();
+    await page.locator("h1 .badge", { hasText: "RUNNING" }).waitFor();
+    expect((await stack.client.get(`/v1/executions/${enc(executionId)}`)).body.status).toBe(
+      "RUNNING",
+    );
     page.once("dialog", (dialog) => void dialog.accept());
     await page.getByRole("button", { name: "Stop", exact: true }).click();
     await page.locator("h1 .badge", { hasText: "ABORTED" }).waitFor();

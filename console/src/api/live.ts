@@ -1,6 +1,12 @@
 import { api, authHeaders, seg } from "./client.js";
 import { sleep, subscribe, SseUnavailable } from "./sse.js";
-import type { Approval, ExecutionDetail, HistoryEvent, Page } from "./types.js";
+import {
+  isLive,
+  type Approval,
+  type ExecutionDetail,
+  type HistoryEvent,
+  type Page,
+} from "./types.js";
 
 /**
  * Live updates in one place: the SSE routes when the server has them, polling
@@ -81,7 +87,7 @@ export async function followHistory(
   while (!signal.aborted) {
     const record = await api.get<ExecutionDetail>(`/v1/executions/${seg(executionId)}`);
     deliver(await fetchHistory(executionId));
-    if (record.status !== "RUNNING") {
+    if (!isLive(record.status)) {
       follower.onEnd();
       return;
     }

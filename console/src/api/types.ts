@@ -6,9 +6,11 @@
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-export type ExecutionStatus = "RUNNING" | "SUCCEEDED" | "FAILED" | "TIMED_OUT" | "ABORTED";
+export type ExecutionStatus =
+  "RUNNING" | "PAUSED" | "SUCCEEDED" | "FAILED" | "TIMED_OUT" | "ABORTED";
 export const EXECUTION_STATUSES: readonly ExecutionStatus[] = [
   "RUNNING",
+  "PAUSED",
   "SUCCEEDED",
   "FAILED",
   "TIMED_OUT",
@@ -53,8 +55,15 @@ export interface PendingTask {
   approvalId?: string;
 }
 
+/** Running or paused: not ended (a paused execution still runs underneath). */
+export function isLive(status: ExecutionStatus): boolean {
+  return status === "RUNNING" || status === "PAUSED";
+}
+
 export interface ExecutionDetail extends ExecutionSummary {
   input: Json;
+  /** While PAUSED: why, who paused it and when. */
+  pause?: { reason?: string | null; by?: string | null; at?: string };
   output?: Json;
   cause?: string;
   pendingTasks: PendingTask[];
@@ -98,6 +107,8 @@ export interface Approval {
 }
 
 export type Permission =
+  | "identity"
+  | "executions:purge"
   | "definitions:write"
   | "definitions:read"
   | "executions:write"

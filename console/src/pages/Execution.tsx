@@ -2,13 +2,14 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, seg } from "../api/client.js";
 import { followHistory } from "../api/live.js";
 import { can } from "../api/me.js";
-import type {
-  Approval,
-  ExecutionDetail,
-  HistoryEvent,
-  Me,
-  Page,
-  StateMachineDetail,
+import {
+  isLive,
+  type Approval,
+  type ExecutionDetail,
+  type HistoryEvent,
+  type Me,
+  type Page,
+  type StateMachineDetail,
 } from "../api/types.js";
 import { JsonView, parseMaybe } from "../components/JsonView.js";
 import { Link } from "../components/Link.js";
@@ -106,15 +107,19 @@ export function ExecutionPage({ me, id }: { me: Me; id: string }) {
     [machine],
   );
 
-  const stop = async () => {
-    if (!confirm("Stop this execution? It ends as ABORTED.")) return;
+  /** Stop, Pause, Resume; the stream brings their events. */
+  const act = async (action: "stop" | "pause" | "resume") => {
+    if (action === "stop" && !confirm("Stop this execution? It ends as ABORTED.")) return;
     try {
-      await api.post(`/v1/executions/${seg(id)}/stop`, {});
+      // The answer is the record without `pendingTasks`: keep the last ones until the re-read.
+      const next = await api.post<ExecutionDetail>(`/v1/executions/${seg(id)}/${action}`, {});
+      setRecord((prev) => ({ ...next, pendingTasks: prev?.pendingTasks ?? [] }));
       refresh.current();
     } catch (err) {
       setError(err);
     }
   };
+  const mayWrite = record !== undefined && isLive(record.status) && can(me, "executions:write");
 
   return (
     <>
@@ -134,12 +139,30 @@ export function ExecutionPage({ me, id }: { me: Me; id: string }) {
           </span>
           <span>Started {formatTime(record.startedAt)}</span>
           {record.stoppedAt ? <span>Stopped {formatTime(record.stoppedAt)}</span> : null}
-          {record.status === "RUNNING" && can(me, "executions:write") ? (
-            <button type="button" class="danger" onClick={() => void stop()}>
-              Stop
-            </button>
+          {mayWrite ? (
+            <span class="actions">
+              {record.status === "PAUSED" ? (
+                <button type="button" onClick={() => void act("resume")}>
+                  Resume
+                </button>
+              ) : (
+                <button type="button" onClick={() => void act("pause")}>
+                  Pause
+                </button>
+              )}
+              <button type="button" class="danger" onClick={() => void act("stop")}>
+                Stop
+              </button>
+            </span>
           ) : null}
         </div>
+      ) : null}
+      {record?.status === "PAUSED" && record.pause ? (
+        <p class="notice">
+          Paused{record.pause.by ? ` by ${record.pause.by}` : ""} at {formatTime(record.pause.at)}
+          {record.pause.reason ? `: ${record.pause.reason}` : ""}. Nothing advances until it is
+          resumed.
+        </p>
       ) : null}
       {record && (record.error || record.cause) ? (
         <p class="notice error">
