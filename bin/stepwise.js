@@ -6,6 +6,7 @@ const io = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   isTTY: process.stderr.isTTY === true,
+  stdoutTTY: process.stdout.isTTY === true,
 };
 main(process.argv.slice(2), io).then(
   (code) => {

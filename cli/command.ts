@@ -13,6 +13,8 @@ export interface CommandIO {
   stderr(text: string): void;
   /** stderr is a terminal: progress may be drawn there. */
   isTTY?: boolean;
+  /** stdout is a terminal: tables may be coloured. */
+  stdoutTTY?: boolean;
 }
 
 /** Exit codes shared by every command. */

@@ -1,5 +1,7 @@
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import { approvalsCommand } from "./commands/approvals.js";
+import { executionsCommand } from "./commands/executions.js";
+import { machinesCommand } from "./commands/machines.js";
 import { runCommand } from "./commands/run.js";
 import { serveCommand } from "./commands/serve.js";
 import { workerCommand } from "./commands/worker.js";
@@ -12,6 +14,8 @@ const COMMANDS: Command[] = [
   testCommand,
   serveCommand,
   workerCommand,
+  machinesCommand,
+  executionsCommand,
   approvalsCommand,
 ];
 

@@ -9,7 +9,8 @@ import { ROOT } from "./e2e/processes.js";
  * README stays true: every command must exit 0. Only the commands that run a
  * service until stopped (`serve`, `worker`), the ones that talk to such a running
  * service (`curl localhost:8080…`, the human-approval walkthrough: its steps are the
- * end-to-end tests of test/e2e/approvals.test.ts) and the ones that are this suite
+ * end-to-end tests of test/e2e/approvals.test.ts; the `stepwise machines|executions|
+ * approvals` client, run by test/e2e/cli-client.test.ts) and the ones that are this suite
  * itself (`npm ci && npm test`) are left out; any other command runs here.
  */
 
@@ -25,7 +26,13 @@ export function shellCommands(markdown: string): string[] {
   );
 }
 
-const LEFT_OUT = [/\bstepwise (serve|worker)\b/, /\blocalhost:8080\b/, /^npm ci && npm test$/];
+const LEFT_OUT = [
+  /\bstepwise (serve|worker)\b/,
+  /\blocalhost:8080\b/,
+  // The client commands talk to a running service: test/e2e/cli-client.test.ts runs them.
+  /\bstepwise (machines|executions|approvals)\b/,
+  /^npm ci && npm test$/,
+];
 const commands = shellCommands(readFileSync(join(ROOT, "README.md"), "utf8"));
 const tour = commands.filter((c) => !LEFT_OUT.some((pattern) => pattern.test(c)));
 
@@ -82,7 +89,8 @@ describe("the README's commands", () => {
   it("are found, and only the long-running ones, their walkthrough and the suite itself are left out", () => {
     expect(tour.length).toBeGreaterThanOrEqual(6);
     const leftOut = commands.filter((c) => !tour.includes(c));
-    expect(leftOut.filter((c) => !/\blocalhost:8080\b/.test(c))).toEqual([
+    const client = /\bstepwise (machines|executions|approvals)\b/;
+    expect(leftOut.filter((c) => !/\blocalhost:8080\b/.test(c) && !client.test(c))).toEqual([
       "npm ci && npx stepwise serve",
       "npm ci && npm test",
       "npx stepwise serve &",

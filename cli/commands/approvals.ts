@@ -1,5 +1,6 @@
 import { parseArgs } from "../args.js";
-import { EXIT, UsageError, type Command, type CommandIO } from "../command.js";
+import { EXIT, UsageError, type Command } from "../command.js";
+import { CLIENT_OPTIONS, refused, ServiceClient } from "../service-client.js";
 
 const usage = `Usage: stepwise approvals list [--status S] [--approver GROUP] [--state-machine NAME] [--limit N] [--cursor C]
        stepwise approvals show ID
@@ -10,42 +11,11 @@ The approval inbox of a running Stepwise service. 'approve' and 'reject' read th
 approval first, print its subject and details, and send the envelope hash of what
 they printed: a decision always binds to what was shown.
 
-Options:
-  --url URL         the service (STEPWISE_URL; default http://127.0.0.1:8080)
-  --api-key SECRET  an admin or approve key (STEPWISE_API_KEY)
-  --json            print the service's JSON answer
+${CLIENT_OPTIONS}
+
+Deciding takes an admin key or an approve key.
 
 Exit codes: 0 done, 1 the service refused (the error is printed), 2 usage error.`;
-
-interface Reply {
-  status: number;
-  body: Record<string, unknown>;
-}
-
-async function call(
-  base: string,
-  key: string | undefined,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<Reply> {
-  const headers: Record<string, string> = {};
-  if (key) headers.authorization = `Bearer ${key}`;
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(new URL(path, base), {
-    method,
-    headers,
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await response.text();
-  let parsed: Record<string, unknown> = {};
-  try {
-    parsed = text === "" ? {} : (JSON.parse(text) as Record<string, unknown>);
-  } catch {
-    parsed = { error: "InvalidResponse", message: text.slice(0, 200) };
-  }
-  return { status: response.status, body: parsed };
-}
 
 function describe(a: Record<string, unknown>): string {
   const decisions =
@@ -63,13 +33,6 @@ function describe(a: Record<string, unknown>): string {
       (d) => `decided    ${d.approver}: ${d.decision}${d.comment ? ` — ${d.comment}` : ""}`,
     ),
   ].join("\n");
-}
-
-function refused(io: CommandIO, reply: Reply): number {
-  io.stderr(
-    `stepwise approvals: ${reply.status} ${String(reply.body.error ?? "")}: ${String(reply.body.message ?? "")}\n`,
-  );
-  return EXIT.failed;
 }
 
 export const approvalsCommand: Command = {
@@ -92,8 +55,8 @@ export const approvalsCommand: Command = {
     });
     const [action, id, ...extra] = args.positionals;
     if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
-    const base = args.values.get("url") ?? process.env.STEPWISE_URL ?? "http://127.0.0.1:8080";
-    const key = args.values.get("api-key") ?? process.env.STEPWISE_API_KEY;
+    const service = ServiceClient.from(args);
+    const call = (method: string, path: string, body?: unknown) => service.call(method, path, body);
     const json = args.flags.has("json");
     if (action === "list") {
       if (id !== undefined) throw new UsageError("list takes no id");
@@ -108,8 +71,8 @@ export const approvalsCommand: Command = {
         const value = args.values.get(option);
         if (value !== undefined) query.set(param, value);
       }
-      const reply = await call(base, key, "GET", `/v1/approvals?${query.toString()}`);
-      if (reply.status !== 200) return refused(io, reply);
+      const reply = await call("GET", `/v1/approvals?${query.toString()}`);
+      if (reply.status !== 200) return refused(io, "approvals", reply);
       if (json) {
         io.stdout(JSON.stringify(reply.body, null, 2) + "\n");
         return EXIT.ok;
@@ -128,8 +91,8 @@ export const approvalsCommand: Command = {
     }
     if (id === undefined) throw new UsageError(`${action} needs an approval id`);
     const path = `/v1/approvals/${encodeURIComponent(id)}`;
-    const record = await call(base, key, "GET", path);
-    if (record.status !== 200) return refused(io, record);
+    const record = await call("GET", path);
+    if (record.status !== 200) return refused(io, "approvals", record);
     if (action === "show") {
       io.stdout((json ? JSON.stringify(record.body, null, 2) : describe(record.body)) + "\n");
       return EXIT.ok;
@@ -137,12 +100,12 @@ export const approvalsCommand: Command = {
     // What was shown is what is decided: the hash sent is the one printed here.
     if (!json) io.stdout(describe(record.body) + "\n");
     const comment = args.values.get("comment");
-    const reply = await call(base, key, "POST", `${path}/decisions`, {
+    const reply = await call("POST", `${path}/decisions`, {
       decision: action === "approve" ? "APPROVE" : "REJECT",
       envelopeHash: record.body.envelopeHash,
       ...(comment !== undefined ? { comment } : {}),
     });
-    if (reply.status !== 200) return refused(io, reply);
+    if (reply.status !== 200) return refused(io, "approvals", reply);
     io.stdout(
       json
         ? JSON.stringify(reply.body, null, 2) + "\n"
