@@ -5,7 +5,7 @@
 # The default command is `stepwise serve` (API and worker in one process);
 # `stepwise serve --no-worker` and `stepwise worker` split them (see docker-compose.yml).
 
-# --- build: compile TypeScript to dist/ ------------------------------------------------
+# --- build: compile TypeScript to dist/, the web console to console/dist/ ---------------
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -20,6 +20,11 @@ COPY api ./api
 COPY task-runners ./task-runners
 COPY cli ./cli
 RUN npm run build
+# The console (Preact, bundled by esbuild, a dev dependency): served at /console/, so
+# the image needs no network at run time. esbuild's binary comes from its platform
+# package, which --ignore-scripts still installs.
+COPY console ./console
+RUN npm run build:console
 
 # --- runtime: production dependencies and dist/ only -------------------------------------
 FROM node:20-bookworm-slim AS runtime
@@ -32,6 +37,8 @@ COPY package.json package-lock.json ./
 # --ignore-scripts: `prepare` would run tsc, which is a dev dependency and not installed.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# Found by api/plugins/console.ts from dist/api/plugins/ (../../../console/dist).
+COPY --from=build /app/console/dist ./console/dist
 COPY bin ./bin
 COPY definitions ./definitions
 # The official image's unprivileged user (uid 1000); nothing here needs root.

@@ -1,0 +1,88 @@
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { buildConsole, type BuiltFile } from "../../console/build.js";
+
+/**
+ * Browser tests drive Debian's Chromium (never a downloaded browser) headless,
+ * against the real service on 127.0.0.1. Each test file builds the console from
+ * the current sources into a directory of its own, so a stale console/dist can
+ * neither pass nor fail a run, and files never race on it.
+ */
+
+export const CHROMIUM = process.env.STEPWISE_CHROMIUM ?? "/usr/bin/chromium";
+export const ARTIFACTS = fileURLToPath(new URL("../artifacts/", import.meta.url));
+
+export async function buildConsoleForTest(): Promise<{
+  dir: string;
+  files: BuiltFile[];
+  remove(): Promise<void>;
+}> {
+  const dir = await mkdtemp(join(tmpdir(), "stepwise-console-"));
+  const files = await buildConsole(dir);
+  return { dir, files, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+export const DESKTOP = { viewport: { width: 1280, height: 800 } };
+export const PHONE = {
+  viewport: { width: 390, height: 844 },
+  isMobile: true,
+  hasTouch: true,
+  deviceScaleFactor: 1,
+};
+
+/** A context whose tabs hold `key` in sessionStorage, as if it had been pasted once. */
+export async function contextWithKey(
+  browser: Browser,
+  key: string | null,
+  options: typeof DESKTOP | typeof PHONE = DESKTOP,
+): Promise<BrowserContext> {
+  const context = await browser.newContext(options);
+  if (key !== null) {
+    await context.addInitScript(
+      `try { sessionStorage.setItem("stepwise.apiKey", ${JSON.stringify(key)}); } catch {}`,
+    );
+  }
+  // Nothing but the service under test: any other request would mean a CDN slipped in.
+  await context.route(
+    (url) => url.hostname !== "127.0.0.1",
+    (route) => route.abort(),
+  );
+  return context;
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await mkdir(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/** Collects page errors and failed requests: a test ends by asserting there were none. */
+export function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("pageerror", (err) => errors.push(`pageerror: ${err.message}`));
+  page.on("console", (msg) => {
+    // The browser logs every 4xx it is answered; those are the API's words, not bugs.
+    if (msg.type() === "error" && !msg.text().startsWith("Failed to load resource")) {
+      errors.push(`console: ${msg.text()}`);
+    }
+  });
+  return errors;
+}
