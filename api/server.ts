@@ -19,6 +19,7 @@ import {
   type MetricsSource,
 } from "./metrics.js";
 import { OpenApiCollector } from "./openapi.js";
+import { awsApiPlugin } from "./aws/index.js";
 import { approvalsPlugin } from "./plugins/approvals.js";
 import { activitiesPlugin } from "./plugins/activities.js";
 import { docsPlugin } from "./plugins/docs.js";
@@ -155,6 +156,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(taskTokensPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(activitiesPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(approvalsPlugin, { ...pluginOptions, prefix: "/v1" });
+  await app.register(awsApiPlugin, { ...pluginOptions, apiKeys });
   const metricsSource =
     options.metrics ?? (isMetricsSource(options.runtime) ? options.runtime : undefined);
   registerRuntimeMetrics(registry, metricsSource, (err) =>
