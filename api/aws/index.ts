@@ -2,11 +2,15 @@ import type { FastifyPluginAsync } from "fastify";
 import type { Runtime } from "../../runtime/contract.js";
 import type { ApiKey } from "../auth.js";
 import { awsPlugin, type ActionTable } from "./protocol.js";
+import { executionActions } from "./executions.js";
 import { stateMachineActions } from "./state-machines.js";
+import { taskActions } from "./tasks.js";
 
 /** Every action of the AWS endpoint, by its X-Amz-Target name. */
 export const AWS_ACTIONS: ActionTable = {
   ...stateMachineActions,
+  ...executionActions,
+  ...taskActions,
 };
 
 export interface AwsApiOptions {
