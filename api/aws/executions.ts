@@ -191,7 +191,9 @@ async function list(body: Body, ctx: AwsContext): Promise<unknown> {
     if (e.stoppedAt !== undefined) item.stopDate = epochSeconds(e.stoppedAt);
     return item;
   });
-  return page.nextCursor !== undefined ? { executions, nextToken: page.nextCursor } : { executions };
+  return page.nextCursor !== undefined
+    ? { executions, nextToken: page.nextCursor }
+    : { executions };
 }
 
 /** A stored event as GetExecutionHistory shows it: epoch-seconds timestamps, data optional. */

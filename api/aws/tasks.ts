@@ -92,7 +92,9 @@ async function listActivities(body: Body, ctx: AwsContext): Promise<unknown> {
     name: a.name,
     creationDate: epochSeconds(a.createdAt),
   }));
-  return page.nextCursor !== undefined ? { activities, nextToken: page.nextCursor } : { activities };
+  return page.nextCursor !== undefined
+    ? { activities, nextToken: page.nextCursor }
+    : { activities };
 }
 
 async function deleteActivity(body: Body, ctx: AwsContext): Promise<unknown> {
