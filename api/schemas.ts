@@ -120,6 +120,11 @@ export const executionRecord = {
     cause: { type: "string" },
     startedAt: { type: "string", format: "date-time" },
     stoppedAt: { type: "string", format: "date-time" },
+    pinnedVersion: {
+      type: "integer",
+      description: "The version the start named (?version=, or an alias's pick).",
+    },
+    alias: { type: "string", description: "The alias the start went through." },
   },
 } as const;
 

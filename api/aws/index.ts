@@ -5,12 +5,14 @@ import { awsPlugin, type ActionTable } from "./protocol.js";
 import { executionActions } from "./executions.js";
 import { stateMachineActions } from "./state-machines.js";
 import { taskActions } from "./tasks.js";
+import { versionActions } from "./versions.js";
 
 /** Every action of the AWS endpoint, by its X-Amz-Target name. */
 export const AWS_ACTIONS: ActionTable = {
   ...stateMachineActions,
   ...executionActions,
   ...taskActions,
+  ...versionActions,
 };
 
 export interface AwsApiOptions {
