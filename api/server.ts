@@ -28,6 +28,7 @@ import { healthPlugin } from "./plugins/health.js";
 import { metricsPlugin } from "./plugins/metrics.js";
 import { stateMachinesPlugin } from "./plugins/state-machines.js";
 import { taskTokensPlugin } from "./plugins/task-tokens.js";
+import { testStatePlugin } from "./plugins/test-state.js";
 import { versionsPlugin } from "./plugins/versions.js";
 import { closeQueryString } from "./query.js";
 import { registerValidation, validationError } from "./validation.js";
@@ -158,6 +159,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(activitiesPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(approvalsPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(versionsPlugin, { ...pluginOptions, prefix: "/v1" });
+  await app.register(testStatePlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(awsApiPlugin, { ...pluginOptions, apiKeys });
   const metricsSource =
     options.metrics ?? (isMetricsSource(options.runtime) ? options.runtime : undefined);

@@ -117,6 +117,7 @@ export class RedisRuntime implements Runtime {
     definition: StateMachineDefinition,
     options?: StateMachineOptions,
   ): Promise<StateMachineSummary> {
+    this.metaCache.delete(name);
     return this.machines.create(name, definition, options);
   }
 
@@ -125,10 +126,12 @@ export class RedisRuntime implements Runtime {
     definition: StateMachineDefinition | undefined,
     options?: Pick<StateMachineOptions, "roleArn">,
   ): Promise<StateMachineSummary & { created: boolean }> {
+    this.metaCache.delete(name);
     return this.machines.update(name, definition, options);
   }
 
   deleteStateMachine(name: string): Promise<void> {
+    this.metaCache.delete(name);
     return this.machines.delete(name);
   }
 
@@ -226,6 +229,7 @@ export class RedisRuntime implements Runtime {
   private async resolveTarget(
     machine: string,
     target: StartTarget,
+    latest?: number,
   ): Promise<{ version: number; pinned?: { version: number; alias?: string } }> {
     if (target.alias !== undefined) {
       const version = await this.aliases.pick(machine, target.alias, Math.random);
@@ -235,7 +239,7 @@ export class RedisRuntime implements Runtime {
       await this.machines.version(machine, target.version);
       return { version: target.version, pinned: { version: target.version } };
     }
-    return { version: await this.machines.latest(machine) };
+    return { version: latest ?? (await this.machines.latest(machine)) };
   }
 
   async startSyncExecution(
@@ -245,19 +249,39 @@ export class RedisRuntime implements Runtime {
     return (await this.startExpress(stateMachine, options)).result;
   }
 
+  /**
+   * A machine's type and latest version, read at most once a second per process for
+   * Express starts (AWS too lets starts use the previous definition shortly after an
+   * update); this process's own updates and deletes drop it at once.
+   */
+  private readonly metaCache = new Map<
+    string,
+    { at: number; meta: Awaited<ReturnType<MachineStore["meta"]>> }
+  >();
+
+  private async recentMeta(name: string): Promise<Awaited<ReturnType<MachineStore["meta"]>>> {
+    const hit = this.metaCache.get(name);
+    const now = Date.now();
+    if (hit && now - hit.at < 1000) return hit.meta;
+    const meta = await this.machines.meta(name);
+    if (this.metaCache.size > 10_000) this.metaCache.clear();
+    this.metaCache.set(name, { at: now, meta });
+    return meta;
+  }
+
   /** Starts an EXPRESS execution in this process (StateMachineTypeNotSupported for others). */
   private async startExpress(
     stateMachine: string,
     options: { input?: Json; name?: string; timeoutMs?: number } & StartTarget,
   ): Promise<ReturnType<typeof startExpress>> {
-    const meta = await this.machines.meta(stateMachine);
+    const meta = await this.recentMeta(stateMachine);
     if (meta.type !== "EXPRESS") {
       throw new RuntimeError(
         "StateMachineTypeNotSupported",
         `State machine '${stateMachine}' is STANDARD; only EXPRESS machines run synchronously`,
       );
     }
-    const { version } = await this.resolveTarget(stateMachine, options);
+    const { version } = await this.resolveTarget(stateMachine, options, meta.latest);
     const input = options.input ?? {};
     if (Buffer.byteLength(JSON.stringify(input)) > DATA_LIMIT_BYTES) {
       throw new RuntimeError("States.DataLimitExceeded", "The execution input exceeds 256 KiB");

@@ -3,8 +3,10 @@ import type { Runtime } from "../../runtime/contract.js";
 import type { ApiKey } from "../auth.js";
 import { awsPlugin, type ActionTable } from "./protocol.js";
 import { executionActions } from "./executions.js";
+import { expressActions } from "./express.js";
 import { stateMachineActions } from "./state-machines.js";
 import { taskActions } from "./tasks.js";
+import { testStateActions } from "./test-state.js";
 import { versionActions } from "./versions.js";
 
 /** Every action of the AWS endpoint, by its X-Amz-Target name. */
@@ -13,6 +15,8 @@ export const AWS_ACTIONS: ActionTable = {
   ...executionActions,
   ...taskActions,
   ...versionActions,
+  ...expressActions,
+  ...testStateActions,
 };
 
 export interface AwsApiOptions {
