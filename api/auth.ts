@@ -76,6 +76,23 @@ export interface ApiCaller extends Caller {
   groups: string[];
 }
 
+/**
+ * The secrets themselves, for SigV4 (api/aws/sigv4.ts), which signs with the secret
+ * and so cannot work from a digest. Held beside the keys rather than in them, so
+ * that logging or serializing a key can never show its secret.
+ */
+const SECRETS = new WeakMap<ApiKey, string>();
+
+/** The secret of a key parsed from configuration (undefined for keys built otherwise). */
+export function secretOf(key: ApiKey): string | undefined {
+  return SECRETS.get(key);
+}
+
+/** Whether a key's scope grants a permission. */
+export function grants(key: Pick<ApiKey, "scope">, permission: Permission): boolean {
+  return permission === "public" || GRANTS[key.scope].has(permission);
+}
+
 const KEY_NAME = /^[A-Za-z0-9_.-]{1,80}$/;
 /** Short secrets are guessable; 16 characters is the floor. */
 const MIN_SECRET_LENGTH = 16;
@@ -164,7 +181,9 @@ function parseKeyList(text: string | undefined): ApiKey[] {
     }
     if (names.has(name)) throw new Error(`STEPWISE_API_KEYS names key '${name}' twice`);
     names.add(name);
-    keys.push({ name, scope: scope as Scope, digest: digest(secret) });
+    const key: ApiKey = { name, scope: scope as Scope, digest: digest(secret) };
+    SECRETS.set(key, secret);
+    keys.push(key);
   }
   return keys;
 }

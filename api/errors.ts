@@ -39,6 +39,16 @@ export const ERRORS = {
     "The definition is invalid: {reason}",
     "The state machine definition failed validation; `details` holds the validator's diagnostics (code, message, JSON pointer, line/column for text).",
   ),
+  InvalidRoutingConfiguration: entry(
+    400,
+    "Invalid alias routing: {reason}",
+    "An alias routes to one or two distinct published versions with integer weights (0–100) adding up to 100.",
+  ),
+  TooManyTags: entry(
+    400,
+    "A resource has at most 50 tags",
+    "Tagging would give the state machine or activity more than 50 tags (the AWS quota).",
+  ),
   InvalidCursor: entry(
     400,
     "The cursor '{cursor}' is not one this service issued",
@@ -89,6 +99,16 @@ export const ERRORS = {
     "State machine '{name}' has no version {version}",
     "The state machine exists but not in the version asked for.",
   ),
+  StateMachineAliasDoesNotExist: entry(
+    404,
+    "State machine '{name}' has no alias '{alias}'",
+    "The state machine exists but has no alias of this name.",
+  ),
+  ActivityDoesNotExist: entry(
+    404,
+    "Activity '{name}' does not exist",
+    "No activity of this name was created (POST /v1/activities).",
+  ),
   ExecutionDoesNotExist: entry(
     404,
     "Execution '{executionId}' does not exist",
@@ -110,6 +130,26 @@ export const ERRORS = {
     409,
     "State machine '{name}' already exists; use PUT /v1/state-machines/{name} for a new version",
     "A state machine with this name exists already.",
+  ),
+  StateMachineAliasAlreadyExists: entry(
+    409,
+    "Alias '{alias}' of '{name}' already exists with other settings",
+    "An alias of this name exists with another routing or description; update it instead.",
+  ),
+  StateMachineVersionInUse: entry(
+    409,
+    "Version {version} of '{name}' is routed to by an alias",
+    "A published version that an alias routes to cannot be deleted; change the alias first.",
+  ),
+  RevisionMismatch: entry(
+    409,
+    "State machine '{name}' is not at the expected version",
+    "A publish named a version (AWS revisionId) that is no longer the latest, or would republish a version with another description.",
+  ),
+  StateMachineTypeNotSupported: entry(
+    409,
+    "State machine '{name}' is not of the type this operation needs",
+    "A synchronous start (StartSyncExecution, ?sync) of a STANDARD machine: only EXPRESS machines run synchronously.",
   ),
   ExecutionAlreadyExists: entry(
     409,

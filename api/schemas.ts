@@ -130,6 +130,11 @@ export const executionRecord = {
         at: { type: "string", format: "date-time" },
       },
     },
+    pinnedVersion: {
+      type: "integer",
+      description: "The version the start named (?version=, or an alias's pick).",
+    },
+    alias: { type: "string", description: "The alias the start went through." },
   },
 } as const;
 

@@ -19,6 +19,7 @@ import {
   type MetricsSource,
 } from "./metrics.js";
 import { OpenApiCollector } from "./openapi.js";
+import { awsApiPlugin } from "./aws/index.js";
 import { approvalsPlugin } from "./plugins/approvals.js";
 import { consolePlugin } from "./plugins/console.js";
 import { eventsPlugin } from "./plugins/events.js";
@@ -31,6 +32,8 @@ import { healthPlugin } from "./plugins/health.js";
 import { metricsPlugin } from "./plugins/metrics.js";
 import { stateMachinesPlugin } from "./plugins/state-machines.js";
 import { taskTokensPlugin } from "./plugins/task-tokens.js";
+import { testStatePlugin } from "./plugins/test-state.js";
+import { versionsPlugin } from "./plugins/versions.js";
 import { closeQueryString } from "./query.js";
 import { registerValidation, validationError } from "./validation.js";
 
@@ -164,6 +167,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(eventsPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(mePlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(operationsPlugin, { ...pluginOptions, prefix: "/v1" });
+  await app.register(versionsPlugin, { ...pluginOptions, prefix: "/v1" });
+  await app.register(testStatePlugin, { ...pluginOptions, prefix: "/v1" });
+  await app.register(awsApiPlugin, { ...pluginOptions, apiKeys });
   const metricsSource =
     options.metrics ?? (isMetricsSource(options.runtime) ? options.runtime : undefined);
   registerRuntimeMetrics(registry, metricsSource, (err) =>

@@ -113,6 +113,12 @@ function advanceRun(
       ctx.record("ExecutionStarted", {
         input: jsonText(event.input),
         roleArn: execution.roleArn ?? "arn:aws:iam::000000000000:role/stepwise",
+        ...(event.stateMachineAliasArn !== undefined
+          ? { stateMachineAliasArn: event.stateMachineAliasArn }
+          : {}),
+        ...(event.stateMachineVersionArn !== undefined
+          ? { stateMachineVersionArn: event.stateMachineVersionArn }
+          : {}),
       });
     }
     ctx.enter(ctx.scope.startAt, event.input);

@@ -30,6 +30,76 @@ export interface StateMachineDetail extends StateMachineVersion {
   versions: StateMachineSummary[];
   /** The newest version. */
   latestVersion: number;
+  /** STANDARD (durable, on the workers) or EXPRESS (in the API process, no history kept). */
+  type: StateMachineType;
+  /** The IAM role an AWS client named; stored and shown, never assumed. */
+  roleArn?: string;
+  /** When the state machine (its version 1) was created. */
+  machineCreatedAt: string;
+}
+
+export type StateMachineType = "STANDARD" | "EXPRESS";
+
+/** What AWS's CreateStateMachine/UpdateStateMachine set besides the definition. */
+export interface StateMachineOptions {
+  type?: StateMachineType;
+  roleArn?: string;
+}
+
+/**
+ * A published version (AWS's PublishStateMachineVersion): a version number that
+ * may be started by its qualified ARN and routed to by aliases. Every update
+ * makes a version (executions pin to it); publishing marks one as addressable.
+ */
+export interface PublishedVersion {
+  name: string;
+  version: number;
+  description?: string;
+  publishedAt: string;
+}
+
+/** One route of an alias: a published version and its share of starts (0–100). */
+export interface AliasRoute {
+  version: number;
+  weight: number;
+}
+
+export interface StateMachineAlias {
+  name: string;
+  stateMachine: string;
+  description?: string;
+  routing: AliasRoute[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Something tags attach to. */
+export type TaggedResource = { kind: "stateMachine" | "activity"; name: string };
+
+export interface Activity {
+  name: string;
+  createdAt: string;
+}
+
+/** How an execution of an EXPRESS machine ended (StartSyncExecution). */
+export interface SyncExecutionResult {
+  executionId: string;
+  name: string;
+  stateMachine: string;
+  version: number;
+  status: "SUCCEEDED" | "FAILED" | "TIMED_OUT" | "ABORTED";
+  input: Json;
+  output?: Json;
+  error?: string;
+  cause?: string;
+  startedAt: string;
+  stoppedAt: string;
+}
+
+/** Which version a start runs: the latest, a version, or an alias's pick. */
+export interface StartTarget {
+  version?: number;
+  alias?: string;
 }
 
 export const EXECUTION_STATUSES = [
@@ -56,6 +126,10 @@ export interface ExecutionRecord {
   cause?: string;
   startedAt: string;
   stoppedAt?: string;
+  /** Present when the start named a version or an alias (the version it ran). */
+  pinnedVersion?: number;
+  /** The alias the start went through. */
+  alias?: string;
   /** While PAUSED: why, who paused it and when. */
   pause?: PauseInfo;
 }
@@ -142,15 +216,79 @@ export interface Runtime {
   createStateMachine(
     name: string,
     definition: StateMachineDefinition,
+    options?: StateMachineOptions,
   ): Promise<StateMachineSummary>;
   /**
    * A new version (`created: true`); executions already running stay on theirs.
    * A definition equal to the latest version's returns that version (`created: false`).
+   * Without a definition only the options change (no new version).
    */
   updateStateMachine(
     name: string,
-    definition: StateMachineDefinition,
+    definition: StateMachineDefinition | undefined,
+    options?: Pick<StateMachineOptions, "roleArn">,
   ): Promise<StateMachineSummary & { created: boolean }>;
+  /**
+   * Deletes the state machine, its published versions, aliases and tags. Executions
+   * already running go on to their end (their definitions stay stored), and a
+   * machine created later under the same name never reuses a version number.
+   */
+  deleteStateMachine(name: string): Promise<void>;
+
+  /**
+   * Publishes the latest version. Publishing a version already published returns it
+   * (`created: false`). `expectedVersion` refuses (RevisionMismatch) when the latest
+   * version is another one.
+   */
+  publishStateMachineVersion(
+    name: string,
+    options?: { description?: string; expectedVersion?: number },
+  ): Promise<PublishedVersion & { created: boolean }>;
+  /** Published versions, newest first. */
+  listStateMachineVersions(
+    name: string,
+    options?: { cursor?: string; limit?: number },
+  ): Promise<Page<PublishedVersion>>;
+  getPublishedVersion(name: string, version: number): Promise<PublishedVersion>;
+  /** Unpublishes a version; refused (StateMachineVersionInUse) while an alias routes to it. */
+  deleteStateMachineVersion(name: string, version: number): Promise<void>;
+
+  /** Idempotent: the same routing and description return the alias; others conflict. */
+  createStateMachineAlias(
+    name: string,
+    alias: string,
+    options: { description?: string; routing: AliasRoute[] },
+  ): Promise<StateMachineAlias & { created: boolean }>;
+  getStateMachineAlias(name: string, alias: string): Promise<StateMachineAlias>;
+  updateStateMachineAlias(
+    name: string,
+    alias: string,
+    options: { description?: string; routing?: AliasRoute[] },
+  ): Promise<StateMachineAlias>;
+  deleteStateMachineAlias(name: string, alias: string): Promise<void>;
+  listStateMachineAliases(
+    name: string,
+    options?: { cursor?: string; limit?: number },
+  ): Promise<Page<StateMachineAlias>>;
+
+  tagResource(resource: TaggedResource, tags: Record<string, string>): Promise<void>;
+  untagResource(resource: TaggedResource, keys: string[]): Promise<void>;
+  listTags(resource: TaggedResource): Promise<Record<string, string>>;
+
+  /** Idempotent by name (AWS CreateActivity). */
+  createActivity(name: string): Promise<Activity & { created: boolean }>;
+  describeActivity(name: string): Promise<Activity>;
+  listActivities(options?: { cursor?: string; limit?: number }): Promise<Page<Activity>>;
+  deleteActivity(name: string): Promise<void>;
+
+  /**
+   * Runs an EXPRESS machine to its end in this process (at most `timeoutMs`), keeping
+   * no history: AWS's StartSyncExecution.
+   */
+  startSyncExecution(
+    stateMachine: string,
+    options: { input?: Json; name?: string; timeoutMs?: number } & StartTarget,
+  ): Promise<SyncExecutionResult>;
   getStateMachine(name: string, version?: number): Promise<StateMachineDetail>;
   listStateMachines(options?: {
     cursor?: string;
@@ -160,11 +298,14 @@ export interface Runtime {
   /** Idempotent by `name`: the same name and input returns the same execution; another input is a conflict. */
   startExecution(
     stateMachine: string,
-    options: { input?: Json; name?: string; caller?: Caller },
+    options: { input?: Json; name?: string; caller?: Caller } & StartTarget,
   ): Promise<StartResult>;
   describeExecution(executionId: string): Promise<ExecutionRecord>;
   listExecutions(options?: {
     stateMachine?: string;
+    /** Only executions started through this version, or this alias. */
+    pinnedVersion?: number;
+    alias?: string;
     status?: ExecutionStatus;
     cursor?: string;
     limit?: number;
@@ -249,6 +390,14 @@ export type RuntimeErrorName =
   | "StateMachineDoesNotExist"
   | "StateMachineAlreadyExists"
   | "StateMachineVersionDoesNotExist"
+  | "StateMachineVersionInUse"
+  | "StateMachineAliasDoesNotExist"
+  | "StateMachineAliasAlreadyExists"
+  | "RevisionMismatch"
+  | "InvalidRoutingConfiguration"
+  | "TooManyTags"
+  | "ActivityDoesNotExist"
+  | "StateMachineTypeNotSupported"
   | "ExecutionDoesNotExist"
   | "ExecutionAlreadyExists"
   | "ExecutionNotRunning"

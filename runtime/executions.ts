@@ -23,6 +23,7 @@ import {
   member,
   randomToken,
   shortId,
+  stateMachineArn,
 } from "./ids.js";
 import type { Keys } from "./keys.js";
 import type { MachineStore } from "./machines.js";
@@ -47,11 +48,21 @@ export class ExecutionStore {
     private readonly settings: RuntimeSettings,
   ) {}
 
+  /**
+   * `pinned` is the version (and alias) the start named: it runs that version,
+   * and the record and ExecutionStarted say so; otherwise the latest version runs.
+   */
   async start(
     machine: string,
-    options: { input?: Json; name?: string; caller?: Caller },
+    options: {
+      input?: Json;
+      name?: string;
+      caller?: Caller;
+      pinned?: { version: number; alias?: string };
+    },
   ): Promise<StartResult> {
-    const version = await this.machines.latest(machine);
+    const latest = await this.machines.latest(machine);
+    const version = options.pinned?.version ?? latest;
     const name =
       options.name ??
       randomToken()
@@ -74,6 +85,11 @@ export class ExecutionStore {
     // Who started it rides with the event into ExecutionStarted's details (transition.ts annotate).
     const started: RunEventBody = { type: "Started", input };
     if (options.caller) started.caller = options.caller.name;
+    if (options.pinned) {
+      started.stateMachineVersionArn = stateMachineArn(machine, version);
+      if (options.pinned.alias !== undefined)
+        started.stateMachineAliasArn = stateMachineArn(machine, options.pinned.alias);
+    }
     const reply = await this.client.run(
       "startExecution",
       [
@@ -109,6 +125,13 @@ export class ExecutionStore {
         `Execution '${name}' of '${machine}' already exists with another input`,
       );
     }
+    if (code === 1 && options.pinned) {
+      // Beside the record for DescribeExecution and listings; ExecutionStarted, written
+      // with the start itself, is the durable account of which version ran.
+      const fields: Record<string, string | number> = { pv: version };
+      if (options.pinned.alias !== undefined) fields.al = options.pinned.alias;
+      await this.client.redis.hset(this.keys.execution(exec), fields);
+    }
     if (code === 1) await this.queues.ensure(`s${exec}@0`);
     return { executionId: arn, startedAt: String(reply[1]), created: code === 1 };
   }
@@ -132,6 +155,8 @@ export class ExecutionStore {
    */
   async list(options: {
     stateMachine?: string;
+    pinnedVersion?: number;
+    alias?: string;
     status?: ExecutionStatus;
     cursor?: string;
     limit?: number;
@@ -167,6 +192,10 @@ export class ExecutionStore {
         const values = rows[i]?.[1] as (string | null)[] | undefined;
         // Past retention (expired, index entry not pruned yet): skipped.
         if (!values?.[0]) {
+          after = { s: score, m: exec };
+          continue;
+        }
+        if (!matches(values, options)) {
           after = { s: score, m: exec };
           continue;
         }
@@ -352,14 +381,21 @@ export function execOf(executionId: string): string {
 }
 
 /** The record's fields a listing reads (`toSummary` takes them in this order). */
-const SUMMARY_FIELDS = ["st", "sm", "nm", "v", "t0", "t1", "err", "ps"] as const;
+const SUMMARY_FIELDS = ["st", "sm", "nm", "v", "t0", "t1", "err", "ps", "pv", "al"] as const;
 
 /** The record keeps RUNNING while paused (`ps` holds the pause): clients see PAUSED. */
 function statusOf(st: string | null | undefined, ps: string | null | undefined): ExecutionStatus {
   return (st === "RUNNING" && ps ? "PAUSED" : (st ?? "RUNNING")) as ExecutionStatus;
 }
 
-function toSummary([st, sm, nm, v, t0, t1, err, ps]: (string | null)[]): ExecutionSummary {
+/** A listing by version or alias keeps the executions started through it. */
+function matches(values: (string | null)[], filter: { pinnedVersion?: number; alias?: string }) {
+  if (filter.pinnedVersion !== undefined && values[8] !== String(filter.pinnedVersion))
+    return false;
+  return filter.alias === undefined || values[9] === filter.alias;
+}
+
+function toSummary([st, sm, nm, v, t0, t1, err, ps, pv, al]: (string | null)[]): ExecutionSummary {
   const summary: ExecutionSummary = {
     executionId: executionArn(sm ?? "", nm ?? ""),
     name: nm ?? "",
@@ -370,6 +406,8 @@ function toSummary([st, sm, nm, v, t0, t1, err, ps]: (string | null)[]): Executi
   };
   if (err) summary.error = err;
   if (t1) summary.stoppedAt = t1;
+  if (pv) summary.pinnedVersion = Number(pv);
+  if (al) summary.alias = al;
   return summary;
 }
 
@@ -388,5 +426,7 @@ function toRecord(executionId: string, f: Record<string, string>): ExecutionReco
   if (f.cause !== undefined) record.cause = f.cause;
   if (f.t1 !== undefined) record.stoppedAt = f.t1;
   if (f.ps !== undefined && f.st === "RUNNING") record.pause = JSON.parse(f.ps) as PauseInfo;
+  if (f.pv !== undefined) record.pinnedVersion = Number(f.pv);
+  if (f.al !== undefined) record.alias = f.al;
   return record;
 }

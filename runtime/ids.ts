@@ -1,13 +1,30 @@
 import { randomBytes } from "node:crypto";
 
 /**
- * Identifiers. An execution is `arn:aws:states:local:000000000000:execution:<machine>:<name>`
+ * Identifiers. An execution is `arn:aws:states:<region>:<account>:execution:<machine>:<name>`
  * (what `$$.Execution.Id` shows, as on AWS); its root run has the same id and its
  * children append `/<serial>/<index>` (see engine/flow/join.ts). Keys and job ids
  * use the "short" form without the constant ARN prefix, to keep Redis small.
+ *
+ * The region and account are those a deployment claims (`STEPWISE_AWS_REGION`,
+ * `STEPWISE_AWS_ACCOUNT`), read once: the REST API and the AWS API issue the same
+ * ARNs, and AWS SDKs accept them only when they look like AWS's own.
  */
-export const EXECUTION_ARN_PREFIX = "arn:aws:states:local:000000000000:execution:";
-export const STATE_MACHINE_ARN_PREFIX = "arn:aws:states:local:000000000000:stateMachine:";
+export const AWS_REGION = fromEnv("STEPWISE_AWS_REGION", "us-east-1", /^[a-z0-9-]{1,32}$/);
+export const AWS_ACCOUNT = fromEnv("STEPWISE_AWS_ACCOUNT", "123456789012", /^\d{12}$/);
+/** `arn:aws:states:<region>:<account>:`, what every Stepwise ARN starts with. */
+export const ARN_BASE = `arn:aws:states:${AWS_REGION}:${AWS_ACCOUNT}:`;
+export const EXECUTION_ARN_PREFIX = `${ARN_BASE}execution:`;
+export const STATE_MACHINE_ARN_PREFIX = `${ARN_BASE}stateMachine:`;
+export const ACTIVITY_ARN_PREFIX = `${ARN_BASE}activity:`;
+
+/** A malformed value must stop the service: ARNs issued with it would outlive the typo. */
+function fromEnv(name: string, fallback: string, pattern: RegExp): string {
+  const value = process.env[name];
+  if (value === undefined || value === "") return fallback;
+  if (!pattern.test(value)) throw new Error(`${name}='${value}' does not match ${pattern.source}`);
+  return value;
+}
 
 /**
  * Names of state machines (and activities): the API's rule (api/schemas.ts
@@ -56,8 +73,15 @@ export function executionArn(machine: string, name: string): string {
   return `${EXECUTION_ARN_PREFIX}${machine}:${name}`;
 }
 
-export function stateMachineArn(machine: string): string {
-  return `${STATE_MACHINE_ARN_PREFIX}${machine}`;
+/** The unqualified ARN, or with a qualifier: a version number or an alias name. */
+export function stateMachineArn(machine: string, qualifier?: string | number): string {
+  return qualifier === undefined
+    ? `${STATE_MACHINE_ARN_PREFIX}${machine}`
+    : `${STATE_MACHINE_ARN_PREFIX}${machine}:${qualifier}`;
+}
+
+export function activityArn(name: string): string {
+  return `${ACTIVITY_ARN_PREFIX}${name}`;
 }
 
 /** Run, task or timer id → short id (what keys and schedule members carry). */

@@ -28,6 +28,14 @@ export interface Keys {
   machineVersion(name: string, version: number): string;
   /** Sorted set of state machine names (score 0, lexicographic). */
   machines: string;
+  /** Sorted set of a state machine's published versions (score = member = version number). */
+  publishedVersions(name: string): string;
+  /** Hash: alias name → alias record (JSON: description, routing, createdAt, updatedAt). */
+  aliases(name: string): string;
+  /** Hash: tag key → value, of a state machine (`sm:<name>`) or an activity (`act:<name>`). */
+  tags(resource: string): string;
+  /** Hash: activity name → creation time (ISO): the activities created through the API. */
+  activities: string;
   /** Hash: the execution record (see `executions.ts`), `hc` = history events so far. */
   execution(exec: string): string;
   /** Sorted set of every execution by start time (ms). */
@@ -127,6 +135,10 @@ export function makeKeys(prefix = "stepwise"): Keys {
     machine: (name) => `${base}sm:${name}`,
     machineVersion: (name, version) => `${base}smv:${name}:${version}`,
     machines: `${base}sms`,
+    publishedVersions: (name) => `${base}smpv:${name}`,
+    aliases: (name) => `${base}sma:${name}`,
+    tags: (resource) => `${base}tag:${resource}`,
+    activities: `${base}acts`,
     execution: (exec) => `${base}x:${exec}`,
     executions: `${base}xs`,
     executionsOf: (machine) => `${base}xs:${machine}`,

@@ -6,7 +6,9 @@ import {
   RuntimeError,
   type Page,
   type StateMachineDetail,
+  type StateMachineOptions,
   type StateMachineSummary,
+  type StateMachineType,
   type StateMachineVersion,
 } from "./contract.js";
 import { isValidName } from "./ids.js";
@@ -23,7 +25,11 @@ export class MachineStore {
     private readonly keys: Keys,
   ) {}
 
-  async create(name: string, definition: StateMachineDefinition): Promise<StateMachineSummary> {
+  async create(
+    name: string,
+    definition: StateMachineDefinition,
+    options: StateMachineOptions = {},
+  ): Promise<StateMachineSummary> {
     checkName(name);
     const def = validated(definition);
     const createdAt = new Date().toISOString();
@@ -31,7 +37,46 @@ export class MachineStore {
     const claimed = await this.client.redis.hsetnx(this.keys.machine(name), "latest", "0");
     if (claimed === 0)
       throw new RuntimeError("StateMachineAlreadyExists", `State machine '${name}' already exists`);
+    const fields: Record<string, string> = { ty: options.type ?? "STANDARD" };
+    if (options.roleArn !== undefined) fields.role = options.roleArn;
+    await this.client.redis.hset(this.keys.machine(name), fields);
     return this.addVersion(name, def, createdAt);
+  }
+
+  /** Type, role and creation time of a state machine (StateMachineDoesNotExist if none). */
+  async meta(
+    name: string,
+  ): Promise<{ type: StateMachineType; roleArn?: string; createdAt: string; latest: number }> {
+    const [latest, ty, role, createdAt] = await this.client.redis.hmget(
+      this.keys.machine(name),
+      "latest",
+      "ty",
+      "role",
+      "createdAt",
+    );
+    if (!isValidName(name) || Number(latest ?? 0) < 1) throw machineNotFound(name);
+    const meta: { type: StateMachineType; roleArn?: string; createdAt: string; latest: number } = {
+      type: ty === "EXPRESS" ? "EXPRESS" : "STANDARD",
+      createdAt: createdAt ?? "",
+      latest: Number(latest),
+    };
+    if (role) meta.roleArn = role;
+    return meta;
+  }
+
+  /**
+   * Deletes what names the machine. The `next` version counter and the versions'
+   * definitions stay: running executions still read theirs, and a machine created
+   * later under this name goes on numbering instead of overwriting them.
+   */
+  async delete(name: string): Promise<void> {
+    await this.meta(name);
+    await this.client.redis
+      .multi()
+      .hdel(this.keys.machine(name), "latest", "createdAt", "ty", "role", "first")
+      .zrem(this.keys.machines, name)
+      .del(this.keys.publishedVersions(name), this.keys.aliases(name), this.keys.tags(`sm:${name}`))
+      .exec();
   }
 
   /**
@@ -41,13 +86,20 @@ export class MachineStore {
    */
   async update(
     name: string,
-    definition: StateMachineDefinition,
+    definition: StateMachineDefinition | undefined,
+    options: Pick<StateMachineOptions, "roleArn"> = {},
   ): Promise<StateMachineSummary & { created: boolean }> {
     checkName(name);
-    const def = validated(definition);
+    const def = definition === undefined ? undefined : validated(definition);
     const latest = Number((await this.client.redis.hget(this.keys.machine(name), "latest")) ?? 0);
     if (latest < 1) {
       throw new RuntimeError("StateMachineDoesNotExist", `State machine '${name}' does not exist`);
+    }
+    if (options.roleArn !== undefined)
+      await this.client.redis.hset(this.keys.machine(name), "role", options.roleArn);
+    if (def === undefined) {
+      const { definition: _definition, ...summary } = await this.version(name, latest);
+      return { ...summary, created: false };
     }
     const [hash, createdAt] = await this.client.redis.hmget(
       this.keys.machineVersion(name, latest),
@@ -77,6 +129,7 @@ export class MachineStore {
       })
       .hset(this.keys.machine(name), "latest", version)
       .hsetnx(this.keys.machine(name), "createdAt", createdAt)
+      .hsetnx(this.keys.machine(name), "first", version)
       .zadd(this.keys.machines, 0, name)
       .exec();
     return { name, version, definitionHash, createdAt };
@@ -85,9 +138,7 @@ export class MachineStore {
   /** The latest version number (for starting executions). */
   async latest(name: string): Promise<number> {
     const latest = Number((await this.client.redis.hget(this.keys.machine(name), "latest")) ?? 0);
-    if (!isValidName(name) || latest < 1) {
-      throw new RuntimeError("StateMachineDoesNotExist", `State machine '${name}' does not exist`);
-    }
+    if (!isValidName(name) || latest < 1) throw machineNotFound(name);
     return latest;
   }
 
@@ -114,19 +165,30 @@ export class MachineStore {
   }
 
   async get(name: string, version?: number): Promise<StateMachineDetail> {
-    const latest = await this.latest(name);
+    const meta = await this.meta(name);
+    const latest = meta.latest;
     const chosen = await this.version(name, version ?? latest);
     const pipeline = this.client.redis.pipeline();
-    for (let v = 1; v <= latest; v++)
+    // Versions of an earlier machine of the same name (deleted) are not this one's.
+    const first = Number((await this.client.redis.hget(this.keys.machine(name), "first")) ?? 1);
+    for (let v = first; v <= latest; v++)
       pipeline.hmget(this.keys.machineVersion(name, v), "hash", "createdAt");
     const rows = (await pipeline.exec()) ?? [];
     const versions: StateMachineSummary[] = [];
     rows.forEach(([, row], i) => {
       const [hash, createdAt] = row as [string | null, string | null];
       if (hash && createdAt)
-        versions.push({ name, version: i + 1, definitionHash: hash, createdAt });
+        versions.push({ name, version: first + i, definitionHash: hash, createdAt });
     });
-    return { ...chosen, versions, latestVersion: latest };
+    const detail: StateMachineDetail = {
+      ...chosen,
+      versions,
+      latestVersion: latest,
+      type: meta.type,
+      machineCreatedAt: meta.createdAt,
+    };
+    if (meta.roleArn !== undefined) detail.roleArn = meta.roleArn;
+    return detail;
   }
 
   async list(
@@ -159,6 +221,10 @@ export class MachineStore {
     if (names.length > limit) result.nextCursor = encodeCursor({ after: page[page.length - 1]! });
     return result;
   }
+}
+
+function machineNotFound(name: string): RuntimeError {
+  return new RuntimeError("StateMachineDoesNotExist", `State machine '${name}' does not exist`);
 }
 
 function checkName(name: string): void {

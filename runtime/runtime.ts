@@ -16,9 +16,26 @@ import {
   type OperationRecord,
 } from "./operations.js";
 import { answerToken, failureBody, pollActivity, successBody } from "./callbacks.js";
+import { ActivityStore } from "./activities.js";
+import { AliasStore } from "./aliases.js";
+import { runnerHandlers, startExpress } from "./express.js";
+import { TagStore } from "./tags.js";
+import { VersionStore } from "./versions.js";
+import type { TaskHandlers } from "../engine/drivers/memory.js";
+import { defaultRunners } from "../task-runners/index.js";
+import { DATA_LIMIT_BYTES } from "../engine/step-context.js";
+import type { TaskRunner } from "../task-runners/runner.js";
 import {
   RuntimeError,
   type ApprovalChange,
+  type Activity,
+  type AliasRoute,
+  type PublishedVersion,
+  type StartTarget,
+  type StateMachineAlias,
+  type StateMachineOptions,
+  type SyncExecutionResult,
+  type TaggedResource,
   type ApprovalRecord,
   type HistoryFollowItem,
   type Approver,
@@ -69,17 +86,30 @@ export class RedisRuntime implements Runtime {
   private readonly pauses: Pauses;
   readonly operations: OperationStore;
   private readonly approvalFeed: ApprovalFeed;
+  private readonly versions: VersionStore;
+  private readonly aliases: AliasStore;
+  private readonly tags: TagStore;
+  private readonly activities: ActivityStore;
+  private readonly cache: ExecutionCache;
+  /** What EXPRESS executions' Task states call, in this process. */
+  private readonly expressTasks: TaskHandlers;
   /** Executions this runtime created (idempotent repeats not counted), for /metrics. */
   private started = 0;
 
-  constructor(options: Partial<RuntimeSettings> = {}) {
+  constructor(options: Partial<RuntimeSettings> & { taskRunners?: TaskRunner[] } = {}) {
     this.settings = resolveSettings(options);
     this.keys = makeKeys(this.settings.prefix);
     this.client = new RedisClient(this.settings.redisUrl, { name: "stepwise-runtime" });
     this.queueConnection = bullConnection(this.settings.redisUrl, "stepwise-runtime-queues");
     this.queues = new JobQueues(this.queueConnection, this.keys);
     const cache = new ExecutionCache(this.client, this.keys);
+    this.cache = cache;
     this.machines = new MachineStore(this.client, this.keys);
+    this.versions = new VersionStore(this.client, this.keys, this.machines);
+    this.aliases = new AliasStore(this.client, this.keys, this.machines, this.versions);
+    this.tags = new TagStore(this.client, this.keys);
+    this.activities = new ActivityStore(this.client, this.keys);
+    this.expressTasks = runnerHandlers([...(options.taskRunners ?? []), ...defaultRunners()]);
     this.executions = new ExecutionStore(
       this.client,
       this.keys,
@@ -111,15 +141,189 @@ export class RedisRuntime implements Runtime {
   createStateMachine(
     name: string,
     definition: StateMachineDefinition,
+    options?: StateMachineOptions,
   ): Promise<StateMachineSummary> {
-    return this.machines.create(name, definition);
+    this.metaCache.delete(name);
+    return this.machines.create(name, definition, options);
   }
 
   updateStateMachine(
     name: string,
-    definition: StateMachineDefinition,
+    definition: StateMachineDefinition | undefined,
+    options?: Pick<StateMachineOptions, "roleArn">,
   ): Promise<StateMachineSummary & { created: boolean }> {
-    return this.machines.update(name, definition);
+    this.metaCache.delete(name);
+    return this.machines.update(name, definition, options);
+  }
+
+  deleteStateMachine(name: string): Promise<void> {
+    this.metaCache.delete(name);
+    return this.machines.delete(name);
+  }
+
+  publishStateMachineVersion(
+    name: string,
+    options: { description?: string; expectedVersion?: number } = {},
+  ): Promise<PublishedVersion & { created: boolean }> {
+    return this.versions.publish(name, options);
+  }
+
+  listStateMachineVersions(
+    name: string,
+    options: { cursor?: string; limit?: number } = {},
+  ): Promise<Page<PublishedVersion>> {
+    return this.versions.list(name, options);
+  }
+
+  getPublishedVersion(name: string, version: number): Promise<PublishedVersion> {
+    return this.versions.get(name, version);
+  }
+
+  async deleteStateMachineVersion(name: string, version: number): Promise<void> {
+    const routedBy = await this.aliases.routingTo(name, version);
+    return this.versions.delete(name, version, routedBy);
+  }
+
+  createStateMachineAlias(
+    name: string,
+    alias: string,
+    options: { description?: string; routing: AliasRoute[] },
+  ): Promise<StateMachineAlias & { created: boolean }> {
+    return this.aliases.create(name, alias, options);
+  }
+
+  getStateMachineAlias(name: string, alias: string): Promise<StateMachineAlias> {
+    return this.aliases.get(name, alias);
+  }
+
+  updateStateMachineAlias(
+    name: string,
+    alias: string,
+    options: { description?: string; routing?: AliasRoute[] },
+  ): Promise<StateMachineAlias> {
+    return this.aliases.update(name, alias, options);
+  }
+
+  deleteStateMachineAlias(name: string, alias: string): Promise<void> {
+    return this.aliases.delete(name, alias);
+  }
+
+  listStateMachineAliases(
+    name: string,
+    options: { cursor?: string; limit?: number } = {},
+  ): Promise<Page<StateMachineAlias>> {
+    return this.aliases.list(name, options);
+  }
+
+  async tagResource(resource: TaggedResource, tags: Record<string, string>): Promise<void> {
+    await this.checkTagged(resource);
+    return this.tags.tag(resource, tags);
+  }
+
+  async untagResource(resource: TaggedResource, keys: string[]): Promise<void> {
+    await this.checkTagged(resource);
+    return this.tags.untag(resource, keys);
+  }
+
+  async listTags(resource: TaggedResource): Promise<Record<string, string>> {
+    await this.checkTagged(resource);
+    return this.tags.list(resource);
+  }
+
+  private async checkTagged(resource: TaggedResource): Promise<void> {
+    if (resource.kind === "stateMachine") await this.machines.latest(resource.name);
+    else await this.activities.describe(resource.name);
+  }
+
+  createActivity(name: string): Promise<Activity & { created: boolean }> {
+    return this.activities.create(name);
+  }
+
+  describeActivity(name: string): Promise<Activity> {
+    return this.activities.describe(name);
+  }
+
+  listActivities(options: { cursor?: string; limit?: number } = {}): Promise<Page<Activity>> {
+    return this.activities.list(options);
+  }
+
+  deleteActivity(name: string): Promise<void> {
+    return this.activities.delete(name);
+  }
+
+  /** The version a start runs, and what it named (a version, an alias) if anything. */
+  private async resolveTarget(
+    machine: string,
+    target: StartTarget,
+    latest?: number,
+  ): Promise<{ version: number; pinned?: { version: number; alias?: string } }> {
+    if (target.alias !== undefined) {
+      const version = await this.aliases.pick(machine, target.alias, Math.random);
+      return { version, pinned: { version, alias: target.alias } };
+    }
+    if (target.version !== undefined) {
+      await this.machines.version(machine, target.version);
+      return { version: target.version, pinned: { version: target.version } };
+    }
+    return { version: latest ?? (await this.machines.latest(machine)) };
+  }
+
+  async startSyncExecution(
+    stateMachine: string,
+    options: { input?: Json; name?: string; timeoutMs?: number } & StartTarget,
+  ): Promise<SyncExecutionResult> {
+    return (await this.startExpress(stateMachine, options)).result;
+  }
+
+  /**
+   * A machine's type and latest version, read at most once a second per process for
+   * Express starts (AWS too lets starts use the previous definition shortly after an
+   * update); this process's own updates and deletes drop it at once.
+   */
+  private readonly metaCache = new Map<
+    string,
+    { at: number; meta: Awaited<ReturnType<MachineStore["meta"]>> }
+  >();
+
+  private async recentMeta(name: string): Promise<Awaited<ReturnType<MachineStore["meta"]>>> {
+    const hit = this.metaCache.get(name);
+    const now = Date.now();
+    if (hit && now - hit.at < 1000) return hit.meta;
+    const meta = await this.machines.meta(name);
+    if (this.metaCache.size > 10_000) this.metaCache.clear();
+    this.metaCache.set(name, { at: now, meta });
+    return meta;
+  }
+
+  /** Starts an EXPRESS execution in this process (StateMachineTypeNotSupported for others). */
+  private async startExpress(
+    stateMachine: string,
+    options: { input?: Json; name?: string; timeoutMs?: number } & StartTarget,
+  ): Promise<ReturnType<typeof startExpress>> {
+    const meta = await this.recentMeta(stateMachine);
+    if (meta.type !== "EXPRESS") {
+      throw new RuntimeError(
+        "StateMachineTypeNotSupported",
+        `State machine '${stateMachine}' is STANDARD; only EXPRESS machines run synchronously`,
+      );
+    }
+    const { version } = await this.resolveTarget(stateMachine, options, meta.latest);
+    const input = options.input ?? {};
+    if (Buffer.byteLength(JSON.stringify(input)) > DATA_LIMIT_BYTES) {
+      throw new RuntimeError("States.DataLimitExceeded", "The execution input exceeds 256 KiB");
+    }
+    return startExpress(
+      {
+        machine: stateMachine,
+        version,
+        program: await this.cache.program(stateMachine, version),
+        input,
+        ...(options.name !== undefined ? { name: options.name } : {}),
+        ...(meta.roleArn !== undefined ? { roleArn: meta.roleArn } : {}),
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      },
+      this.expressTasks,
+    );
   }
 
   getStateMachine(name: string, version?: number): Promise<StateMachineDetail> {
@@ -135,9 +339,22 @@ export class RedisRuntime implements Runtime {
 
   async startExecution(
     stateMachine: string,
-    options: { input?: Json; name?: string; caller?: Caller },
+    options: { input?: Json; name?: string; caller?: Caller } & StartTarget,
   ): Promise<StartResult> {
-    const result = await this.executions.start(stateMachine, options);
+    const meta = await this.machines.meta(stateMachine);
+    if (meta.type === "EXPRESS") {
+      // AWS: StartExecution of an Express machine answers at once; the execution runs
+      // on (here, in this process) and nothing of it can be read back.
+      const { executionId, startedAt } = await this.startExpress(stateMachine, options);
+      this.started++;
+      return { executionId, startedAt, created: true };
+    }
+    const { pinned } = await this.resolveTarget(stateMachine, options);
+    const { version: _v, alias: _a, ...rest } = options;
+    const result = await this.executions.start(stateMachine, {
+      ...rest,
+      ...(pinned ? { pinned } : {}),
+    });
     if (result.created) this.started++;
     return result;
   }
@@ -316,6 +533,8 @@ export class RedisRuntime implements Runtime {
   }
 }
 
-export function createRedisRuntime(options: Partial<RuntimeSettings> = {}): RedisRuntime {
+export function createRedisRuntime(
+  options: Partial<RuntimeSettings> & { taskRunners?: TaskRunner[] } = {},
+): RedisRuntime {
   return new RedisRuntime(options);
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import type { Json } from "../../engine/core/json.js";
 import type { ExecutionStatus } from "../../runtime/contract.js";
 import { checkPayloadSize } from "../body.js";
+import { apiError } from "../errors.js";
 import {
   anyJson,
   causeSchema,
@@ -59,7 +60,7 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
 ) => {
   app.post<{
     Params: { name: string };
-    Querystring: { wait?: number };
+    Querystring: { wait?: number; version?: number; alias?: string };
     Body: StartBody | undefined;
   }>(
     "/state-machines/:name/executions",
@@ -81,6 +82,17 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
               minimum: 0,
               maximum: maxWaitSeconds,
               description: `Seconds (up to ${maxWaitSeconds}) to wait for the execution to end.`,
+            },
+            version: {
+              type: "integer",
+              minimum: 1,
+              maximum: 2147483647,
+              description: "Run this version (default: the latest); recorded as `pinnedVersion`.",
+            },
+            alias: {
+              ...nameSchema,
+              description:
+                "Run the version this alias picks (by its routing weights); recorded with the pick.",
             },
           },
         },
@@ -111,8 +123,24 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
       const body = request.body ?? {};
       const input: Json = body.input === undefined ? {} : body.input;
       checkPayloadSize(input, "the execution input", "/input");
+      const { version, alias } = request.query;
+      if (version !== undefined && alias !== undefined) {
+        throw apiError(
+          "InvalidRequest",
+          { location: "query string", reason: "give 'version' or 'alias', not both" },
+          [
+            {
+              location: "querystring",
+              path: "/alias",
+              message: "give 'version' or 'alias', not both",
+            },
+          ],
+        );
+      }
       const started = await runtime.startExecution(request.params.name, {
         input,
+        ...(version !== undefined ? { version } : {}),
+        ...(alias !== undefined ? { alias } : {}),
         ...(body.name !== undefined ? { name: body.name } : {}),
         ...(request.caller ? { caller: request.caller } : {}),
       });

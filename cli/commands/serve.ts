@@ -104,7 +104,8 @@ export const serveCommand: Command = {
     }
     const redisUrl = redis.url;
     const shownUrl = redactRedisUrl(redisUrl);
-    const runtime = createRedisRuntime({ redisUrl, prefix });
+    // Express executions run in this process: they call the same Task runners as the worker.
+    const runtime = createRedisRuntime({ redisUrl, prefix, taskRunners });
     // One registry for the API and the worker: one scrape shows both.
     const registry = createRegistry();
     // A connection of its own for /health, so a busy runtime connection cannot mask an outage.

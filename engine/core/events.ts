@@ -23,7 +23,16 @@ interface Base {
 }
 
 export type RunEvent =
-  | (Base & { type: "Started"; input: Json })
+  | (Base & {
+      type: "Started";
+      input: Json;
+      /**
+       * The version (and alias) a start was addressed to, as AWS records them in
+       * ExecutionStarted: an alias picks its version by weight, and the pick is history.
+       */
+      stateMachineVersionArn?: string;
+      stateMachineAliasArn?: string;
+    })
   | (Base & { type: "Continue" })
   | (Base & { type: "TaskSucceeded"; taskId: string; output: Json })
   | (Base & { type: "TaskFailed"; taskId: string; error: string; cause?: string })

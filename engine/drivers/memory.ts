@@ -37,6 +37,10 @@ export interface MemoryRunOptions {
   nonce?: () => string;
   /** Safety net against runaway loops. */
   maxTransitions?: number;
+  /** `$$.Execution.Id` and `$$.StateMachine.Id` (default: local ARNs built from the names). */
+  executionArn?: string;
+  stateMachineArn?: string;
+  roleArn?: string;
   /** Told of each transition's history events as they are recorded (progress displays). */
   onHistory?: (events: readonly HistoryEvent[]) => void;
   /**
@@ -127,15 +131,18 @@ class MemoryDriver {
     );
     const name = options.executionName ?? `exec-${this.nonce().slice(0, 12)}`;
     const machine = options.stateMachineName ?? "StateMachine";
-    const stateMachineId = `arn:aws:states:local:000000000000:stateMachine:${machine}`;
+    const stateMachineId =
+      options.stateMachineArn ?? `arn:aws:states:local:000000000000:stateMachine:${machine}`;
     this.execution = {
-      executionId: `arn:aws:states:local:000000000000:execution:${machine}:${name}`,
+      executionId:
+        options.executionArn ?? `arn:aws:states:local:000000000000:execution:${machine}:${name}`,
       name,
       startTime: new Date(this.now).toISOString(),
       input: options.input ?? {},
       stateMachineId,
       stateMachineName: machine,
       seed: options.seed ?? name,
+      ...(options.roleArn !== undefined ? { roleArn: options.roleArn } : {}),
     };
   }
 

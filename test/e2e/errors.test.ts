@@ -113,7 +113,7 @@ describe("error answers", () => {
   it("404 for unknown routes, state machines and executions", async () => {
     const { client } = stack;
     expectError(await client.get("/v1/nothing-here"), 404, "RouteNotFound");
-    expectError(await client.call("DELETE", "/v1/state-machines/target"), 404, "RouteNotFound");
+    expectError(await client.call("PATCH", "/v1/state-machines/target"), 404, "RouteNotFound");
     expectError(await client.get("/v1/state-machines/ghost"), 404, "StateMachineDoesNotExist");
     expectError(
       await client.post("/v1/state-machines/ghost/executions", {}),

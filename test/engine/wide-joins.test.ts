@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import type { State, StateMachineDefinition } from "../../engine/core/definition.js";
 import { SPAWN_BATCH } from "../../engine/flow/join.js";
 import { planOps } from "../../runtime/effects.js";
+import { EXECUTION_ARN_PREFIX } from "../../runtime/ids.js";
 
-const EXEC = "arn:aws:states:local:000000000000:execution:m:e";
+/** The Redis driver's ops take ids of this deployment's ARN form (runtime/ids.ts). */
+const EXEC = `${EXECUTION_ARN_PREFIX}m:e`;
 import { effectsOf, execute, ofType, single, Stepper } from "./helpers.js";
 
 // Wide joins start their children in bounded batches (engine/flow/join.ts,
@@ -142,7 +144,7 @@ describe("wide joins start in batches", () => {
 describe("the Redis driver's ops for a wide join", () => {
   it("encodes a KeepInputs of 150,000 inputs (a Map of one-byte items) without overflowing the stack", () => {
     const inputs = Array.from({ length: 150_000 }, () => 0);
-    const run = { runId: "arn:aws:states:local:000000000000:execution:m:e" } as never;
+    const run = { runId: EXEC } as never;
     const ops = planOps(
       run,
       { type: "Continue", time: "", eventId: 1 },

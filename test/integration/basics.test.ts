@@ -1,3 +1,4 @@
+import { STATE_MACHINE_ARN_PREFIX } from "../../runtime/ids.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { replay } from "../../engine/replay.js";
 import { compileProgram } from "../../engine/program.js";
@@ -114,7 +115,7 @@ describe("Redis runtime basics", () => {
         name: record.name,
         startTime: record.startedAt,
         input: record.input,
-        stateMachineId: `arn:aws:states:local:000000000000:stateMachine:fan`,
+        stateMachineId: `${STATE_MACHINE_ARN_PREFIX}fan`,
         stateMachineName: "fan",
         seed: record.name,
       },

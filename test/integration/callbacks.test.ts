@@ -1,3 +1,4 @@
+import { STATE_MACHINE_ARN_PREFIX } from "../../runtime/ids.js";
 import { replay } from "../../engine/replay.js";
 import { compileProgram } from "../../engine/program.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -74,7 +75,7 @@ describe("task tokens, activities, stop and timeouts", () => {
         name,
         startTime: described.startedAt,
         input: described.input,
-        stateMachineId: "arn:aws:states:local:000000000000:stateMachine:approve",
+        stateMachineId: `${STATE_MACHINE_ARN_PREFIX}approve`,
         stateMachineName: "approve",
         seed: name,
       },

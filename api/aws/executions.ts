@@ -1,0 +1,262 @@
+import type { HistoryEvent } from "../../engine/core/history.js";
+import type { Json } from "../../engine/core/json.js";
+import {
+  EXECUTION_STATUSES,
+  RuntimeError,
+  type ExecutionRecord,
+  type ExecutionStatus,
+  type ExecutionSummary,
+  type StartTarget,
+} from "../../runtime/contract.js";
+import { isValidExecutionName, stateMachineArn } from "../../runtime/ids.js";
+import { parseExecutionArn, parseStateMachineArn, type StateMachineRef } from "./arns.js";
+import { awsError } from "./errors.js";
+import {
+  epochSeconds,
+  jsonString,
+  nextToken,
+  optionalBoolean,
+  optionalEnum,
+  optionalString,
+  pageSize,
+  requiredString,
+  type Body,
+} from "./fields.js";
+import type { ActionTable, AwsContext } from "./protocol.js";
+import { describeBody, ours } from "./state-machines.js";
+
+/**
+ * Executions: StartExecution, DescribeExecution, StopExecution, ListExecutions,
+ * GetExecutionHistory, DescribeStateMachineForExecution.
+ */
+
+/** Which version a start through this ARN runs; a version must be published. */
+export async function startTarget(ref: StateMachineRef, ctx: AwsContext): Promise<StartTarget> {
+  if (ref.alias !== undefined) return { alias: ref.alias };
+  if (ref.version !== undefined) {
+    await ctx.runtime.getPublishedVersion(ref.name, ref.version);
+    return { version: ref.version };
+  }
+  return {};
+}
+
+export function executionName(body: Body): string | undefined {
+  const name = optionalString(body, "name", { min: 1, max: 80 });
+  if (name !== undefined && !isValidExecutionName(name)) {
+    throw awsError(
+      "InvalidName",
+      `Invalid Name: '${name}' (no white space, brackets, wildcards, control characters or " # % \\ ^ | ~ \` $ & , ; : /)`,
+    );
+  }
+  return name;
+}
+
+async function start(body: Body, ctx: AwsContext): Promise<unknown> {
+  const ref = ours(parseStateMachineArn(requiredString(body, "stateMachineArn")));
+  const name = executionName(body);
+  const input = jsonString(body, "input", "InvalidExecutionInput", {}) as Json;
+  const target = await startTarget(ref, ctx);
+  const started = await ctx.runtime.startExecution(ref.name, {
+    input,
+    ...(name !== undefined ? { name } : {}),
+    ...(ctx.caller ? { caller: ctx.caller } : {}),
+    ...target,
+  });
+  if (!started.created) {
+    // AWS: the same name and input answer the running execution; once it has ended,
+    // the name is taken (for the 90 days AWS keeps it).
+    const record = await ctx.runtime.describeExecution(started.executionId);
+    if (record.status !== "RUNNING" && record.status !== "PAUSED") {
+      throw awsError(
+        "ExecutionAlreadyExists",
+        `Execution Already Exists: '${started.executionId}'`,
+      );
+    }
+  }
+  return { executionArn: started.executionId, startDate: epochSeconds(started.startedAt) };
+}
+
+/** Reads an execution; Express executions (and other accounts') are not kept to read. */
+async function record(arn: unknown, ctx: AwsContext): Promise<ExecutionRecord> {
+  const ref = parseExecutionArn(arn);
+  if (ref.kind === "express" || !ref.ours) {
+    throw awsError(
+      "ExecutionDoesNotExist",
+      ref.kind === "express"
+        ? `Execution Does Not Exist: '${String(arn)}' (Express executions keep no record)`
+        : `Execution Does Not Exist: '${String(arn)}'`,
+    );
+  }
+  return ctx.runtime.describeExecution(ref.executionId);
+}
+
+/** What DescribeExecution and ListExecutions say of the version and alias a start named. */
+function qualifiers(e: ExecutionSummary): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (e.pinnedVersion !== undefined)
+    out.stateMachineVersionArn = stateMachineArn(e.stateMachine, e.pinnedVersion);
+  if (e.alias !== undefined) out.stateMachineAliasArn = stateMachineArn(e.stateMachine, e.alias);
+  return out;
+}
+
+async function describe(body: Body, ctx: AwsContext): Promise<unknown> {
+  const arn = requiredString(body, "executionArn", { max: 256 });
+  const metadataOnly =
+    optionalEnum(body, "includedData", ["ALL_DATA", "METADATA_ONLY"] as const) === "METADATA_ONLY";
+  const r = await record(arn, ctx);
+  const out: Record<string, unknown> = {
+    executionArn: r.executionId,
+    stateMachineArn: stateMachineArn(r.stateMachine),
+    name: r.name,
+    status: awsStatus(r.status),
+    startDate: epochSeconds(r.startedAt),
+    ...qualifiers(r),
+    redriveCount: 0,
+    redriveStatus: "NOT_REDRIVABLE",
+  };
+  if (r.stoppedAt !== undefined) out.stopDate = epochSeconds(r.stoppedAt);
+  if (!metadataOnly) {
+    out.input = JSON.stringify(r.input);
+    out.inputDetails = { included: true };
+    if (r.output !== undefined) {
+      out.output = JSON.stringify(r.output);
+      out.outputDetails = { included: true };
+    }
+  }
+  if (r.error !== undefined) out.error = r.error;
+  if (r.cause !== undefined) out.cause = r.cause;
+  return out;
+}
+
+async function stop(body: Body, ctx: AwsContext): Promise<unknown> {
+  const arn = requiredString(body, "executionArn", { max: 256 });
+  const error = optionalString(body, "error", { max: 256 });
+  const cause = optionalString(body, "cause", { max: 32768 });
+  const r = await record(arn, ctx);
+  try {
+    const stopped = await ctx.runtime.stopExecution(r.executionId, {
+      ...(error !== undefined ? { error } : {}),
+      ...(cause !== undefined ? { cause } : {}),
+      ...(ctx.caller ? { caller: ctx.caller } : {}),
+    });
+    return { stopDate: epochSeconds(stopped.stoppedAt ?? new Date().toISOString()) };
+  } catch (err) {
+    // Stopping what has ended changes nothing and answers when it ended.
+    if (!(err instanceof RuntimeError) || err.code !== "ExecutionNotRunning") throw err;
+    const ended = await ctx.runtime.describeExecution(r.executionId);
+    return { stopDate: epochSeconds(ended.stoppedAt ?? ended.startedAt) };
+  }
+}
+
+const STATUS_FILTERS = [...EXECUTION_STATUSES, "PENDING_REDRIVE"] as const;
+
+/**
+ * PAUSED is Stepwise's own (a REST operation): AWS clients, which know no such
+ * status, see a paused execution as what it is underneath, RUNNING. A statusFilter
+ * of PAUSED is accepted as an extension.
+ */
+function awsStatus(status: string): string {
+  return status === "PAUSED" ? "RUNNING" : status;
+}
+
+async function list(body: Body, ctx: AwsContext): Promise<unknown> {
+  const arn = optionalString(body, "stateMachineArn", { min: 1, max: 256 });
+  if (body.mapRunArn !== undefined) {
+    throw awsError("ValidationException", "Map Runs are not supported: list by stateMachineArn");
+  }
+  const status = optionalEnum(body, "statusFilter", STATUS_FILTERS);
+  optionalEnum(body, "redriveFilter", ["REDRIVEN", "NOT_REDRIVEN"] as const);
+  const limit = pageSize(body);
+  const cursor = nextToken(body);
+  const filter: { stateMachine?: string; pinnedVersion?: number; alias?: string } = {};
+  if (arn !== undefined) {
+    const ref = ours(parseStateMachineArn(arn));
+    await ctx.runtime.getStateMachine(ref.name); // StateMachineDoesNotExist
+    filter.stateMachine = ref.name;
+    if (ref.version !== undefined) filter.pinnedVersion = ref.version;
+    if (ref.alias !== undefined) {
+      await ctx.runtime.getStateMachineAlias(ref.name, ref.alias);
+      filter.alias = ref.alias;
+    }
+  }
+  // Nothing here waits for a redrive.
+  if (status === "PENDING_REDRIVE") return { executions: [] };
+  const page = await ctx.runtime.listExecutions({
+    ...filter,
+    ...(status !== undefined ? { status: status as ExecutionStatus } : {}),
+    ...(limit !== undefined ? { limit } : {}),
+    ...(cursor !== undefined ? { cursor } : {}),
+  });
+  const executions = page.items.map((e) => {
+    const item: Record<string, unknown> = {
+      executionArn: e.executionId,
+      stateMachineArn: stateMachineArn(e.stateMachine),
+      name: e.name,
+      status: awsStatus(e.status),
+      startDate: epochSeconds(e.startedAt),
+      ...qualifiers(e),
+      redriveCount: 0,
+    };
+    if (e.stoppedAt !== undefined) item.stopDate = epochSeconds(e.stoppedAt);
+    return item;
+  });
+  return page.nextCursor !== undefined
+    ? { executions, nextToken: page.nextCursor }
+    : { executions };
+}
+
+/** A stored event as GetExecutionHistory shows it: epoch-seconds timestamps, data optional. */
+export function awsEvent(event: HistoryEvent, includeData: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...event, timestamp: epochSeconds(event.timestamp) };
+  if (!includeData) {
+    for (const [key, details] of Object.entries(event)) {
+      if (!key.endsWith("EventDetails") || typeof details !== "object" || details === null)
+        continue;
+      const { input: _input, output: _output, ...rest } = details as Record<string, Json>;
+      out[key] = rest;
+    }
+  }
+  return out;
+}
+
+async function history(body: Body, ctx: AwsContext): Promise<unknown> {
+  const arn = requiredString(body, "executionArn", { max: 256 });
+  const limit = pageSize(body);
+  const reverse = optionalBoolean(body, "reverseOrder") ?? false;
+  const includeData = optionalBoolean(body, "includeExecutionData") ?? true;
+  const cursor = nextToken(body);
+  const r = await record(arn, ctx);
+  const page = await ctx.runtime.getHistory(r.executionId, {
+    reverse,
+    ...(limit !== undefined ? { limit } : {}),
+    ...(cursor !== undefined ? { cursor } : {}),
+  });
+  const events = page.items.map((e) => awsEvent(e, includeData));
+  return page.nextCursor !== undefined ? { events, nextToken: page.nextCursor } : { events };
+}
+
+async function machineForExecution(body: Body, ctx: AwsContext): Promise<unknown> {
+  const r = await record(requiredString(body, "executionArn", { max: 256 }), ctx);
+  const machine = await ctx.runtime.getStateMachine(r.stateMachine, r.version);
+  const { definition, name, roleArn, revisionId, loggingConfiguration, tracingConfiguration } =
+    describeBody(machine, stateMachineArn(r.stateMachine));
+  return {
+    stateMachineArn: stateMachineArn(r.stateMachine),
+    name,
+    definition,
+    roleArn,
+    updateDate: epochSeconds(machine.createdAt),
+    revisionId,
+    loggingConfiguration,
+    tracingConfiguration,
+  };
+}
+
+export const executionActions: ActionTable = {
+  StartExecution: { permission: "executions:write", run: start },
+  DescribeExecution: { permission: "executions:read", run: describe },
+  StopExecution: { permission: "executions:write", run: stop },
+  ListExecutions: { permission: "executions:read", run: list },
+  GetExecutionHistory: { permission: "executions:read", run: history },
+  DescribeStateMachineForExecution: { permission: "executions:read", run: machineForExecution },
+};

@@ -1,0 +1,46 @@
+import { SFNClient } from "@aws-sdk/client-sfn";
+import { KEYS, type Stack } from "../e2e/stack.js";
+
+/**
+ * The real AWS SDK pointed at a listening Stepwise (test/e2e/stack.ts: real Redis
+ * runtime, real worker), signing with an API key's name and secret. `sync-` host
+ * prefixes (StartSyncExecution, TestState) are off: they would name another host.
+ */
+export function sfn(
+  stack: Stack,
+  key: { id: string; secret: string } = { id: "ops", secret: KEYS.admin },
+  region = "us-east-1",
+): SFNClient {
+  return new SFNClient({
+    endpoint: stack.url,
+    region,
+    credentials: { accessKeyId: key.id, secretAccessKey: key.secret },
+    disableHostPrefix: true,
+    maxAttempts: 1,
+  });
+}
+
+export const RUNNER = { id: "runner", secret: KEYS.run };
+export const CALLBACK = { id: "approval-ui", secret: KEYS.callback };
+
+export const PASS = JSON.stringify({
+  StartAt: "P",
+  States: { P: { Type: "Pass", Result: { ok: true }, ResultPath: "$.r", End: true } },
+});
+
+/** The exception name and message an SDK call failed with. */
+export async function failure(
+  call: Promise<unknown>,
+): Promise<{ name: string; message: string; status?: number }> {
+  try {
+    await call;
+  } catch (err) {
+    const e = err as { name: string; message: string; $metadata?: { httpStatusCode?: number } };
+    return {
+      name: e.name,
+      message: e.message,
+      ...(e.$metadata?.httpStatusCode !== undefined ? { status: e.$metadata.httpStatusCode } : {}),
+    };
+  }
+  throw new Error("the call succeeded");
+}
