@@ -58,10 +58,11 @@ export const EXECUTION_NAME_PATTERN = `^[^${FORBIDDEN_BUT_COLON}:]{1,80}$`;
 
 /**
  * What an execution id in a URL may look like: the ARN prefix, a state machine
- * name, `:` and an execution name — 44 + 80 + 1 + 80 code points at most. Whether
- * it names an execution is the lookup's business (404); this keeps other text out.
+ * name, `:` and an execution name — the prefix (its region and account are
+ * configured) + 80 + 1 + 80 code points at most. Whether it names an execution is
+ * the lookup's business (404); this keeps other text out.
  */
-export const EXECUTION_ID_PATTERN = `^[^${FORBIDDEN_BUT_COLON}]{1,205}$`;
+export const EXECUTION_ID_PATTERN = `^[^${FORBIDDEN_BUT_COLON}]{1,${[...EXECUTION_ARN_PREFIX].length + 161}}$`;
 
 const EXECUTION_NAME = new RegExp(EXECUTION_NAME_PATTERN, "u");
 

@@ -133,7 +133,9 @@ describe("execution names", () => {
     });
     expect(started.status).toBe(201);
     const id = started.body.executionId as string;
-    expect([...id]).toHaveLength(44 + 80 + 1 + 80);
+    // `arn:aws:states:us-east-1:123456789012:execution:` (48), machine, `:`, name.
+    expect(id.startsWith("arn:aws:states:us-east-1:123456789012:execution:")).toBe(true);
+    expect([...id]).toHaveLength(48 + 80 + 1 + 80);
     expect((await client.get(path(id))).body).toMatchObject({ name, status: "SUCCEEDED" });
     expect((await client.get(`${path(id)}/history?reverse=true&limit=1`)).status).toBe(200);
     // A valid id that names nothing is a 404, not a 400; stop of an ended one is a 409.
