@@ -135,6 +135,10 @@ export const executionRecord = {
       description: "The version the start named (?version=, or an alias's pick).",
     },
     alias: { type: "string", description: "The alias the start went through." },
+    restartedFrom: {
+      type: "string",
+      description: "A restart's source: the execution it started again.",
+    },
   },
 } as const;
 

@@ -119,6 +119,7 @@ function advanceRun(
         ...(event.stateMachineVersionArn !== undefined
           ? { stateMachineVersionArn: event.stateMachineVersionArn }
           : {}),
+        ...(event.restartedFrom !== undefined ? { restartedFrom: event.restartedFrom } : {}),
       });
     }
     ctx.enter(ctx.scope.startAt, event.input);

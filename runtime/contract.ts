@@ -130,6 +130,8 @@ export interface ExecutionRecord {
   pinnedVersion?: number;
   /** The alias the start went through. */
   alias?: string;
+  /** A restart's source: the execution it started again (same version, same input). */
+  restartedFrom?: string;
   /** While PAUSED: why, who paused it and when. */
   pause?: PauseInfo;
 }
@@ -345,6 +347,14 @@ export interface Runtime {
     caller?: Caller,
   ): Promise<OperationRecord>;
   getOperation(operationId: string): Promise<OperationRecord>;
+  /**
+   * A new execution of the same state machine version with the same input, linked to
+   * `executionId` (`restartedFrom`); the source, running or ended, is not touched.
+   */
+  restartExecution(
+    executionId: string,
+    options?: { name?: string; caller?: Caller },
+  ): Promise<StartResult>;
   /** Erases an ended execution now: record, history, journal, runs, approvals, index entries. */
   purgeExecution(executionId: string): Promise<void>;
   /** Resolves when the execution has ended or `timeoutMs` passed (then with its RUNNING record). */

@@ -59,6 +59,8 @@ export class ExecutionStore {
       name?: string;
       caller?: Caller;
       pinned?: { version: number; alias?: string };
+      /** A restart: the execution it restarts, linked from the record and ExecutionStarted. */
+      restartedFrom?: string;
     },
   ): Promise<StartResult> {
     const latest = await this.machines.latest(machine);
@@ -85,6 +87,7 @@ export class ExecutionStore {
     // Who started it rides with the event into ExecutionStarted's details (transition.ts annotate).
     const started: RunEventBody = { type: "Started", input };
     if (options.caller) started.caller = options.caller.name;
+    if (options.restartedFrom !== undefined) started.restartedFrom = options.restartedFrom;
     if (options.pinned) {
       started.stateMachineVersionArn = stateMachineArn(machine, version);
       if (options.pinned.alias !== undefined)
@@ -125,11 +128,13 @@ export class ExecutionStore {
         `Execution '${name}' of '${machine}' already exists with another input`,
       );
     }
-    if (code === 1 && options.pinned) {
+    if (code === 1 && (options.pinned || options.restartedFrom !== undefined)) {
       // Beside the record for DescribeExecution and listings; ExecutionStarted, written
       // with the start itself, is the durable account of which version ran.
-      const fields: Record<string, string | number> = { pv: version };
-      if (options.pinned.alias !== undefined) fields.al = options.pinned.alias;
+      const fields: Record<string, string | number> = {};
+      if (options.pinned) fields.pv = version;
+      if (options.pinned?.alias !== undefined) fields.al = options.pinned.alias;
+      if (options.restartedFrom !== undefined) fields.rf = options.restartedFrom;
       await this.client.redis.hset(this.keys.execution(exec), fields);
     }
     if (code === 1) await this.queues.ensure(`s${exec}@0`);
@@ -428,5 +433,6 @@ function toRecord(executionId: string, f: Record<string, string>): ExecutionReco
   if (f.ps !== undefined && f.st === "RUNNING") record.pause = JSON.parse(f.ps) as PauseInfo;
   if (f.pv !== undefined) record.pinnedVersion = Number(f.pv);
   if (f.al !== undefined) record.alias = f.al;
+  if (f.rf !== undefined) record.restartedFrom = f.rf;
   return record;
 }

@@ -359,6 +359,22 @@ export class RedisRuntime implements Runtime {
     return result;
   }
 
+  async restartExecution(
+    executionId: string,
+    options: { name?: string; caller?: Caller } = {},
+  ): Promise<StartResult> {
+    const source = await this.executions.describe(executionId);
+    const result = await this.executions.start(source.stateMachine, {
+      input: source.input,
+      pinned: { version: source.version },
+      restartedFrom: source.executionId,
+      ...(options.name !== undefined ? { name: options.name } : {}),
+      ...(options.caller ? { caller: options.caller } : {}),
+    });
+    if (result.created) this.started++;
+    return result;
+  }
+
   describeExecution(executionId: string): Promise<ExecutionRecord> {
     return this.executions.describe(executionId);
   }

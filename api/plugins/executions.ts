@@ -347,4 +347,56 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
       return reply.code(204).send();
     },
   );
+
+  app.post<{ Params: { executionId: string }; Body: { name?: string } | undefined }>(
+    "/executions/:executionId/restart",
+    {
+      config: { permission: "executions:write" },
+      schema: {
+        summary: "Start the execution again: same version, same input, a new execution",
+        description:
+          "The new execution's record and its ExecutionStarted event name the source (`restartedFrom`); the source is not touched, whether it runs or has ended. `name` makes the restart idempotent as a start is.",
+        tags: ["executions"],
+        params: executionIdParams,
+        body: {
+          type: "object",
+          additionalProperties: false,
+          properties: { name: executionNameSchema },
+        },
+        response: {
+          201: {
+            type: "object",
+            required: ["executionId", "startedAt", "restartedFrom"],
+            properties: {
+              executionId: { type: "string" },
+              startedAt: { type: "string", format: "date-time" },
+              restartedFrom: { type: "string" },
+            },
+          },
+          200: {
+            type: "object",
+            required: ["executionId", "startedAt", "restartedFrom"],
+            properties: {
+              executionId: { type: "string" },
+              startedAt: { type: "string", format: "date-time" },
+              restartedFrom: { type: "string" },
+            },
+          },
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body ?? {};
+      const started = await runtime.restartExecution(request.params.executionId, {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(request.caller ? { caller: request.caller } : {}),
+      });
+      return reply.code(started.created ? 201 : 200).send({
+        executionId: started.executionId,
+        startedAt: started.startedAt,
+        restartedFrom: request.params.executionId,
+      });
+    },
+  );
 };

@@ -21,6 +21,7 @@ const usage = `Usage: stepwise executions list [--state-machine NAME] [--status 
        stepwise executions stop ID [--error E] [--cause C]
        stepwise executions pause ID [--reason R]
        stepwise executions resume ID
+       stepwise executions restart ID [--name N]
        stepwise executions purge ID
        stepwise executions watch ID
 
@@ -38,7 +39,8 @@ const enc = encodeURIComponent;
 
 export const executionsCommand: Command = {
   name: "executions",
-  summary: "list, start, stop, pause, resume, purge or watch executions on a running service",
+  summary:
+    "list, start, stop, pause, resume, restart, purge or watch executions on a running service",
   usage,
   async run(argv, io) {
     const args = parseArgs(argv, {
@@ -174,6 +176,18 @@ export const executionsCommand: Command = {
         if (reply.status !== 200) return refused(io, "executions", reply);
         return record(reply.body);
       }
+      case "restart": {
+        const name = args.values.get("name");
+        const reply = await service.call(
+          "POST",
+          `/v1/executions/${enc(need("an execution id"))}/restart`,
+          name !== undefined ? { name } : {},
+        );
+        if (reply.status !== 200 && reply.status !== 201) return refused(io, "executions", reply);
+        if (json) return printJson(io, reply.body);
+        io.stdout(`${String(reply.body.executionId)}\n`);
+        return EXIT.ok;
+      }
       case "purge": {
         const id = need("an execution id");
         const reply = await service.call("DELETE", `/v1/executions/${enc(id)}`);
@@ -186,7 +200,7 @@ export const executionsCommand: Command = {
         return watch(service, need("an execution id"), io, json);
       default:
         throw new UsageError(
-          `unknown action '${action ?? ""}': list, show, history, start, stop, pause, resume, purge or watch`,
+          `unknown action '${action ?? ""}': list, show, history, start, stop, pause, resume, restart, purge or watch`,
         );
     }
   },

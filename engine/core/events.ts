@@ -32,6 +32,8 @@ export type RunEvent =
        */
       stateMachineVersionArn?: string;
       stateMachineAliasArn?: string;
+      /** Stepwise's: the execution this one restarts (same version, same input). */
+      restartedFrom?: string;
     })
   | (Base & { type: "Continue" })
   | (Base & { type: "TaskSucceeded"; taskId: string; output: Json })
