@@ -40,6 +40,8 @@ export interface CalledTaskRecord {
   credentials?: Json;
   /** When it was scheduled (ms): `pendingTasks` shows it. */
   at?: number;
+  /** An activity task: the activity whose list holds it until a worker takes it. */
+  activity?: string;
 }
 
 /** A task that only parks the run until its token is answered (approvals). */
@@ -111,6 +113,9 @@ export function planOps(
           if (effect.heartbeatSeconds !== undefined)
             called.heartbeatSeconds = effect.heartbeatSeconds;
           if (effect.credentials !== undefined) called.credentials = effect.credentials;
+          // Named in the record so that a task ended before any worker took it
+          // (a stop, a timeout) also leaves its activity's list (op `untask`).
+          if (mode === "activity") called.activity = activityName(effect.resource) ?? "";
           record = called;
         }
         const activity = mode === "activity" ? (activityName(effect.resource) ?? "") : "";

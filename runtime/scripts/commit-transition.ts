@@ -153,7 +153,10 @@ while i <= n do
     local rec = redis.call('HGET', KEYS[7], task)
     if rec then
       redis.call('HDEL', KEYS[7], task)
-      local token = cjson.decode(rec).token
+      local r = cjson.decode(rec)
+      local token = r.token
+      -- Not taken by a worker yet: out of the activity's list, or a poll would wade through it.
+      if r.activity then redis.call('LREM', base .. 'act:' .. r.activity, 1, task) end
       if token then
         redis.call('HDEL', KEYS[8], token)
         redis.call('SET', base .. 'tomb:' .. token, ARGV[i + 2], 'EX', ARGV[9])
