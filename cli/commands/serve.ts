@@ -6,7 +6,12 @@ import { createRedisRuntime } from "../../runtime/runtime.js";
 import { failureFields, logFailedExecutions, type FailureLog } from "../../runtime/failure-log.js";
 import { startWorker, type StepwiseWorker } from "../../runtime/worker.js";
 import { workerMetrics } from "../../runtime/worker-metrics.js";
-import { defaultRunners, functionRunner, servedBy } from "../../task-runners/index.js";
+import {
+  checkRunnerSettings,
+  defaultRunners,
+  functionRunner,
+  servedBy,
+} from "../../task-runners/index.js";
 import { webhooksFromEnv } from "../../runtime/approval-webhook-settings.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
 import { integerSetting, parseArgs } from "../args.js";
@@ -45,6 +50,9 @@ Environment:
   STEPWISE_MAX_WAIT     longest ?wait= of a start, in seconds (default 300)
   STEPWISE_APPROVER_GROUPS   approve keys' groups: alice=finance|legal;bob=finance
   STEPWISE_APPROVAL_WEBHOOK  POST approval events here, signed with STEPWISE_WEBHOOK_SECRET
+  STEPWISE_EGRESS_ALLOW cidr|ip|host,... that HTTP tasks and webhooks may reach although
+                        loopback, private, link-local or reserved (default: none)
+  STEPWISE_HTTP_MAX_RESPONSE_BYTES  longest HTTP task response body read (default 262144)
   LOG_LEVEL             fatal, error, warn, info (default), debug, trace or silent`;
 
 async function loadTasks(module: string | undefined): Promise<TaskRunner[]> {
@@ -86,6 +94,11 @@ export const serveCommand: Command = {
     const level = env.LOG_LEVEL ?? "info";
     if (!LOG_LEVELS.includes(level))
       throw new UsageError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
+    try {
+      checkRunnerSettings(env);
+    } catch (err) {
+      throw new UsageError((err as Error).message, false);
+    }
     let apiKeys;
     try {
       apiKeys = parseApiKeys(env.STEPWISE_API_KEYS);

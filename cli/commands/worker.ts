@@ -5,6 +5,7 @@ import { createRedisRuntime } from "../../runtime/runtime.js";
 import { startWorker } from "../../runtime/worker.js";
 import { workerMetrics } from "../../runtime/worker-metrics.js";
 import { functionRunner } from "../../task-runners/function.js";
+import { checkRunnerSettings } from "../../task-runners/index.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
 import { integerSetting, numberOption, parseArgs } from "../args.js";
 import { EXIT, UsageError, type Command } from "../command.js";
@@ -41,7 +42,10 @@ Environment:
   STEPWISE_TASKS         a JS module: named function exports serve
                          \`function:<name>\`; a default export object maps
                          Resource strings to functions
-  STEPWISE_METRICS_PORT  as --metrics-port`;
+  STEPWISE_METRICS_PORT  as --metrics-port
+  STEPWISE_EGRESS_ALLOW  cidr|ip|host,... that HTTP tasks and webhooks may reach
+                         although loopback, private, link-local or reserved
+  STEPWISE_HTTP_MAX_RESPONSE_BYTES  longest HTTP task response body read (262144)`;
 
 async function loadRunners(path: string | undefined): Promise<TaskRunner[]> {
   if (!path) return [];
@@ -70,6 +74,11 @@ export const workerCommand: Command = {
     const level = env.LOG_LEVEL ?? "info";
     if (!LOG_LEVELS.includes(level))
       throw new UsageError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
+    try {
+      checkRunnerSettings(env);
+    } catch (err) {
+      throw new UsageError((err as Error).message, false);
+    }
     const rawPort = args.values.get("metrics-port") ?? env.STEPWISE_METRICS_PORT;
     // Port 0 picks a free port (printed when ready).
     const metricsPort =

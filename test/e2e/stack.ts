@@ -7,6 +7,7 @@ import { createRegistry } from "../../api/metrics.js";
 import { buildServer } from "../../api/server.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
 import { startWorker } from "../../runtime/worker.js";
+import { parseEgressAllow } from "../../task-runners/egress.js";
 import { workerMetrics } from "../../runtime/worker-metrics.js";
 import { Client } from "./client.js";
 
@@ -41,6 +42,11 @@ export interface StackOptions {
   approverGroups?: string;
   /** Runtime settings for the runtime and the worker (approval webhook outbox, …). */
   settings?: { approvalEvents?: boolean };
+  /**
+   * STEPWISE_EGRESS_ALLOW text for the worker's HTTP tasks; tests whose tasks call a
+   * server of their own on 127.0.0.1 open it here (default: the production policy).
+   */
+  egressAllow?: string;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -51,6 +57,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     redisUrl: REDIS_URL,
     prefix,
     ...options.settings,
+    ...(options.egressAllow !== undefined ? { egress: parseEgressAllow(options.egressAllow) } : {}),
     onError: () => undefined,
     onTransition: workerMetrics(registry).onTransition,
   });
