@@ -37,6 +37,12 @@ export interface RuntimeSettings {
    * on when `STEPWISE_APPROVAL_WEBHOOK` is set, so nothing piles up when nobody listens.
    */
   approvalEvents: boolean;
+  /**
+   * Most history events an execution may have (AWS's hard quota: 25,000); past it
+   * the execution fails with States.Runtime (history-cap.ts). 0 (setting or env)
+   * means no cap: wide inline Maps past AWS's quota, at the cost of unbounded loops.
+   */
+  maxHistoryEvents: number;
 }
 
 function envNumber(name: string): number | undefined {
@@ -44,6 +50,10 @@ function envNumber(name: string): number | undefined {
   if (raw === undefined || raw === "") return undefined;
   const value = Number(raw);
   return Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
+function historyCap(value: number): number {
+  return value === 0 ? Infinity : Math.floor(value);
 }
 
 export function resolveSettings(options: Partial<RuntimeSettings> = {}): RuntimeSettings {
@@ -61,6 +71,12 @@ export function resolveSettings(options: Partial<RuntimeSettings> = {}): Runtime
         ? 0
         : Math.round((envNumber("STEPWISE_RETENTION_DAYS") ?? 90) * 86_400)),
     approvalEvents: options.approvalEvents ?? Boolean(process.env.STEPWISE_APPROVAL_WEBHOOK),
+    maxHistoryEvents: historyCap(
+      options.maxHistoryEvents ??
+        (process.env.STEPWISE_MAX_HISTORY_EVENTS === "0"
+          ? 0
+          : (envNumber("STEPWISE_MAX_HISTORY_EVENTS") ?? 25_000)),
+    ),
     chain: options.chain ?? {
       transitions: Math.floor(envNumber("STEPWISE_CHAIN_TRANSITIONS") ?? 100),
       ms: envNumber("STEPWISE_CHAIN_MS") ?? 10,
