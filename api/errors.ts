@@ -59,6 +59,16 @@ export const ERRORS = {
     "The request body is larger than {limit} bytes",
     "The request body is over 1 MiB (the AWS request size quota).",
   ),
+  RequestTimeout: entry(
+    408,
+    "The request was not received in time; the connection is closed",
+    "The client sent the headers or the body too slowly (STEPWISE_HEADERS_TIMEOUT_MS, STEPWISE_REQUEST_TIMEOUT_MS).",
+  ),
+  RequestHeaderFieldsTooLarge: entry(
+    431,
+    "The request line and headers are larger than 16 KiB",
+    "The URL or the headers passed Node's 16 KiB limit on a request's head.",
+  ),
   "States.DataLimitExceeded": entry(
     413,
     "The execution input is {size} bytes; the limit is {limit} bytes (256 KiB)",

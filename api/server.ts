@@ -1,3 +1,9 @@
+import {
+  applyConnectionLimits,
+  connectionOptions,
+  DEFAULT_CONNECTION_LIMITS,
+  type ConnectionLimits,
+} from "./connection-limits.js";
 import { defaultRunners, servedBy } from "../task-runners/index.js";
 import Fastify, {
   type FastifyError,
@@ -71,6 +77,8 @@ export interface ServerOptions {
   maxWaitSeconds?: number;
   /** Reported in the OpenAPI document. */
   version?: string;
+  /** Timeouts and connection limits (connection-limits.ts); default DEFAULT_CONNECTION_LIMITS. */
+  limits?: ConnectionLimits;
   /** Whether the service's workers can call a Task Resource; default: the default runners. */
   serves?: (resource: string) => boolean;
 }
@@ -88,7 +96,9 @@ const MAX_PARAM_LENGTH = 1100;
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
   const apiKeys = options.apiKeys ?? [];
+  const limits = options.limits ?? DEFAULT_CONNECTION_LIMITS;
   const app = Fastify({
+    ...connectionOptions(limits),
     logger: options.logger ?? false,
     bodyLimit: MAX_BODY_BYTES,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
@@ -103,6 +113,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     },
   });
 
+  applyConnectionLimits(app.server, limits);
   registerBodyParsers(app);
   registerValidation(app);
 

@@ -2,6 +2,7 @@ import { Redis } from "ioredis";
 import { listenAddress, parseApiKeys } from "../../api/auth.js";
 import { createRegistry } from "../../api/metrics.js";
 import { buildServer } from "../../api/server.js";
+import { connectionLimitsFromEnv } from "../../api/connection-limits.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
 import { failureFields, logFailedExecutions, type FailureLog } from "../../runtime/failure-log.js";
 import { startWorker, type StepwiseWorker } from "../../runtime/worker.js";
@@ -53,6 +54,11 @@ Environment:
   STEPWISE_EGRESS_ALLOW cidr|ip|host,... that HTTP tasks and webhooks may reach although
                         loopback, private, link-local or reserved (default: none)
   STEPWISE_HTTP_MAX_RESPONSE_BYTES  longest HTTP task response body read (default 262144)
+  STEPWISE_REQUEST_TIMEOUT_MS   a request's headers and body must arrive within this (30000)
+  STEPWISE_HEADERS_TIMEOUT_MS   its headers within this (10000)
+  STEPWISE_KEEP_ALIVE_TIMEOUT_MS  idle keep-alive connections close after this (72000)
+  STEPWISE_MAX_CONNECTIONS      connections open at once (10000; 0: no limit)
+  STEPWISE_MAX_REQUESTS_PER_SOCKET  requests per connection (0: no limit)
   LOG_LEVEL             fatal, error, warn, info (default), debug, trace or silent`;
 
 async function loadTasks(module: string | undefined): Promise<TaskRunner[]> {
@@ -94,8 +100,10 @@ export const serveCommand: Command = {
     const level = env.LOG_LEVEL ?? "info";
     if (!LOG_LEVELS.includes(level))
       throw new UsageError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
+    let limits;
     try {
       checkRunnerSettings(env);
+      limits = connectionLimitsFromEnv(env);
     } catch (err) {
       throw new UsageError((err as Error).message, false);
     }
@@ -136,6 +144,7 @@ export const serveCommand: Command = {
       apiKeys,
       logger: { level },
       maxWaitSeconds,
+      limits,
       registry,
       serves: servedBy([...taskRunners, ...defaultRunners()]),
       health: async () => {

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { parseApiKeys } from "../../api/auth.js";
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "../../api/connection-limits.js";
 import { createRegistry } from "../../api/metrics.js";
 import { buildServer } from "../../api/server.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
@@ -47,6 +48,8 @@ export interface StackOptions {
    * server of their own on 127.0.0.1 open it here (default: the production policy).
    */
   egressAllow?: string;
+  /** Timeouts and connection limits of the API (short ones for slow-client tests). */
+  limits?: Partial<ConnectionLimits>;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -68,6 +71,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     runtime,
     apiKeys,
     registry,
+    ...(options.limits ? { limits: { ...DEFAULT_CONNECTION_LIMITS, ...options.limits } } : {}),
     health: async () => {
       await redis.ping();
     },
