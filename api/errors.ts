@@ -71,7 +71,7 @@ export const ERRORS = {
   ),
   "States.DataLimitExceeded": entry(
     413,
-    "The execution input is {size} bytes; the limit is {limit} bytes (256 KiB)",
+    "The {what} is {size} bytes; the limit is {limit} bytes (256 KiB)",
     "An execution input or task output over 256 KiB, the AWS payload quota. Answered with 413 so clients can tell size problems from shape problems.",
   ),
 

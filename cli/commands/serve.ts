@@ -4,6 +4,7 @@ import { createRegistry } from "../../api/metrics.js";
 import { buildServer } from "../../api/server.js";
 import { connectionLimitsFromEnv } from "../../api/connection-limits.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
+import { setConnectionLog } from "../../runtime/connection-errors.js";
 import { failureFields, logFailedExecutions, type FailureLog } from "../../runtime/failure-log.js";
 import { startWorker, type StepwiseWorker } from "../../runtime/worker.js";
 import { workerMetrics } from "../../runtime/worker-metrics.js";
@@ -155,6 +156,7 @@ export const serveCommand: Command = {
     containStrayErrors((kind, err) =>
       app.log.error({ err, kind }, "contained an error no handler caught"),
     );
+    setConnectionLog((level, message, fields) => app.log[level](fields, message));
     if (address.warning) app.log.warn(address.warning);
     if (redis.source === "private") {
       app.log.info(
