@@ -23,7 +23,13 @@ interface Base {
 }
 
 export type RunEvent =
-  | (Base & { type: "Started"; input: Json })
+  /**
+   * `seed` (root runs): 128 random bits the driver drew at the start, hex. The run
+   * keeps it and hands it to its children, and States.UUID, $uuid, $random and retry
+   * jitter draw from it, so values are unguessable from the execution's name yet
+   * replay from the journal, where this event is recorded.
+   */
+  | (Base & { type: "Started"; input: Json; seed?: string })
   | (Base & { type: "Continue" })
   | (Base & { type: "TaskSucceeded"; taskId: string; output: Json })
   | (Base & { type: "TaskFailed"; taskId: string; error: string; cause?: string })
