@@ -13,7 +13,15 @@ export interface RuntimeSettings {
    * costs a little Redis work.
    */
   leaseMs: number;
-  /** BullMQ job lock: a worker that dies holding a job gives it back after this. */
+  /**
+   * BullMQ job lock: a worker that dies holding a job gives it back after this.
+   * A live worker renews it every half of it, so the cost of a short lock is one
+   * small Redis write per job in flight per half-period; the risk is an event loop
+   * blocked longer than the lock, whose job is then run twice (harmless for
+   * transitions, fenced by seq; a task call repeats with its idempotency key).
+   * 3 s + the 1 s stalled check: a killed worker's jobs move on within ~4 s
+   * (bench/worker-recovery.ts); it was 30 s + 15 s.
+   */
   lockDurationMs: number;
   /** How often BullMQ looks for jobs whose lock expired. */
   stalledIntervalMs: number;
@@ -61,8 +69,8 @@ export function resolveSettings(options: Partial<RuntimeSettings> = {}): Runtime
     redisUrl: options.redisUrl ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
     prefix: options.prefix ?? process.env.STEPWISE_PREFIX ?? "stepwise",
     leaseMs: options.leaseMs ?? envNumber("STEPWISE_LEASE_MS") ?? 10_000,
-    lockDurationMs: options.lockDurationMs ?? envNumber("STEPWISE_LOCK_MS") ?? 30_000,
-    stalledIntervalMs: options.stalledIntervalMs ?? envNumber("STEPWISE_STALLED_MS") ?? 15_000,
+    lockDurationMs: options.lockDurationMs ?? envNumber("STEPWISE_LOCK_MS") ?? 3_000,
+    stalledIntervalMs: options.stalledIntervalMs ?? envNumber("STEPWISE_STALLED_MS") ?? 1_000,
     tombstoneTtlSeconds: options.tombstoneTtlSeconds ?? 7 * 24 * 3600,
     timerPollMs: options.timerPollMs ?? envNumber("STEPWISE_TIMER_POLL_MS") ?? 20,
     retentionSeconds:
