@@ -157,6 +157,13 @@ export const ERRORS = {
     "The same approver decided twice: RequiredApprovals counts distinct approvers (with no API keys, every decision is `local`).",
   ),
 
+  // --- How fast ---------------------------------------------------------------------
+  ThrottlingException: entry(
+    429,
+    "Start refused: {reason}; retry in {retryAfter} s",
+    "Admission control refused a start: the API key or the state machine started more than STEPWISE_START_RATE per second beyond its burst, or more than STEPWISE_MAX_BACKLOG transitions wait for a worker. Nothing was started; `Retry-After` says when to try again.",
+  ),
+
   // --- The service --------------------------------------------------------------------
   ServiceUnavailable: entry(
     503,

@@ -1,3 +1,4 @@
+import type { Admission } from "./admission.js";
 import {
   applyConnectionLimits,
   connectionOptions,
@@ -77,6 +78,8 @@ export interface ServerOptions {
   maxWaitSeconds?: number;
   /** Reported in the OpenAPI document. */
   version?: string;
+  /** Start admission control (admission.ts); none when absent. */
+  admission?: Admission;
   /** Timeouts and connection limits (connection-limits.ts); default DEFAULT_CONNECTION_LIMITS. */
   limits?: ConnectionLimits;
   /** Whether the service's workers can call a Task Resource; default: the default runners. */
@@ -89,6 +92,7 @@ export interface PluginOptions {
   maxWaitSeconds: number;
   /** Whether this service can call a Task Resource (UNSERVED_RESOURCE warnings). */
   serves: (resource: string) => boolean;
+  admission?: Admission;
 }
 
 /** Task tokens travel in the path and may be up to 1024 characters (AWS's limit). */
@@ -160,6 +164,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     runtime: options.runtime,
     maxWaitSeconds: options.maxWaitSeconds ?? 300,
     serves: options.serves ?? servedBy(defaultRunners()),
+    ...(options.admission ? { admission: options.admission } : {}),
   };
   await app.register(stateMachinesPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(executionsPlugin, { ...pluginOptions, prefix: "/v1" });
@@ -208,5 +213,7 @@ function sendError(reply: FastifyReply, request: FastifyRequest, error: unknown)
   // 5xx are ours, with the original error and stack.
   if (apiErr.status >= 500) request.log.error({ err: error }, "request failed");
   if (apiErr.status === 401) reply.header("www-authenticate", 'Bearer realm="stepwise"');
+  const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+  if (typeof retryAfter === "number") reply.header("retry-after", String(retryAfter));
   return reply.code(apiErr.status).type("application/json").send(apiErr.toBody());
 }

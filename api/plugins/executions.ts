@@ -55,7 +55,7 @@ interface StartBody {
 
 export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
   app,
-  { runtime, maxWaitSeconds },
+  { runtime, maxWaitSeconds, admission },
 ) => {
   app.post<{
     Params: { name: string };
@@ -111,6 +111,7 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
       const body = request.body ?? {};
       const input: Json = body.input === undefined ? {} : body.input;
       checkPayloadSize(input, "the execution input", "/input");
+      await admission?.admit(request.caller?.name, request.params.name);
       const started = await runtime.startExecution(request.params.name, {
         input,
         ...(body.name !== undefined ? { name: body.name } : {}),

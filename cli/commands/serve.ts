@@ -3,6 +3,7 @@ import { listenAddress, parseApiKeys } from "../../api/auth.js";
 import { createRegistry } from "../../api/metrics.js";
 import { buildServer } from "../../api/server.js";
 import { connectionLimitsFromEnv } from "../../api/connection-limits.js";
+import { Admission, admissionFromEnv } from "../../api/admission.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
 import { setConnectionLog } from "../../runtime/connection-errors.js";
 import { failureFields, logFailedExecutions, type FailureLog } from "../../runtime/failure-log.js";
@@ -60,6 +61,9 @@ Environment:
   STEPWISE_KEEP_ALIVE_TIMEOUT_MS  idle keep-alive connections close after this (72000)
   STEPWISE_MAX_CONNECTIONS      connections open at once (10000; 0: no limit)
   STEPWISE_MAX_REQUESTS_PER_SOCKET  requests per connection (0: no limit)
+  STEPWISE_START_RATE, STEPWISE_START_BURST  starts per second per API key and per state
+                        machine, and the burst (300, 1300; rate 0: no limit); past them 429
+  STEPWISE_MAX_BACKLOG  waiting transitions above which starts are refused (100000; 0: off)
   LOG_LEVEL             fatal, error, warn, info (default), debug, trace or silent`;
 
 async function loadTasks(module: string | undefined): Promise<TaskRunner[]> {
@@ -102,9 +106,11 @@ export const serveCommand: Command = {
     if (!LOG_LEVELS.includes(level))
       throw new UsageError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
     let limits;
+    let admissionSettings;
     try {
       checkRunnerSettings(env);
       limits = connectionLimitsFromEnv(env);
+      admissionSettings = admissionFromEnv(env);
     } catch (err) {
       throw new UsageError((err as Error).message, false);
     }
@@ -146,6 +152,7 @@ export const serveCommand: Command = {
       logger: { level },
       maxWaitSeconds,
       limits,
+      admission: new Admission(admissionSettings, () => runtime.backlog()),
       registry,
       serves: servedBy([...taskRunners, ...defaultRunners()]),
       health: async () => {

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
+import { Admission, type AdmissionSettings } from "../../api/admission.js";
 import { parseApiKeys } from "../../api/auth.js";
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "../../api/connection-limits.js";
 import { createRegistry } from "../../api/metrics.js";
@@ -50,6 +51,8 @@ export interface StackOptions {
   egressAllow?: string;
   /** Timeouts and connection limits of the API (short ones for slow-client tests). */
   limits?: Partial<ConnectionLimits>;
+  /** Start admission control (none by default). */
+  admission?: AdmissionSettings;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -71,6 +74,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     runtime,
     apiKeys,
     registry,
+    ...(options.admission
+      ? { admission: new Admission(options.admission, () => runtime.backlog()) }
+      : {}),
     ...(options.limits ? { limits: { ...DEFAULT_CONNECTION_LIMITS, ...options.limits } } : {}),
     health: async () => {
       await redis.ping();
