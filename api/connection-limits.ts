@@ -104,7 +104,11 @@ export function applyConnectionLimits(
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === "ECONNRESET" || socket.destroyed) return;
   const answer = clientErrorAnswer(error.code);
-  if (socket.writable) {
+  // As Node's own handler: no answer when one was already begun on this socket (a
+  // response went out, then the rest of its request did not parse); two answers
+  // to one request would be worse than none.
+  const current = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !current?.headersSent) {
     const body = JSON.stringify(answer.toBody());
     socket.write(
       `HTTP/1.1 ${answer.status} ${statusText(answer.status)}\r\nConnection: close\r\n` +
