@@ -82,9 +82,12 @@ export function jsonSize(value: Json): number {
 export function checkPayloadSize(value: Json, what: string, pointer: string): void {
   const size = jsonSize(value);
   if (size > MAX_PAYLOAD_BYTES) {
-    throw apiError("States.DataLimitExceeded", { size, limit: MAX_PAYLOAD_BYTES }, [
-      { location: "body", path: pointer, message: `${what} is ${size} bytes` },
-    ]);
+    // `what` names the payload ("the task output"): the template is shared by all of them.
+    throw apiError(
+      "States.DataLimitExceeded",
+      { what: what.replace(/^the /, ""), size, limit: MAX_PAYLOAD_BYTES },
+      [{ location: "body", path: pointer, message: `${what} is ${size} bytes` }],
+    );
   }
 }
 

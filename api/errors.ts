@@ -69,9 +69,19 @@ export const ERRORS = {
     "The request body is larger than {limit} bytes",
     "The request body is over 1 MiB (the AWS request size quota).",
   ),
+  RequestTimeout: entry(
+    408,
+    "The request was not received in time; the connection is closed",
+    "The client sent the headers or the body too slowly (STEPWISE_HEADERS_TIMEOUT_MS, STEPWISE_REQUEST_TIMEOUT_MS).",
+  ),
+  RequestHeaderFieldsTooLarge: entry(
+    431,
+    "The request line and headers are larger than 16 KiB",
+    "The URL or the headers passed Node's 16 KiB limit on a request's head.",
+  ),
   "States.DataLimitExceeded": entry(
     413,
-    "The execution input is {size} bytes; the limit is {limit} bytes (256 KiB)",
+    "The {what} is {size} bytes; the limit is {limit} bytes (256 KiB)",
     "An execution input or task output over 256 KiB, the AWS payload quota. Answered with 413 so clients can tell size problems from shape problems.",
   ),
 
@@ -200,6 +210,13 @@ export const ERRORS = {
     409,
     "This approver has already decided approval '{approvalId}'",
     "The same approver decided twice: RequiredApprovals counts distinct approvers (with no API keys, every decision is `local`).",
+  ),
+
+  // --- How fast ---------------------------------------------------------------------
+  ThrottlingException: entry(
+    429,
+    "Start refused: {reason}; retry in {retryAfter} s",
+    "Admission control refused a start: the API key or the state machine started more than STEPWISE_START_RATE per second beyond its burst, or more than STEPWISE_MAX_BACKLOG transitions wait for a worker. Nothing was started; `Retry-After` says when to try again.",
   ),
 
   // --- The service --------------------------------------------------------------------

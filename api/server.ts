@@ -1,3 +1,10 @@
+import type { Admission } from "./admission.js";
+import {
+  applyConnectionLimits,
+  connectionOptions,
+  DEFAULT_CONNECTION_LIMITS,
+  type ConnectionLimits,
+} from "./connection-limits.js";
 import { defaultRunners, servedBy } from "../task-runners/index.js";
 import Fastify, {
   type FastifyError,
@@ -80,6 +87,10 @@ export interface ServerOptions {
   version?: string;
   /** The built console to serve at /console/ (default: console/dist, when built). */
   consoleDir?: string;
+  /** Start admission control (admission.ts); none when absent. */
+  admission?: Admission;
+  /** Timeouts and connection limits (connection-limits.ts); default DEFAULT_CONNECTION_LIMITS. */
+  limits?: ConnectionLimits;
   /** Whether the service's workers can call a Task Resource; default: the default runners. */
   serves?: (resource: string) => boolean;
 }
@@ -90,6 +101,7 @@ export interface PluginOptions {
   maxWaitSeconds: number;
   /** Whether this service can call a Task Resource (UNSERVED_RESOURCE warnings). */
   serves: (resource: string) => boolean;
+  admission?: Admission;
 }
 
 /** Task tokens travel in the path and may be up to 1024 characters (AWS's limit). */
@@ -97,7 +109,9 @@ const MAX_PARAM_LENGTH = 1100;
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
   const apiKeys = options.apiKeys ?? [];
+  const limits = options.limits ?? DEFAULT_CONNECTION_LIMITS;
   const app = Fastify({
+    ...connectionOptions(limits),
     logger: options.logger ?? false,
     bodyLimit: MAX_BODY_BYTES,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
@@ -112,6 +126,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     },
   });
 
+  applyConnectionLimits(app.server, limits);
   registerBodyParsers(app);
   registerValidation(app);
 
@@ -158,6 +173,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     runtime: options.runtime,
     maxWaitSeconds: options.maxWaitSeconds ?? 300,
     serves: options.serves ?? servedBy(defaultRunners()),
+    ...(options.admission ? { admission: options.admission } : {}),
   };
   await app.register(stateMachinesPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(executionsPlugin, { ...pluginOptions, prefix: "/v1" });
@@ -213,5 +229,7 @@ function sendError(reply: FastifyReply, request: FastifyRequest, error: unknown)
   // 5xx are ours, with the original error and stack.
   if (apiErr.status >= 500) request.log.error({ err: error }, "request failed");
   if (apiErr.status === 401) reply.header("www-authenticate", 'Bearer realm="stepwise"');
+  const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+  if (typeof retryAfter === "number") reply.header("retry-after", String(retryAfter));
   return reply.code(apiErr.status).type("application/json").send(apiErr.toBody());
 }

@@ -7,16 +7,19 @@ import { apiError } from "../api/errors.js";
  * `GET /metrics` of a process that serves no API (`stepwise worker --metrics-port`):
  * a bare node:http server, since fastify's routing, validation and docs would all
  * be for one route. Other paths answer 404 from the error registry like the API.
+ * It has no authentication, so it binds to loopback unless told otherwise
+ * (`--metrics-host`): a scraper elsewhere is a deliberate choice.
  */
 export interface MetricsServer {
   port: number;
+  host: string;
   close(): Promise<void>;
 }
 
 export async function serveMetrics(
   registry: Registry,
   port: number,
-  host?: string,
+  host = "127.0.0.1",
 ): Promise<MetricsServer> {
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0]!;
@@ -47,6 +50,7 @@ export async function serveMetrics(
   });
   return {
     port: (server.address() as AddressInfo).port,
+    host,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -27,7 +27,10 @@ export function replay(
     for (const effect of result.effects) {
       if (effect.type !== "SpawnChildren") continue;
       for (const child of effect.children) {
-        runs.set(child.runId, childRun(effect.runId, child, result.run.lastEventId));
+        runs.set(
+          child.runId,
+          childRun(effect.runId, child, result.run.lastEventId, result.run.seed),
+        );
       }
     }
   }

@@ -37,9 +37,12 @@ export class StepContext {
     readonly event: RunEvent,
   ) {
     this.run = { ...run };
+    if (event.type === "Started" && event.seed !== undefined && run.seed === undefined) {
+      this.run.seed = event.seed;
+    }
     this.history = new HistoryWriter(event.eventId, run.lastEventId, event.time);
     this.scope = scopeOf(program, run.scope);
-    this.random = new DeferredRandom(execution.seed, run.runId, run.random);
+    this.random = new DeferredRandom(this.run.seed ?? execution.seed, run.runId, run.random);
   }
 
   get now(): number {

@@ -73,12 +73,15 @@ export function childRun(
   parentRunId: string,
   child: ChildSpec,
   parentLastEventId: number,
+  /** The parent's random seed: one execution, one seed (each run draws its own stream). */
+  seed?: string,
 ): RunState {
   const run = newRun(child.runId, child.scope, {
     parent: { runId: parentRunId, index: child.index },
     outer: child.outer,
     ...(child.iteration !== undefined ? { iteration: child.iteration } : {}),
   });
+  if (seed !== undefined) run.seed = seed;
   run.lastEventId = child.previousEventId ?? parentLastEventId;
   return run;
 }

@@ -2,6 +2,8 @@ import { createHmac } from "node:crypto";
 import { UnrecoverableError, Queue, Worker, type Job } from "bullmq";
 import type { ApprovalRecord } from "./approval-record.js";
 import { readRecord } from "./approval-record.js";
+import { egressPolicyFromEnv, type EgressPolicy } from "../task-runners/egress.js";
+import { outbound } from "../task-runners/outbound.js";
 import { makeKeys } from "./keys.js";
 import { bullConnection } from "./redis.js";
 
@@ -15,6 +17,10 @@ import { bullConnection } from "./redis.js";
  * Stripe signs (`Stepwise-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`)
  * and retries with exponential backoff for 24 hours. Nothing here is on an
  * execution's path: a slow or dead receiver delays only its own notifications.
+ *
+ * Sends go through the egress policy like HTTP tasks (a receiver on a private
+ * address needs `STEPWISE_EGRESS_ALLOW`), follow no redirect, and read at most
+ * 64 KiB of the answer, which only its status matters for.
  *
  * `approval` is the record when the event is sent (a `created` sent after a
  * quick decision already shows it); `event` says what happened.
@@ -30,6 +36,8 @@ export interface ApprovalWebhookOptions {
   retryForMs?: number;
   /** Per-request timeout (default 10 s). */
   timeoutMs?: number;
+  /** Which addresses the receiver may have (default: `STEPWISE_EGRESS_ALLOW`). */
+  egress?: EgressPolicy;
   onError?: (err: unknown) => void;
 }
 
@@ -59,6 +67,10 @@ export async function startApprovalWebhooks(
   const keys = makeKeys(options.prefix);
   const onError = options.onError ?? ((err: unknown) => console.error("approval webhook:", err));
   const base = options.retryBaseMs ?? 1000;
+  const send = outbound({
+    policy: options.egress ?? egressPolicyFromEnv(),
+    maxResponseBytes: 64 * 1024,
+  });
   const retryFor = options.retryForMs ?? 24 * 3600_000;
   // The relay blocks on its stream read; the sender reads records on its own connection.
   const redis = bullConnection(options.redisUrl, "stepwise-approval-outbox");
@@ -76,7 +88,7 @@ export async function startApprovalWebhooks(
     if (!String(err).includes("BUSYGROUP")) throw err;
   }
 
-  const send = async (job: Job<WebhookJob>): Promise<void> => {
+  const deliver = async (job: Job<WebhookJob>): Promise<void> => {
     if (Date.now() - job.timestamp > retryFor) {
       throw new UnrecoverableError(`gave up after ${retryFor} ms: ${job.data.event}`);
     }
@@ -84,7 +96,8 @@ export async function startApprovalWebhooks(
     const approval: ApprovalRecord | undefined = readRecord(fields)?.record;
     if (!approval) return; // past retention: nothing left to tell
     const body = JSON.stringify({ event: job.data.event, approval });
-    const response = await fetch(options.url, {
+    const response = await send({
+      url: new URL(options.url),
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -93,12 +106,14 @@ export async function startApprovalWebhooks(
       },
       body,
       signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+      maxRedirects: 0,
     });
-    await response.arrayBuffer();
-    if (!response.ok) throw new Error(`${options.url} answered ${response.status}`);
+    if (response.status < 200 || response.status > 299) {
+      throw new Error(`${options.url} answered ${response.status}`);
+    }
   };
 
-  const worker = new Worker<WebhookJob>(QUEUE, send, {
+  const worker = new Worker<WebhookJob>(QUEUE, deliver, {
     connection: bullConnection(options.redisUrl, "stepwise-approval-webhook-worker"),
     prefix: keys.bullPrefix,
     concurrency: 8,

@@ -146,7 +146,9 @@ export function planOps(
         break;
       case "SpawnChildren":
         for (const child of effect.children) {
-          const state = pack(JSON.stringify(childRun(effect.runId, child, run.lastEventId)));
+          const state = pack(
+            JSON.stringify(childRun(effect.runId, child, run.lastEventId, run.seed)),
+          );
           if (child.input === undefined) {
             // A window's later child: its input is the one `KeepInputs` stored.
             const prefix = shortId(child.runId.slice(0, child.runId.lastIndexOf("/")));

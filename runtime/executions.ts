@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { pack, unpack } from "./codec.js";
 import type { RunEventBody } from "../engine/core/events.js";
 import type { HistoryEvent } from "../engine/core/history.js";
@@ -85,7 +86,8 @@ export class ExecutionStore {
     const startedAt = new Date(now).toISOString();
     const timeout = program.definition.TimeoutSeconds;
     // Who started it rides with the event into ExecutionStarted's details (transition.ts annotate).
-    const started: RunEventBody = { type: "Started", input };
+    // 128 random bits for States.UUID/$uuid/$random, kept in the run (and so in replay).
+    const started: RunEventBody = { type: "Started", input, seed: randomBytes(16).toString("hex") };
     if (options.caller) started.caller = options.caller.name;
     if (options.restartedFrom !== undefined) started.restartedFrom = options.restartedFrom;
     if (options.pinned) {

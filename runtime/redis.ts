@@ -1,4 +1,5 @@
 import { Redis } from "ioredis";
+import { logConnectionErrors } from "./connection-errors.js";
 import { claimActivityTask } from "./scripts/claim-activity-task.js";
 import { claimDue } from "./scripts/claim-due.js";
 import { commitTransition } from "./scripts/commit-transition.js";
@@ -53,7 +54,7 @@ export class RedisClient {
       retryStrategy: (times) => Math.min(50 * times, 1000),
     });
     // Connection errors are retried (retryStrategy); commands wait meanwhile.
-    this.redis.on("error", () => {});
+    logConnectionErrors(this.redis, options.name ?? "stepwise");
     for (const script of SCRIPTS) define(this.redis, script);
   }
 
@@ -104,6 +105,6 @@ export function bullConnection(url: string, name: string): Redis {
     connectionName: name,
     retryStrategy: (times) => Math.min(50 * times, 1000),
   });
-  redis.on("error", () => {});
+  logConnectionErrors(redis, name);
   return redis;
 }

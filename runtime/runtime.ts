@@ -530,6 +530,11 @@ export class RedisRuntime implements Runtime {
     return this.approvals.decide(approvalId, approver, input);
   }
 
+  /** Transitions waiting for a worker: what admission control (api/admission.ts) watches. */
+  backlog(): Promise<number> {
+    return this.queues.steps.getWaitingCount();
+  }
+
   async metrics(): Promise<RuntimeMetrics> {
     const figures = await readRuntimeMetrics(this.client, this.keys, this.queues);
     return { ...figures, executionsStartedTotal: this.started };

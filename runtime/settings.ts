@@ -13,7 +13,15 @@ export interface RuntimeSettings {
    * costs a little Redis work.
    */
   leaseMs: number;
-  /** BullMQ job lock: a worker that dies holding a job gives it back after this. */
+  /**
+   * BullMQ job lock: a worker that dies holding a job gives it back after this.
+   * A live worker renews it every half of it, so the cost of a short lock is one
+   * small Redis write per job in flight per half-period; the risk is an event loop
+   * blocked longer than the lock, whose job is then run twice (harmless for
+   * transitions, fenced by seq; a task call repeats with its idempotency key).
+   * 3 s + the 1 s stalled check: a killed worker's jobs move on within ~4 s
+   * (bench/worker-recovery.ts); it was 30 s + 15 s.
+   */
   lockDurationMs: number;
   /** How often BullMQ looks for jobs whose lock expired. */
   stalledIntervalMs: number;
@@ -37,6 +45,12 @@ export interface RuntimeSettings {
    * on when `STEPWISE_APPROVAL_WEBHOOK` is set, so nothing piles up when nobody listens.
    */
   approvalEvents: boolean;
+  /**
+   * Most history events an execution may have (AWS's hard quota: 25,000); past it
+   * the execution fails with States.Runtime (history-cap.ts). 0 (setting or env)
+   * means no cap: wide inline Maps past AWS's quota, at the cost of unbounded loops.
+   */
+  maxHistoryEvents: number;
 }
 
 function envNumber(name: string): number | undefined {
@@ -46,13 +60,17 @@ function envNumber(name: string): number | undefined {
   return Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
+function historyCap(value: number): number {
+  return value === 0 ? Infinity : Math.floor(value);
+}
+
 export function resolveSettings(options: Partial<RuntimeSettings> = {}): RuntimeSettings {
   return {
     redisUrl: options.redisUrl ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
     prefix: options.prefix ?? process.env.STEPWISE_PREFIX ?? "stepwise",
     leaseMs: options.leaseMs ?? envNumber("STEPWISE_LEASE_MS") ?? 10_000,
-    lockDurationMs: options.lockDurationMs ?? envNumber("STEPWISE_LOCK_MS") ?? 30_000,
-    stalledIntervalMs: options.stalledIntervalMs ?? envNumber("STEPWISE_STALLED_MS") ?? 15_000,
+    lockDurationMs: options.lockDurationMs ?? envNumber("STEPWISE_LOCK_MS") ?? 3_000,
+    stalledIntervalMs: options.stalledIntervalMs ?? envNumber("STEPWISE_STALLED_MS") ?? 1_000,
     tombstoneTtlSeconds: options.tombstoneTtlSeconds ?? 7 * 24 * 3600,
     timerPollMs: options.timerPollMs ?? envNumber("STEPWISE_TIMER_POLL_MS") ?? 20,
     retentionSeconds:
@@ -61,6 +79,12 @@ export function resolveSettings(options: Partial<RuntimeSettings> = {}): Runtime
         ? 0
         : Math.round((envNumber("STEPWISE_RETENTION_DAYS") ?? 90) * 86_400)),
     approvalEvents: options.approvalEvents ?? Boolean(process.env.STEPWISE_APPROVAL_WEBHOOK),
+    maxHistoryEvents: historyCap(
+      options.maxHistoryEvents ??
+        (process.env.STEPWISE_MAX_HISTORY_EVENTS === "0"
+          ? 0
+          : (envNumber("STEPWISE_MAX_HISTORY_EVENTS") ?? 25_000)),
+    ),
     chain: options.chain ?? {
       transitions: Math.floor(envNumber("STEPWISE_CHAIN_TRANSITIONS") ?? 100),
       ms: envNumber("STEPWISE_CHAIN_MS") ?? 10,

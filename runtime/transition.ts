@@ -9,6 +9,7 @@ import { pack, unpack } from "./codec.js";
 import { crashPoint } from "./crash.js";
 import { planOps } from "./effects.js";
 import { storedState, type InputCache, type StoredInput } from "./frame-input.js";
+import { exceedsHistoryCap, historyCapStop } from "./history-cap.js";
 import { executionOf, randomToken } from "./ids.js";
 import type { Keys } from "./keys.js";
 import type { ExecutionLocks } from "./locks.js";
@@ -223,10 +224,16 @@ async function stepAndCommit(
   if (needsNonce(program, state, body)) stamped.nonce = randomToken();
   let hc = locks ? locks.historyCount(exec, loadedHc) : loadedHc;
   for (;;) {
-    const { event, result } = stepOrFail(deps, program, context, state, {
+    let { event, result } = stepOrFail(deps, program, context, state, {
       ...stamped,
       eventId: hc + 1,
     } as RunEvent);
+    const cap = deps.settings.maxHistoryEvents;
+    // A stop always goes through: it is how a run that hit the quota ends.
+    if (event.type !== "Stop" && exceedsHistoryCap(hc, result.history, cap)) {
+      event = historyCapStop(cap, hc, event);
+      result = step(program, context, state, event);
+    }
     const history = result.history;
     const ops = planOps(result.run, event, result.effects, {
       now,

@@ -2,6 +2,7 @@ import { Worker, type Job } from "bullmq";
 import type { TaskRunner } from "../task-runners/runner.js";
 import type { TaskMode } from "../task-runners/resources.js";
 import { defaultRunners } from "../task-runners/index.js";
+import type { EgressPolicy } from "../task-runners/egress.js";
 import { makeKeys, QUEUES } from "./keys.js";
 import { InputCache } from "./frame-input.js";
 import { ExecutionLocks } from "./locks.js";
@@ -30,6 +31,8 @@ export interface WorkerOptions extends Partial<RuntimeSettings> {
   taskConcurrency?: number;
   /** Tried in order after nothing else; defaults add HTTP. Function handlers: `functionRunner`. */
   taskRunners?: TaskRunner[];
+  /** What the default runners may connect to (default: `STEPWISE_EGRESS_ALLOW`). */
+  egress?: EgressPolicy;
   /** Overrides how resources are treated (call / activity / park). */
   taskMode?: (resource: string) => TaskMode;
   /** Where job and poll errors go (default: stderr). */
@@ -60,7 +63,10 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
   const queueConnection = bullConnection(settings.redisUrl, "stepwise-queues");
   const queues = new JobQueues(queueConnection, keys);
   const executions = new ExecutionCache(client, keys);
-  const runners = [...(options.taskRunners ?? []), ...defaultRunners()];
+  const runners = [
+    ...(options.taskRunners ?? []),
+    ...defaultRunners(options.egress ? { egress: options.egress } : {}),
+  ];
   const deps = {
     client,
     keys,

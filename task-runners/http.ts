@@ -1,7 +1,9 @@
 import type { Json } from "../engine/core/json.js";
 import { isJsonObject } from "../engine/core/json.js";
+import { egressPolicyFromEnv, type EgressPolicy } from "./egress.js";
+import { outbound, ResponseTooLarge, type OutboundResponse, type Send } from "./outbound.js";
 import { bareResource } from "./resources.js";
-import { TaskError, type TaskRequest, type TaskRunner } from "./runner.js";
+import { TaskError, type TaskRunner } from "./runner.js";
 
 /**
  * HTTP tasks: `http:invoke` or AWS's `arn:aws:states:::http:invoke`, with AWS's
@@ -11,11 +13,32 @@ import { TaskError, type TaskRequest, type TaskRunner } from "./runner.js";
  * match it. Every request carries `Idempotency-Key` = the operation key (the same
  * for every Retry attempt of one entry into the state), `Stepwise-Attempt` (1, 2,
  * 3…), and correlation headers naming the execution and the attempt (`X-Stepwise-Task`).
+ *
+ * Calls go through the egress policy (egress.ts, outbound.ts): a refused address
+ * fails the task with `States.Http.Socket`, and a response body over
+ * `maxResponseBytes` with `States.DataLimitExceeded`, read no further.
  */
 export interface HttpRunnerOptions {
   /** Per-request timeout (default 60 s, or the task's TimeoutSeconds when shorter). */
   timeoutMs?: number;
-  fetch?: typeof fetch;
+  /** Default: `STEPWISE_EGRESS_ALLOW` read once, when the runner is made. */
+  egress?: EgressPolicy;
+  /** Default `STEPWISE_HTTP_MAX_RESPONSE_BYTES`, else 256 KiB (AWS's payload quota). */
+  maxResponseBytes?: number;
+}
+
+/** A task's output may not pass 256 KiB, so a longer body could never be its result. */
+export const MAX_RESPONSE_BYTES = 256 * 1024;
+export const MAX_RESPONSE_ENV = "STEPWISE_HTTP_MAX_RESPONSE_BYTES";
+
+export function maxResponseBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[MAX_RESPONSE_ENV];
+  if (raw === undefined || raw === "") return MAX_RESPONSE_BYTES;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new Error(`${MAX_RESPONSE_ENV} must be a positive integer (bytes), not '${raw}'`);
+  }
+  return value;
 }
 
 const RESOURCES = new Set(["http:invoke", "arn:aws:states:::http:invoke"]);
@@ -30,7 +53,11 @@ function headerSafe(id: string): string {
 }
 
 export function httpRunner(options: HttpRunnerOptions = {}): TaskRunner {
-  const doFetch = options.fetch ?? fetch;
+  const maxResponseBytes = options.maxResponseBytes ?? maxResponseBytesFromEnv();
+  const send: Send = outbound({
+    policy: options.egress ?? egressPolicyFromEnv(),
+    maxResponseBytes,
+  });
   return {
     name: "http",
     handles: (resource) => RESOURCES.has(bareResource(resource)),
@@ -42,7 +69,12 @@ export function httpRunner(options: HttpRunnerOptions = {}): TaskRunner {
           "http:invoke needs an ApiEndpoint string in its arguments",
         );
       }
-      const url = new URL(args.ApiEndpoint);
+      let url: URL;
+      try {
+        url = new URL(args.ApiEndpoint);
+      } catch {
+        throw new TaskError("States.Runtime", `ApiEndpoint '${args.ApiEndpoint}' is not a URL`);
+      }
       if (isJsonObject(args.QueryParameters)) {
         for (const [k, v] of Object.entries(args.QueryParameters)) {
           for (const item of Array.isArray(v) ? v : [v]) url.searchParams.append(k, text(item));
@@ -74,9 +106,10 @@ export function httpRunner(options: HttpRunnerOptions = {}): TaskRunner {
         (request.timeoutSeconds ?? Infinity) * 1000,
       );
       const signal = AbortSignal.any([request.signal, AbortSignal.timeout(limit)]);
-      let response: Response;
+      let response: OutboundResponse;
       try {
-        response = await doFetch(url, {
+        response = await send({
+          url,
           method,
           headers,
           ...(body !== undefined ? { body } : {}),
@@ -84,19 +117,26 @@ export function httpRunner(options: HttpRunnerOptions = {}): TaskRunner {
         });
       } catch (err) {
         if (request.signal.aborted) throw err;
+        const where = `${method} ${url.origin}${url.pathname}`;
+        if (err instanceof ResponseTooLarge) {
+          throw new TaskError(
+            "States.DataLimitExceeded",
+            `${where}: the response body is over ${err.limit} bytes (${MAX_RESPONSE_ENV}); stopped reading there`,
+          );
+        }
         const timedOut =
           err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
         throw new TaskError(
           timedOut ? "States.Timeout" : "States.Http.Socket",
-          `${method} ${url.origin}${url.pathname}: ${err instanceof Error ? err.message : String(err)}`,
+          `${where}: ${err instanceof Error ? err.message : String(err)}`,
         );
       }
-      const raw = await response.text();
+      const raw = response.body.toString("utf8");
       const result: Json = {
         StatusCode: response.status,
         StatusText: response.statusText,
-        Headers: Object.fromEntries(response.headers.entries()),
-        ResponseBody: parseBody(raw, response.headers.get("content-type")),
+        Headers: response.headers,
+        ResponseBody: parseBody(raw, response.headers["content-type"] ?? null),
       };
       if (response.status < 200 || response.status > 299) {
         throw new TaskError(`States.Http.StatusCode.${response.status}`, JSON.stringify(result));

@@ -1,4 +1,6 @@
-import { httpRunner } from "./http.js";
+import type { EgressPolicy } from "./egress.js";
+import { egressPolicyFromEnv } from "./egress.js";
+import { httpRunner, maxResponseBytesFromEnv } from "./http.js";
 import { taskMode } from "./resources.js";
 import { findRunner, type TaskRunner } from "./runner.js";
 
@@ -9,6 +11,7 @@ export {
   type FunctionHandler,
 } from "./function.js";
 export { httpRunner, type HttpRunnerOptions } from "./http.js";
+export { egressPolicyFromEnv, parseEgressAllow, type EgressPolicy } from "./egress.js";
 export { mockRunner } from "./mock.js";
 export {
   TaskError,
@@ -19,12 +22,18 @@ export {
 } from "./runner.js";
 export { activityName, isApproval, taskMode, type TaskMode } from "./resources.js";
 
-/** Runners every worker has after the configured ones. */
-export function defaultRunners(): TaskRunner[] {
-  return [httpRunner()];
+/** Runners every worker has after the configured ones (egress: default `STEPWISE_EGRESS_ALLOW`). */
+export function defaultRunners(options: { egress?: EgressPolicy } = {}): TaskRunner[] {
+  return [httpRunner(options.egress ? { egress: options.egress } : {})];
 }
 
 /** Whether a service with these runners can serve a Task Resource (activities and approvals need none). */
 export function servedBy(runners: readonly TaskRunner[]): (resource: string) => boolean {
   return (resource) => taskMode(resource) !== "call" || findRunner(runners, resource) !== undefined;
+}
+
+/** Reads the runners' settings once at start-up, so a bad value stops the service by name. */
+export function checkRunnerSettings(env: NodeJS.ProcessEnv): void {
+  egressPolicyFromEnv(env);
+  maxResponseBytesFromEnv(env);
 }

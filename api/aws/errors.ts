@@ -132,6 +132,8 @@ export function toAwsError(error: unknown): AwsError {
         return new AwsError("SerializationException", error.message);
       case "InternalError":
         return new AwsError("InternalFailure", error.message);
+      case "ThrottlingException":
+        return new AwsError("ThrottlingException", error.message);
       default:
         return new AwsError("ValidationException", error.message);
     }

@@ -56,6 +56,8 @@ async function start(body: Body, ctx: AwsContext): Promise<unknown> {
   const name = executionName(body);
   const input = jsonString(body, "input", "InvalidExecutionInput", {}) as Json;
   const target = await startTarget(ref, ctx);
+  // As AWS throttles StartExecution, and as the REST start is throttled (one budget).
+  await ctx.admission?.admit(ctx.caller?.name, ref.name);
   const started = await ctx.runtime.startExecution(ref.name, {
     input,
     ...(name !== undefined ? { name } : {}),

@@ -1,3 +1,4 @@
+import type { Admission } from "../admission.js";
 import type { FastifyPluginAsync } from "fastify";
 import type { Runtime } from "../../runtime/contract.js";
 import type { ApiKey } from "../auth.js";
@@ -23,6 +24,7 @@ export interface AwsApiOptions {
   runtime: Runtime;
   apiKeys: readonly ApiKey[];
   serves: (resource: string) => boolean;
+  admission?: Admission;
 }
 
 /** The AWS Step Functions endpoint (`POST /`), registered by api/server.ts. */

@@ -1,3 +1,4 @@
+import type { Admission } from "../admission.js";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import type { Runtime } from "../../runtime/contract.js";
 import { grants, type ApiCaller, type ApiKey, type Permission } from "../auth.js";
@@ -19,6 +20,8 @@ export interface AwsContext {
   caller?: ApiCaller;
   /** Whether this service's workers can call a Task Resource. */
   serves: (resource: string) => boolean;
+  /** Start admission control (api/admission.ts), as the REST start has it. */
+  admission?: Admission;
 }
 
 export interface Action {
@@ -33,6 +36,7 @@ export interface AwsPluginOptions {
   apiKeys: readonly ApiKey[];
   serves: (resource: string) => boolean;
   actions: ActionTable;
+  admission?: Admission;
 }
 
 const TARGET = /^AWSStepFunctions\.([A-Za-z]+)$/;
@@ -48,7 +52,7 @@ function sendError(reply: FastifyReply, error: AwsError): FastifyReply {
 
 export const awsPlugin: FastifyPluginAsync<AwsPluginOptions> = async (
   app,
-  { runtime, apiKeys, serves, actions },
+  { runtime, apiKeys, serves, actions, admission },
 ) => {
   // SigV4 signs the payload's hash: the body is kept as the exact text received,
   // whatever its content type, in this plugin's context only.
@@ -58,6 +62,8 @@ export const awsPlugin: FastifyPluginAsync<AwsPluginOptions> = async (
   app.setErrorHandler((error, request, reply) => {
     const aws = toAwsError(error);
     if (aws.status >= 500) request.log.error({ err: error }, "AWS API request failed");
+    const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
+    if (retryAfter !== undefined) reply.header("retry-after", String(retryAfter));
     return sendError(reply, aws);
   });
 
@@ -101,6 +107,7 @@ export const awsPlugin: FastifyPluginAsync<AwsPluginOptions> = async (
       runtime,
       serves,
       ...(caller ? { caller } : {}),
+      ...(admission ? { admission } : {}),
     });
     return reply
       .code(200)

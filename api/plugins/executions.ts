@@ -56,7 +56,7 @@ interface StartBody {
 
 export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
   app,
-  { runtime, maxWaitSeconds },
+  { runtime, maxWaitSeconds, admission },
 ) => {
   app.post<{
     Params: { name: string };
@@ -137,6 +137,7 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
           ],
         );
       }
+      await admission?.admit(request.caller?.name, request.params.name);
       const started = await runtime.startExecution(request.params.name, {
         input,
         ...(version !== undefined ? { version } : {}),

@@ -2,11 +2,19 @@ import { Redis } from "ioredis";
 import { listenAddress, parseApiKeys } from "../../api/auth.js";
 import { createRegistry } from "../../api/metrics.js";
 import { buildServer } from "../../api/server.js";
+import { connectionLimitsFromEnv } from "../../api/connection-limits.js";
+import { Admission, admissionFromEnv } from "../../api/admission.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
+import { setConnectionLog } from "../../runtime/connection-errors.js";
 import { failureFields, logFailedExecutions, type FailureLog } from "../../runtime/failure-log.js";
 import { startWorker, type StepwiseWorker } from "../../runtime/worker.js";
 import { workerMetrics } from "../../runtime/worker-metrics.js";
-import { defaultRunners, functionRunner, servedBy } from "../../task-runners/index.js";
+import {
+  checkRunnerSettings,
+  defaultRunners,
+  functionRunner,
+  servedBy,
+} from "../../task-runners/index.js";
 import { webhooksFromEnv } from "../../runtime/approval-webhook-settings.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
 import { integerSetting, parseArgs } from "../args.js";
@@ -45,6 +53,17 @@ Environment:
   STEPWISE_MAX_WAIT     longest ?wait= of a start, in seconds (default 300)
   STEPWISE_APPROVER_GROUPS   approve keys' groups: alice=finance|legal;bob=finance
   STEPWISE_APPROVAL_WEBHOOK  POST approval events here, signed with STEPWISE_WEBHOOK_SECRET
+  STEPWISE_EGRESS_ALLOW cidr|ip|host,... that HTTP tasks and webhooks may reach although
+                        loopback, private, link-local or reserved (default: none)
+  STEPWISE_HTTP_MAX_RESPONSE_BYTES  longest HTTP task response body read (default 262144)
+  STEPWISE_REQUEST_TIMEOUT_MS   a request's headers and body must arrive within this (30000)
+  STEPWISE_HEADERS_TIMEOUT_MS   its headers within this (10000)
+  STEPWISE_KEEP_ALIVE_TIMEOUT_MS  idle keep-alive connections close after this (72000)
+  STEPWISE_MAX_CONNECTIONS      connections open at once (10000; 0: no limit)
+  STEPWISE_MAX_REQUESTS_PER_SOCKET  requests per connection (0: no limit)
+  STEPWISE_START_RATE, STEPWISE_START_BURST  starts per second per API key and per state
+                        machine, and the burst (300, 1300; rate 0: no limit); past them 429
+  STEPWISE_MAX_BACKLOG  waiting transitions above which starts are refused (100000; 0: off)
   LOG_LEVEL             fatal, error, warn, info (default), debug, trace or silent`;
 
 async function loadTasks(module: string | undefined): Promise<TaskRunner[]> {
@@ -86,6 +105,15 @@ export const serveCommand: Command = {
     const level = env.LOG_LEVEL ?? "info";
     if (!LOG_LEVELS.includes(level))
       throw new UsageError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
+    let limits;
+    let admissionSettings;
+    try {
+      checkRunnerSettings(env);
+      limits = connectionLimitsFromEnv(env);
+      admissionSettings = admissionFromEnv(env);
+    } catch (err) {
+      throw new UsageError((err as Error).message, false);
+    }
     let apiKeys;
     try {
       apiKeys = parseApiKeys(env.STEPWISE_API_KEYS);
@@ -124,6 +152,8 @@ export const serveCommand: Command = {
       apiKeys,
       logger: { level },
       maxWaitSeconds,
+      limits,
+      admission: new Admission(admissionSettings, () => runtime.backlog()),
       registry,
       serves: servedBy([...taskRunners, ...defaultRunners()]),
       health: async () => {
@@ -134,6 +164,7 @@ export const serveCommand: Command = {
     containStrayErrors((kind, err) =>
       app.log.error({ err, kind }, "contained an error no handler caught"),
     );
+    setConnectionLog((level, message, fields) => app.log[level](fields, message));
     if (address.warning) app.log.warn(address.warning);
     if (redis.source === "private") {
       app.log.info(

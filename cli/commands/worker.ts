@@ -2,9 +2,11 @@ import { createRegistry } from "../../api/metrics.js";
 import { webhooksFromEnv } from "../../runtime/approval-webhook-settings.js";
 import { failureFields, logFailedExecutions } from "../../runtime/failure-log.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
+import { setConnectionLog } from "../../runtime/connection-errors.js";
 import { startWorker } from "../../runtime/worker.js";
 import { workerMetrics } from "../../runtime/worker-metrics.js";
 import { functionRunner } from "../../task-runners/function.js";
+import { checkRunnerSettings } from "../../task-runners/index.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
 import { integerSetting, numberOption, parseArgs } from "../args.js";
 import { EXIT, UsageError, type Command } from "../command.js";
@@ -15,7 +17,7 @@ import { redactRedisUrl, waitForRedis } from "../redis-connection.js";
 import { stepwiseVersion } from "../version.js";
 import { loadTasksModule } from "../tasks-module.js";
 
-const usage = `Usage: stepwise worker [--concurrency N] [--task-concurrency N] [--metrics-port N]
+const usage = `Usage: stepwise worker [--concurrency N] [--task-concurrency N] [--metrics-port N] [--metrics-host H]
 
 Runs a durable worker: advances executions stored in Redis one transition per
 BullMQ job, fires timers, and calls task resources. Run as many as you like, on
@@ -25,8 +27,10 @@ in flight (or hand them back after 10 s) and exit.
 Options:
   --concurrency N       transitions processed at once (STEPWISE_CONCURRENCY, default 16)
   --task-concurrency N  task calls in flight at once (default 64)
-  --metrics-port N      serve this worker's Prometheus metrics at http://<any>:N/metrics
+  --metrics-port N      serve this worker's Prometheus metrics at http://<host>:N/metrics
                         (STEPWISE_METRICS_PORT; default: none)
+  --metrics-host H      the interface to serve them on (STEPWISE_METRICS_HOST; default
+                        127.0.0.1: the endpoint has no authentication)
 
 Logs are JSON lines (pino), as the API's: a ready line (version, Redis, concurrency)
 and one line for every execution that ends FAILED, TIMED_OUT or ABORTED, naming
@@ -41,7 +45,11 @@ Environment:
   STEPWISE_TASKS         a JS module: named function exports serve
                          \`function:<name>\`; a default export object maps
                          Resource strings to functions
-  STEPWISE_METRICS_PORT  as --metrics-port`;
+  STEPWISE_METRICS_PORT  as --metrics-port
+  STEPWISE_METRICS_HOST  as --metrics-host
+  STEPWISE_EGRESS_ALLOW  cidr|ip|host,... that HTTP tasks and webhooks may reach
+                         although loopback, private, link-local or reserved
+  STEPWISE_HTTP_MAX_RESPONSE_BYTES  longest HTTP task response body read (262144)`;
 
 async function loadRunners(path: string | undefined): Promise<TaskRunner[]> {
   if (!path) return [];
@@ -53,7 +61,9 @@ export const workerCommand: Command = {
   summary: "run a durable worker against Redis (REDIS_URL)",
   usage,
   async run(argv, io) {
-    const args = parseArgs(argv, { values: ["concurrency", "task-concurrency", "metrics-port"] });
+    const args = parseArgs(argv, {
+      values: ["concurrency", "task-concurrency", "metrics-port", "metrics-host"],
+    });
     if (args.positionals.length > 0) throw new UsageError("worker takes no positional arguments");
     const env = process.env;
     const concurrency =
@@ -70,14 +80,21 @@ export const workerCommand: Command = {
     const level = env.LOG_LEVEL ?? "info";
     if (!LOG_LEVELS.includes(level))
       throw new UsageError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
+    try {
+      checkRunnerSettings(env);
+    } catch (err) {
+      throw new UsageError((err as Error).message, false);
+    }
     const rawPort = args.values.get("metrics-port") ?? env.STEPWISE_METRICS_PORT;
     // Port 0 picks a free port (printed when ready).
     const metricsPort =
       rawPort === undefined || rawPort === ""
         ? undefined
         : integerSetting("--metrics-port/STEPWISE_METRICS_PORT", rawPort, 0, 0, 65535);
+    const metricsHost = args.values.get("metrics-host") ?? env.STEPWISE_METRICS_HOST ?? "127.0.0.1";
     const taskRunners = await loadRunners(env.STEPWISE_TASKS);
     const log = createLogger(level);
+    setConnectionLog((lvl, message, fields) => log[lvl](fields, message));
     const redisUrl = env.REDIS_URL ?? "redis://127.0.0.1:6379";
     const prefix = env.STEPWISE_PREFIX ?? "stepwise";
     const shownUrl = redactRedisUrl(redisUrl);
@@ -139,7 +156,7 @@ export const workerCommand: Command = {
     let metrics: MetricsServer | undefined;
     if (registry && metricsPort !== undefined) {
       try {
-        metrics = await serveMetrics(registry, metricsPort);
+        metrics = await serveMetrics(registry, metricsPort, metricsHost);
       } catch (err) {
         io.stderr(
           `stepwise worker: cannot serve metrics on port ${metricsPort}: ${(err as Error).message}\n`,
@@ -156,10 +173,10 @@ export const workerCommand: Command = {
         prefix,
         concurrency,
         taskConcurrency,
-        ...(metrics ? { metricsPort: metrics.port } : {}),
+        ...(metrics ? { metricsPort: metrics.port, metricsHost: metrics.host } : {}),
       },
       `stepwise ${version} worker ready: Redis ${shownUrl}, prefix ${prefix}, concurrency ${concurrency}` +
-        `${metrics ? `, metrics on port ${metrics.port}` : ""}`,
+        `${metrics ? `, metrics on port ${metrics.port} of ${metrics.host}` : ""}`,
     );
     await new Promise<void>((done) => {
       const stop = (signal: string): void => {

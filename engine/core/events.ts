@@ -23,9 +23,16 @@ interface Base {
 }
 
 export type RunEvent =
+  /**
+   * `seed` (root runs): 128 random bits the driver drew at the start, hex. The run
+   * keeps it and hands it to its children, and States.UUID, $uuid, $random and retry
+   * jitter draw from it, so values are unguessable from the execution's name yet
+   * replay from the journal, where this event is recorded.
+   */
   | (Base & {
       type: "Started";
       input: Json;
+      seed?: string;
       /**
        * The version (and alias) a start was addressed to, as AWS records them in
        * ExecutionStarted: an alias picks its version by weight, and the pick is history.

@@ -17,7 +17,10 @@ export interface ExecutionContext {
   stateMachineId: string;
   stateMachineName: string;
   roleArn?: string;
-  /** Seed of the deterministic random stream (States.UUID, MathRandom, jitter). */
+  /**
+   * Seed of the random stream for runs that carry none (executions started before
+   * runs kept the Started event's random seed): the execution's name.
+   */
   seed: string;
 }
 
@@ -39,6 +42,8 @@ export interface RunState {
   outer?: Record<string, Json>;
   /** Index of the Map iteration this run is (absent for the top level and Parallel branches). */
   iteration?: number;
+  /** The random seed of the execution (the root's Started event), passed to children. */
+  seed?: string;
   /** Draws taken from the random stream so far. */
   random: number;
   /** Id of the last history event this run wrote (`previousEventId` of its next). */

@@ -29,6 +29,7 @@ export interface MemoryRunOptions {
   timeScale?: number;
   /** ISO instant the execution starts at (default: now). */
   startTime?: string;
+  /** Seed of the random stream (default: 128 random bits); fix it for reproducible values. */
   seed?: string;
   tasks?: TaskHandlers;
   /** Per Task state name, the responses of its successive invocations (AWS Step Functions Local style). */
@@ -73,6 +74,13 @@ export interface ExecutionResult {
 export class TransitionLimitExceeded extends Error {}
 
 type Delivery = { runId: string; event: RunEventBody };
+
+/** 128 random bits, hex: the seed of an execution's random stream. */
+function randomSeed(): string {
+  const bytes = new Uint8Array(16);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
 
 function randomNonce(): string {
   const bytes = new Uint8Array(16);
@@ -141,7 +149,8 @@ class MemoryDriver {
       input: options.input ?? {},
       stateMachineId,
       stateMachineName: machine,
-      seed: options.seed ?? name,
+      // Drawn here, as the Redis driver draws it, unless a test fixes it.
+      seed: options.seed ?? randomSeed(),
       ...(options.roleArn !== undefined ? { roleArn: options.roleArn } : {}),
     };
   }
@@ -149,7 +158,10 @@ class MemoryDriver {
   async run(): Promise<ExecutionResult> {
     const root = newRun(this.execution.executionId, "");
     this.runs.set(root.runId, root);
-    this.queue.push({ runId: root.runId, event: { type: "Started", input: this.execution.input } });
+    this.queue.push({
+      runId: root.runId,
+      event: { type: "Started", input: this.execution.input, seed: this.execution.seed },
+    });
     const timeout = this.program.definition.TimeoutSeconds;
     if (timeout !== undefined) {
       this.timers.add({
@@ -268,7 +280,7 @@ class MemoryDriver {
         break;
       case "SpawnChildren":
         for (const child of effect.children) {
-          this.runs.set(child.runId, childRun(effect.runId, child, run.lastEventId));
+          this.runs.set(child.runId, childRun(effect.runId, child, run.lastEventId, run.seed));
           const input = child.input ?? this.keptInput(child.runId, child.index);
           this.queue.push({ runId: child.runId, event: { type: "Started", input } });
         }

@@ -48,7 +48,15 @@ export function parseYamlText(text: string): YamlTextResult {
 
   let doc: Document.Parsed;
   try {
-    doc = parseDocument(text, { lineCounter, uniqueKeys: true, merge: true, prettyErrors: false });
+    // logLevel "error": a complex key (`? [a, b]`) made the library print a warning to
+    // stderr on every request; what it becomes is the validator's to report.
+    doc = parseDocument(text, {
+      lineCounter,
+      uniqueKeys: true,
+      merge: true,
+      prettyErrors: false,
+      logLevel: "error",
+    });
   } catch (error) {
     return failed(
       diagnostic("INVALID_YAML_DESCRIPTION", `The YAML does not parse: ${describe(error)}`, ""),

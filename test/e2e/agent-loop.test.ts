@@ -57,7 +57,7 @@ beforeAll(async () => {
     }
     return { status: 404, body: { error: "no such path" } };
   });
-  stack = await startStack();
+  stack = await startStack({ egressAllow: "127.0.0.1" });
   const created = await stack.client.call("POST", "/v1/state-machines?name=agent", {
     raw: await example("agent-loop.asl.yaml"),
     contentType: "application/yaml",

@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApprovalWebhooks, type ApprovalWebhooks } from "../../runtime/approval-webhooks.js";
+import { parseEgressAllow } from "../../task-runners/egress.js";
 import { REDIS_URL, startStack, type Stack } from "./stack.js";
 
 /**
@@ -38,6 +39,7 @@ beforeAll(async () => {
     url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
     secret: SECRET,
     retryBaseMs: 100,
+    egress: parseEgressAllow("127.0.0.1"),
     onError: () => undefined,
   });
   const created = await stack.client.post("/v1/state-machines", {

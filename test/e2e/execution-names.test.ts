@@ -12,7 +12,7 @@ let service: FakeServer;
 /** The longest state machine name the API allows, so the ids below are the longest possible. */
 const LONG_MACHINE = "m".repeat(80);
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ egressAllow: "127.0.0.1" });
   service = await startFakeServer(() => ({ body: { ok: true } }));
   const { client } = stack;
   const pass = { StartAt: "P", States: { P: { Type: "Pass", End: true } } };

@@ -16,7 +16,7 @@ beforeAll(async () => {
     // Later items answer sooner, so completion order differs from item order.
     return { body: { index, value: item * 10 }, delayMs: 150 - index * 20 };
   });
-  stack = await startStack();
+  stack = await startStack({ egressAllow: "127.0.0.1" });
   const definition = JSON.parse(await example("map-fan-out.asl.json"));
   expect(
     (await stack.client.post("/v1/state-machines", { name: "fan-out", definition })).status,

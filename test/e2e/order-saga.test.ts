@@ -29,7 +29,7 @@ beforeAll(async () => {
         return { body: { ok: true } };
     }
   });
-  stack = await startStack();
+  stack = await startStack({ egressAllow: "127.0.0.1" });
   const definition = JSON.parse(await example("order-saga.asl.json"));
   expect((await stack.client.post("/v1/state-machines", { name: "saga", definition })).status).toBe(
     201,

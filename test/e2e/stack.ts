@@ -2,11 +2,14 @@ import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
+import { Admission, type AdmissionSettings } from "../../api/admission.js";
 import { parseApiKeys } from "../../api/auth.js";
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "../../api/connection-limits.js";
 import { createRegistry } from "../../api/metrics.js";
 import { buildServer } from "../../api/server.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
 import { startWorker } from "../../runtime/worker.js";
+import { parseEgressAllow } from "../../task-runners/egress.js";
 import { workerMetrics } from "../../runtime/worker-metrics.js";
 import { Client } from "./client.js";
 
@@ -43,6 +46,15 @@ export interface StackOptions {
   settings?: { approvalEvents?: boolean };
   /** A built console to serve at /console/ (default: console/dist when it is built). */
   consoleDir?: string;
+  /**
+   * STEPWISE_EGRESS_ALLOW text for the worker's HTTP tasks; tests whose tasks call a
+   * server of their own on 127.0.0.1 open it here (default: the production policy).
+   */
+  egressAllow?: string;
+  /** Timeouts and connection limits of the API (short ones for slow-client tests). */
+  limits?: Partial<ConnectionLimits>;
+  /** Start admission control (none by default). */
+  admission?: AdmissionSettings;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -53,6 +65,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     redisUrl: REDIS_URL,
     prefix,
     ...options.settings,
+    ...(options.egressAllow !== undefined ? { egress: parseEgressAllow(options.egressAllow) } : {}),
     onError: () => undefined,
     onTransition: workerMetrics(registry).onTransition,
   });
@@ -64,6 +77,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     apiKeys,
     registry,
     ...(options.consoleDir !== undefined ? { consoleDir: options.consoleDir } : {}),
+    ...(options.admission
+      ? { admission: new Admission(options.admission, () => runtime.backlog()) }
+      : {}),
+    ...(options.limits ? { limits: { ...DEFAULT_CONNECTION_LIMITS, ...options.limits } } : {}),
     health: async () => {
       await redis.ping();
     },
