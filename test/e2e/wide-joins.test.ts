@@ -103,21 +103,18 @@ describe("wide joins through `stepwise serve`", () => {
     expect(parallel.status).toBe(201);
   }, 30_000);
 
-  // The three run at once: each is bound by its own commits' round trips (one
-  // execution's commits take turns), so together they take about as long as the largest.
-  it("a Map of 16,000 items (the size that crashed), a Map of 40,000 (about what 256 KiB of input holds) and a Parallel of 16,000 branches all SUCCEED", async () => {
+  // The two run at once: each is bound by its own commits' round trips (one
+  // execution's commits take turns), so together they take about as long as the larger.
+  // Wider Maps (40,000 items, about what 256 KiB of input holds) are in
+  // `bench/redis-bench.ts map`: the suite has a time budget.
+  it("a Map of 16,000 items (the size that crashed) and a Parallel of 16,000 branches both SUCCEED", async () => {
     const items16 = Array.from({ length: 16_000 }, (_, i) => i);
-    const items40 = Array.from({ length: 40_000 }, (_, i) => i);
-    expect(JSON.stringify(items40).length).toBeLessThan(256 * 1024);
-    const [map16, map40, parallel] = await Promise.all([
+    const [map16, parallel] = await Promise.all([
       runToEnd("wide-map", items16),
-      runToEnd("wide-map", items40),
       runToEnd("wide-parallel", { x: 1 }),
     ]);
     expect(map16.status).toBe("SUCCEEDED");
     expect(map16.output).toEqual(items16);
-    expect(map40.status).toBe("SUCCEEDED");
-    expect(map40.output).toEqual(items40);
     expect(parallel.status).toBe("SUCCEEDED");
     expect(parallel.output).toHaveLength(16_000);
     expect(parallel.output.every((o: unknown) => JSON.stringify(o) === '{"x":1}')).toBe(true);
