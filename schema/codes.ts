@@ -66,7 +66,13 @@ export const CODES = {
   // --- Errors, Retry and Catch ------------------------------------------------------
   STATES_ALL_NOT_ALONE: code("error", "States.ALL shares its ErrorEquals with other names."),
   STATES_ALL_NOT_LAST: code("error", "A retrier or catcher with States.ALL is not the last one."),
-  UNKNOWN_STATES_ERROR: code("error", "An error name starting with 'States.' is not predefined."),
+  // A warning, not an error: AWS accepts any "States." name in ErrorEquals
+  // (States.QuorumMet, States.TaskFailedId in public definitions); a catcher for a
+  // name nothing raises is dead code, not an invalid definition.
+  UNKNOWN_STATES_ERROR: code(
+    "warning",
+    "An error name starting with 'States.' is not predefined: no state raises it.",
+  ),
 
   // --- Query languages --------------------------------------------------------------
   QUERY_LANGUAGE_DOWNGRADE: code("error", "A state uses JSONPath in a JSONata state machine."),
