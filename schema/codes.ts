@@ -33,6 +33,11 @@ export const CODES = {
   NOT_JSON: code("error", "The definition holds a value JSON cannot represent."),
   NOT_AN_OBJECT: code("error", "The definition is not a JSON object."),
 
+  UNRESOLVED_PLACEHOLDER: code(
+    "warning",
+    "A ${Name} placeholder (SAM DefinitionSubstitutions, CDK, Terraform) is not filled in; checks that need its value are skipped.",
+  ),
+
   // --- Shape (JSON Schema) ----------------------------------------------------------
   SCHEMA_VALIDATION_FAILED: code(
     "error",
