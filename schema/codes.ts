@@ -44,6 +44,10 @@ export const CODES = {
     "A field is missing, unknown or of the wrong type.",
     true,
   ),
+  MISPLACED_FIELD: code(
+    "error",
+    "A field of the definition (QueryLanguage, Comment, TimeoutSeconds…) is written inside States.",
+  ),
   MUTUALLY_EXCLUSIVE_FIELDS: code("error", "Two fields that exclude each other are both set."),
 
   // --- Transitions and scopes -------------------------------------------------------

@@ -14,6 +14,7 @@ import {
   type Substitutions,
 } from "./placeholders.js";
 import { MAX_DEFINITION_BYTES } from "./source/limits.js";
+import { findSlips } from "./slips.js";
 import { readSource, type SourceFormat, type SourceResult } from "./source/index.js";
 
 export { CODES, type DiagnosticCode, type Severity } from "./codes.js";
@@ -88,10 +89,13 @@ export function validateDefinition(
     );
   }
   const unresolved = unresolvedPlaceholders(value);
+  // Known slips are reported once; the rest of the checks see them mended.
+  const slips = findSlips(value);
   const diagnostics = [
     ...unresolved.diagnostics,
-    ...schemaDiagnostics(schemaErrors(value)),
-    ...semanticDiagnostics(value, options.type ?? "STANDARD", options.serves),
+    ...slips.diagnostics,
+    ...schemaDiagnostics(schemaErrors(slips.mended)),
+    ...semanticDiagnostics(slips.mended, options.type ?? "STANDARD", options.serves),
   ].filter((d) => !needsPlaceholderValue(d, unresolved));
   const out = result(diagnostics, read);
   if (out.valid) out.definition = value as unknown as StateMachineDefinition;
