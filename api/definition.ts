@@ -1,6 +1,6 @@
 import type { StateMachineDefinition } from "../engine/core/definition.js";
 import type { Diagnostic } from "../schema/diagnostic.js";
-import { validateDefinition } from "../schema/index.js";
+import { validateDefinition, type Substitutions } from "../schema/index.js";
 import { isTextBody } from "./body.js";
 import { apiError } from "./errors.js";
 
@@ -9,7 +9,12 @@ import { apiError } from "./errors.js";
  * or JSON/YAML text in a string), or as the whole body with a YAML/text content
  * type. The validator reads all of them and reports line/column for text.
  */
-export type DefinitionSource = { source: unknown; format?: "json" | "yaml" };
+export type DefinitionSource = {
+  source: unknown;
+  format?: "json" | "yaml";
+  /** `definitionSubstitutions` of a JSON body: values for `${Name}` placeholders. */
+  substitutions?: Substitutions;
+};
 
 /** The definition a request carries; `jsonField` is the body field for JSON bodies. */
 export function definitionSource(body: unknown, contentType: string | undefined): DefinitionSource {
@@ -19,7 +24,22 @@ export function definitionSource(body: unknown, contentType: string | undefined)
     // `stepwise validate` reads a .json file), YAML otherwise.
     return essence === "text/plain" ? textSource(body) : { source: body, format: "yaml" };
   }
-  return textSource((body as { definition?: unknown } | undefined)?.definition);
+  const json = body as { definition?: unknown; definitionSubstitutions?: unknown } | undefined;
+  const substitutions = substitutionsOf(json?.definitionSubstitutions);
+  const source = textSource(json?.definition);
+  return substitutions ? { ...source, substitutions } : source;
+}
+
+/**
+ * `definitionSubstitutions`, as in SAM's AWS::Serverless::StateMachine: a map of
+ * names to values, filled into the definition text; numbers and booleans are
+ * written as JSON spells them (the route schema refuses other types).
+ */
+function substitutionsOf(raw: unknown): Substitutions | undefined {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return undefined;
+  return Object.fromEntries(
+    Object.entries(raw).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+  );
 }
 
 /**
@@ -43,6 +63,7 @@ export function check(source: DefinitionSource, serves?: (resource: string) => b
   const result = validateDefinition(source.source, {
     ...(source.format !== undefined ? { format: source.format } : {}),
     ...(serves ? { serves } : {}),
+    ...(source.substitutions ? { substitutions: source.substitutions } : {}),
   });
   return result.definition !== undefined
     ? { valid: result.valid, diagnostics: result.diagnostics, definition: result.definition }

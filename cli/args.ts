@@ -7,17 +7,24 @@ import { UsageError } from "./command.js";
 export interface ParsedArgs {
   flags: Set<string>;
   values: Map<string, string>;
+  /** Options given with `repeatable`, each value in order (`--sub A=1 --sub B=2`). */
+  lists: Map<string, string[]>;
   positionals: string[];
 }
 
 export function parseArgs(
   argv: string[],
-  spec: { flags?: string[]; values?: string[] },
+  spec: { flags?: string[]; values?: string[]; repeatable?: string[] },
 ): ParsedArgs {
   const flags = new Set<string>();
   const values = new Map<string, string>();
+  const lists = new Map<string, string[]>();
   const positionals: string[] = [];
-  const known = new Set([...(spec.flags ?? []), ...(spec.values ?? [])]);
+  const known = new Set([
+    ...(spec.flags ?? []),
+    ...(spec.values ?? []),
+    ...(spec.repeatable ?? []),
+  ]);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--") {
@@ -31,16 +38,17 @@ export function parseArgs(
     const eq = arg.indexOf("=");
     const name = eq > 0 ? arg.slice(2, eq) : arg.slice(2);
     if (!known.has(name)) throw new UsageError(`unknown option '--${name}'`);
-    if (spec.values?.includes(name)) {
+    if (spec.values?.includes(name) || spec.repeatable?.includes(name)) {
       const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
       if (value === undefined) throw new UsageError(`option '--${name}' needs a value`);
-      values.set(name, value);
+      if (spec.repeatable?.includes(name)) lists.set(name, [...(lists.get(name) ?? []), value]);
+      else values.set(name, value);
     } else {
       if (eq > 0) throw new UsageError(`option '--${name}' takes no value`);
       flags.add(name);
     }
   }
-  return { flags, values, positionals };
+  return { flags, values, lists, positionals };
 }
 
 export function numberOption(args: ParsedArgs, name: string, min: number): number | undefined {

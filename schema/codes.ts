@@ -33,11 +33,20 @@ export const CODES = {
   NOT_JSON: code("error", "The definition holds a value JSON cannot represent."),
   NOT_AN_OBJECT: code("error", "The definition is not a JSON object."),
 
+  UNRESOLVED_PLACEHOLDER: code(
+    "warning",
+    "A ${Name} placeholder (SAM DefinitionSubstitutions, CDK, Terraform) is not filled in; checks that need its value are skipped.",
+  ),
+
   // --- Shape (JSON Schema) ----------------------------------------------------------
   SCHEMA_VALIDATION_FAILED: code(
     "error",
     "A field is missing, unknown or of the wrong type.",
     true,
+  ),
+  MISPLACED_FIELD: code(
+    "error",
+    "A field of the definition (QueryLanguage, Comment, TimeoutSeconds…) is written inside States.",
   ),
   MUTUALLY_EXCLUSIVE_FIELDS: code("error", "Two fields that exclude each other are both set."),
 
@@ -66,7 +75,13 @@ export const CODES = {
   // --- Errors, Retry and Catch ------------------------------------------------------
   STATES_ALL_NOT_ALONE: code("error", "States.ALL shares its ErrorEquals with other names."),
   STATES_ALL_NOT_LAST: code("error", "A retrier or catcher with States.ALL is not the last one."),
-  UNKNOWN_STATES_ERROR: code("error", "An error name starting with 'States.' is not predefined."),
+  // A warning, not an error: AWS accepts any "States." name in ErrorEquals
+  // (States.QuorumMet, States.TaskFailedId in public definitions); a catcher for a
+  // name nothing raises is dead code, not an invalid definition.
+  UNKNOWN_STATES_ERROR: code(
+    "warning",
+    "An error name starting with 'States.' is not predefined: no state raises it.",
+  ),
 
   // --- Query languages --------------------------------------------------------------
   QUERY_LANGUAGE_DOWNGRADE: code("error", "A state uses JSONPath in a JSONata state machine."),

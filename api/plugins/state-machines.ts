@@ -27,6 +27,13 @@ const definitionField = {
   type: ["object", "string"],
 } as const;
 
+const substitutionsField = {
+  description:
+    "Values for ${Name} placeholders in the definition (as SAM's DefinitionSubstitutions), filled in textually before parsing; placeholders left unfilled are UNRESOLVED_PLACEHOLDER warnings.",
+  type: "object",
+  additionalProperties: { type: ["string", "number", "boolean"] },
+} as const;
+
 const textSchema = {
   schema: { type: "string", description: "The definition as YAML or JSON text." },
 };
@@ -71,7 +78,10 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
       schema: {
         summary: "Validate a definition without storing it",
         tags: ["state machines"],
-        body: definitionBody({ definition: definitionField }, ["definition"]),
+        body: definitionBody(
+          { definition: definitionField, definitionSubstitutions: substitutionsField },
+          ["definition"],
+        ),
         response: {
           200: {
             type: "object",
@@ -114,10 +124,14 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
             name: { ...nameSchema, description: "The name, when the body is the definition text." },
           },
         },
-        body: definitionBody({ name: nameSchema, definition: definitionField }, [
-          "name",
-          "definition",
-        ]),
+        body: definitionBody(
+          {
+            name: nameSchema,
+            definition: definitionField,
+            definitionSubstitutions: substitutionsField,
+          },
+          ["name", "definition"],
+        ),
         response: { 201: createdSummary, ...errorResponses },
       },
     },
@@ -164,7 +178,10 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
           "Publish a new version (running executions stay on theirs); an identical definition returns the latest version",
         tags: ["state machines"],
         params: { type: "object", required: ["name"], properties: { name: nameSchema } },
-        body: definitionBody({ definition: definitionField }, ["definition"]),
+        body: definitionBody(
+          { definition: definitionField, definitionSubstitutions: substitutionsField },
+          ["definition"],
+        ),
         response: {
           200: {
             ...createdSummary,

@@ -12,6 +12,8 @@ import { isDigit, KEYWORDS, Scanner } from "./scanner.js";
 
 /** Comparison operators; word operators need a blank after them. */
 const SYMBOL_OPERATORS = ["==", "!=", "<=", ">=", "=~", "<", ">"] as const;
+/** What may start an unquoted right-hand side: a letter or '_' (digits and '-' are numbers). */
+const BARE_WORD_START = /[\p{L}_]/u;
 const WORD_OPERATORS = ["subsetof", "anyof", "noneof", "nin", "in", "size", "empty"] as const;
 
 export abstract class FilterParser extends Scanner {
@@ -60,7 +62,7 @@ export abstract class FilterParser extends Scanner {
       return { kind: "exists", operand: left };
     }
     this.skipSpaces();
-    return { kind: "compare", op, left, right: this.operand() };
+    return { kind: "compare", op, left, right: this.operand(true) };
   }
 
   private operator(): string | undefined {
@@ -80,7 +82,8 @@ export abstract class FilterParser extends Scanner {
     return undefined;
   }
 
-  private operand(): FilterOperand {
+  /** `bareWord`: the right-hand side of a comparison may be an unquoted string. */
+  private operand(bareWord = false): FilterOperand {
     const c = this.peek();
     if (c === "@" || c === "$") {
       this.pos++;
@@ -88,7 +91,29 @@ export abstract class FilterParser extends Scanner {
       return { kind: "path", relative: c === "@", segments, definite: isDefinite(segments) };
     }
     if (c === "/") return { kind: "regex", regex: this.regex() };
+    if (bareWord && BARE_WORD_START.test(c) && !this.atKeyword()) {
+      return { kind: "literal", value: this.bareWord() };
+    }
     return { kind: "literal", value: this.literal() };
+  }
+
+  /**
+   * `[?(@.Name==Receipt)]`: AWS accepts an unquoted right-hand side. Jayway 2.0's
+   * Criteria.create kept such a value as the string it spells (only quoted text,
+   * paths and /regex/ were converted), so it compares as 'Receipt'. The word runs to
+   * the next blank, ')' or logical operator.
+   */
+  private bareWord(): string {
+    const start = this.pos;
+    while (this.pos < this.text.length && !/[\s)&|]/.test(this.peek())) this.pos++;
+    return this.text.slice(start, this.pos);
+  }
+
+  /** true/false/null as whole words (so that `trueish` is a bare word, not `true` + junk). */
+  private atKeyword(): boolean {
+    return KEYWORDS.some(
+      ([word]) => this.text.startsWith(word, this.pos) && !/[\w-]/.test(this.peek(word.length)),
+    );
   }
 
   private literal(): Json {

@@ -138,7 +138,9 @@ class PathParser extends FilterParser {
       this.pos++;
       return { kind: "wildcard" };
     }
-    if (c === "[") this.fail("'.' cannot be followed by '['");
+    // Jayway's readDotToken skips the '.' and reads whatever token follows, so
+    // `$.[0]`, `$.items.[*]` and `$.[?(@.x > 0)]` mean `$[0]`, `$.items[*]`, `$[?(@.x > 0)]`.
+    if (c === "[") return this.bracketSegment();
     const name = this.propertyName(inFilter);
     if (this.peek() === "(") {
       this.pos++;

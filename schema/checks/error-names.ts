@@ -7,8 +7,8 @@ import { objectItems, type Model } from "./model.js";
 /**
  * Error names in Retry and Catch (ASL spec, "Error Handling" and "Error names"):
  * "States.ALL … MUST appear alone in its ErrorEquals array and MUST appear in the
- * last Retrier [Catcher]", and names starting with "States." are reserved for the
- * predefined errors.
+ * last Retrier [Catcher]". Names starting with "States." are reserved for the
+ * predefined errors, but AWS accepts unknown ones, so they only get a warning.
  */
 const PREDEFINED: ReadonlySet<string> = new Set(PREDEFINED_ERRORS);
 
@@ -51,7 +51,7 @@ export function checkErrorNames(model: Model): Diagnostic[] {
           out.push(
             diagnostic(
               "UNKNOWN_STATES_ERROR",
-              `'${name}' is not a predefined error; names starting with "States." are reserved${guess ? `, did you mean '${guess}'?` : ` (${listNames([...PREDEFINED_ERRORS], 16)})`}`,
+              `'${name}' is not a predefined error, so no state raises it and this ${kind} never matches it${guess ? `; did you mean '${guess}'?` : ` (predefined: ${listNames([...PREDEFINED_ERRORS], 16)})`}`,
               child(at, j),
             ),
           );

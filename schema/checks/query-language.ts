@@ -1,6 +1,6 @@
 import { isJsonObject } from "../../engine/core/json.js";
 import { CHOICE_OPERATORS } from "../asl/choice.js";
-import { diagnostic, type Diagnostic } from "../diagnostic.js";
+import { diagnostic, listNames, type Diagnostic } from "../diagnostic.js";
 import { isJsonataTemplate } from "../jsonata.js";
 import { child } from "../pointer.js";
 import { fieldAt, objectItems, type Model, type StateInfo } from "./model.js";
@@ -98,9 +98,31 @@ export function checkQueryLanguages(model: Model): Diagnostic[] {
   }
   for (const state of model.states) {
     if (state.language === "JSONata") checkJsonataState(state, out);
-    else checkJsonPathState(state, out);
+    else out.push(...writtenInJsonata(state, checkJsonPathState));
   }
   return out;
+}
+
+/**
+ * A JSONPath state with several JSONata fields or expressions was written in JSONata
+ * and only lacks its QueryLanguage: one diagnostic saying so, at the first of them,
+ * instead of one per field.
+ */
+function writtenInJsonata(
+  state: StateInfo,
+  check: (state: StateInfo, out: Diagnostic[]) => void,
+): Diagnostic[] {
+  const found: Diagnostic[] = [];
+  check(state, found);
+  if (found.length < 2) return found;
+  const fields = found.map((d) => d.path.slice(state.pointer.length + 1).replace(/\//g, "."));
+  return [
+    diagnostic(
+      found[0]!.code,
+      `State '${state.name}' is written in JSONata (${listNames(fields)}) but uses JSONPath; add "QueryLanguage": "JSONata" to the state, or to the top level of the definition`,
+      found[0]!.path,
+    ),
+  ];
 }
 
 function checkJsonataState(state: StateInfo, out: Diagnostic[]): void {

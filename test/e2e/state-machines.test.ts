@@ -118,6 +118,40 @@ describe("state machines", () => {
     expect(text.body.valid).toBe(false);
   });
 
+  it("fills ${Name} placeholders from definitionSubstitutions on validate, create and update", async () => {
+    const { client } = stack;
+    const yaml = "StartAt: W\nStates:\n  W:\n    Type: Wait\n    Seconds: ${Wait}\n    End: true\n";
+    const open = await client.post("/v1/state-machines/validate", { definition: yaml });
+    expect(open.body).toMatchObject({
+      valid: true,
+      diagnostics: [{ code: "UNRESOLVED_PLACEHOLDER", severity: "warning", line: 5 }],
+    });
+    const filled = await client.post("/v1/state-machines/validate", {
+      definition: yaml,
+      definitionSubstitutions: { Wait: 2 },
+    });
+    expect(filled.body).toEqual({ valid: true, diagnostics: [] });
+
+    const created = await client.post("/v1/state-machines", {
+      name: "templated",
+      definition: yaml,
+      definitionSubstitutions: { Wait: "1" },
+    });
+    expect(created.status).toBe(201);
+    const updated = await client.put("/v1/state-machines/templated", {
+      definition: yaml,
+      definitionSubstitutions: { Wait: 3 },
+    });
+    expect(updated.status).toBe(200);
+    const stored = await client.get("/v1/state-machines/templated");
+    expect(stored.body.definition.States.W.Seconds).toBe(3);
+    const refused = await client.post("/v1/state-machines/validate", {
+      definition: yaml,
+      definitionSubstitutions: { Wait: { nested: true } },
+    });
+    expect(refused.status).toBe(400);
+  });
+
   it("lists state machines, paginated", async () => {
     const { client } = stack;
     for (const n of ["list-a", "list-b", "list-c"]) {

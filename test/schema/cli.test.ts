@@ -30,6 +30,11 @@ beforeAll(() => {
       },
     }),
   );
+  writeFileSync(
+    file("sam.yaml"),
+    "StartAt: W\nStates:\n  W:\n    Type: Wait\n    Seconds: ${Wait}\n    Next: T\n  T:\n    Type: Task\n    Resource: ${Fn}\n    End: true\n",
+  );
+  writeFileSync(file("subs.json"), JSON.stringify({ Wait: 5, Fn: "not-an-arn" }));
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -88,6 +93,28 @@ describe("stepwise validate", () => {
     const express = await run("validate", "--type", "EXPRESS", file("wftt.json"));
     expect(express.code).toBe(1);
     expect(express.out).toContain("UNSUPPORTED_IN_EXPRESS");
+  });
+
+  it("fills ${Name} placeholders from --subs FILE and --sub NAME=VALUE (which wins)", async () => {
+    const open = await run("validate", file("sam.yaml"));
+    expect(open.code).toBe(0);
+    expect(open.out).toContain(`${file("sam.yaml")}:5:5: warning UNRESOLVED_PLACEHOLDER`);
+    expect(open.out.match(/UNRESOLVED_PLACEHOLDER/g)).toHaveLength(2);
+
+    const fromFile = await run("validate", "--subs", file("subs.json"), file("sam.yaml"));
+    expect(fromFile.code).toBe(1);
+    expect(fromFile.out).toContain("INVALID_RESOURCE");
+
+    const both = await run(
+      "validate",
+      "--subs",
+      file("subs.json"),
+      "--sub",
+      "Fn=arn:aws:lambda:us-east-1:123456789012:function:f",
+      file("sam.yaml"),
+    );
+    expect(both).toMatchObject({ code: 0, out: `${file("sam.yaml")}: valid\n` });
+    expect((await run("validate", "--sub", "NoEquals", file("sam.yaml"))).code).toBe(2);
   });
 
   it("exits 2 on usage errors", async () => {

@@ -196,13 +196,6 @@ const ROWS: Row[] = [
       F: { Type: "Fail" },
     }),
   },
-  {
-    name: "unknown States. error name",
-    code: "UNKNOWN_STATES_ERROR",
-    path: "/States/T/Retry/0/ErrorEquals/0",
-    bad: machine({ T: task({ Retry: [{ ErrorEquals: ["States.TimeOut"] }] }) }),
-    good: machine({ T: task({ Retry: [{ ErrorEquals: ["States.Timeout"] }] }) }),
-  },
 
   // --- Query languages
   {
@@ -548,6 +541,32 @@ describe("semantic checks refuse the bad definition and accept its mended twin",
 });
 
 describe("warnings leave a definition valid", () => {
+  it("UNKNOWN_STATES_ERROR: AWS accepts a States. name that is not predefined", () => {
+    const result = validateDefinition(
+      machine({
+        T: task({
+          Retry: [{ ErrorEquals: ["States.TimeOut"] }],
+          Catch: [{ ErrorEquals: ["States.QuorumMet"], Next: "E" }],
+        }),
+        E: END,
+      }),
+    );
+    expect(result.valid).toBe(true);
+    expect(result.diagnostics).toMatchObject([
+      {
+        code: "UNKNOWN_STATES_ERROR",
+        severity: "warning",
+        path: "/States/T/Retry/0/ErrorEquals/0",
+        message: expect.stringContaining("did you mean 'States.Timeout'?"),
+      },
+      {
+        code: "UNKNOWN_STATES_ERROR",
+        severity: "warning",
+        path: "/States/T/Catch/0/ErrorEquals/0",
+      },
+    ]);
+  });
+
   it("NO_PATH_TO_END: a loop that never reaches a terminal state", () => {
     const result = validateDefinition(
       machine({ A: pass("B"), B: pass("A"), C: pass() }, { StartAt: "A" }),

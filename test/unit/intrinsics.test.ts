@@ -283,7 +283,7 @@ describe("array functions", () => {
     ["States.ArrayRange(5, 1, -2)", [5, 3, 1]],
     ["States.ArrayRange(0, 999, 1)", Array.from({ length: 1000 }, (_, i) => i)],
     ["States.ArrayGetItem($.arr, 5)", 6],
-    ["States.ArrayGetItem($.arr, 0)", 1],
+    ["States.ArrayGetItem($.arr.[*], 0)", 1],
     ["States.ArrayGetItem($.arr, 8)", 9],
     ["States.ArrayLength($.arr)", 9],
     ["States.ArrayLength(States.Array())", 0],
@@ -645,5 +645,17 @@ describe("evaluation errors", () => {
 
   it("an indefinite path argument passes the list of matches", () => {
     expect(run("States.ArrayLength($.arr[?(@ > 4)])")).toBe(5);
+  });
+});
+
+describe("path arguments with a '.' before a bracket (as AWS accepts them)", () => {
+  it.each<[string, Json]>([
+    ["States.ArrayGetItem($.arr.[*], 0)", 1],
+    ["States.Format('{} and {}', $.arr.[0], $.arr.[8])", "1 and 9"],
+    ["States.ArrayLength($.arr.[*])", 9],
+    ["States.JsonToString($.obj.['a'])", "1"],
+  ])("%s", (call, expected) => {
+    expect(run(call)).toStrictEqual(expected);
+    expect(validateIntrinsic(call)).toBeUndefined();
   });
 });

@@ -399,3 +399,72 @@ describe("causes for paths that select nothing", () => {
     );
   });
 });
+
+/**
+ * Forms AWS accepts that a strict reading of Jayway's grammar does not show: a '.'
+ * directly before a bracket (Jayway's readDotToken skips the dot and reads the next
+ * token) and an unquoted right-hand side in a filter (kept as a string, as Jayway
+ * 2.0's Criteria did). Each with the value it evaluates to.
+ */
+describe("readPath: dot before a bracket and unquoted filter values", () => {
+  const input = {
+    items: [
+      { name: "first", x: 1 },
+      { name: "second", x: -1 },
+      { name: "third", x: 5 },
+    ],
+    docs: [
+      { Name: "Receipt", id: 1 },
+      { Name: "Invoice", id: 2 },
+      { Name: "true", id: 3 },
+      { Name: "trueish", id: 4 },
+    ],
+  };
+  const at = (path: string) => readPath(path, { ...scope, input });
+
+  it.each<[string, Json]>([
+    ["$.items.[0].name", "first"],
+    ["$.items.[-1].name", "third"],
+    ["$.items.[1]", { name: "second", x: -1 }],
+    ["$.['items'][2].x", 5],
+    ["$.items.[0,2].name", ["first", "third"]],
+    ["$.items.[*].name", ["first", "second", "third"]],
+    ["$.items.[1:].name", ["second", "third"]],
+    ["$.items.[?(@.x > 0)].name", ["first", "third"]],
+    ["$.docs[?(@.Name==Receipt)].id", [1]],
+    ["$.docs[?(@.Name == Invoice)].id", [2]],
+    ["$.docs[?(@.Name != Receipt)].id", [2, 3, 4]],
+    ["$.docs[?(@.Name==Receipt || @.Name==Invoice)].id", [1, 2]],
+    ["$.docs[?(@.Name==Receipt&&@.id==1)].id", [1]],
+    ["$.docs[?(@.Name==trueish)].id", [4]],
+    ["$.docs[?(@.Name==true)].id", []],
+    ["$.docs[?(@.Name=='true')].id", [3]],
+    ["$.docs.[?(@.Name==Nobody)]", []],
+  ])("%s", (path, expected) => {
+    expect(at(path)).toStrictEqual({ found: true, value: expected });
+  });
+
+  it("reads $.[0] and $.[*] on an array input", () => {
+    const list = ["a", "b"];
+    expect(readPath("$.[0]", { ...scope, input: list })).toStrictEqual({ found: true, value: "a" });
+    expect(readPath("$.[*]", { ...scope, input: list })).toStrictEqual({
+      found: true,
+      value: ["a", "b"],
+    });
+    expect(readPath("$.[?(@ == 'b')]", { ...scope, input: list })).toStrictEqual({
+      found: true,
+      value: ["b"],
+    });
+  });
+
+  it("keeps $.a.[0] a reference path (it names one node) and $.[*] not", () => {
+    expect(isReferencePath("$.items.[0].name")).toBe(true);
+    expect(isReferencePath("$.[*]")).toBe(false);
+  });
+
+  it("still refuses a path ending in '.' and a '.' before ']' or another '.'", () => {
+    for (const bad of ["$.items.", "$.items...x", "$.[", "$.[0"]) {
+      expect(() => parsePath(bad), bad).toThrow(PathSyntaxError);
+    }
+  });
+});
