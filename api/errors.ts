@@ -176,6 +176,11 @@ export const ERRORS = {
     "Execution '{executionId}' has not ended: stop it first, then purge it",
     "Purge was asked of an execution that is still running (or paused).",
   ),
+  InvalidForkPoint: entry(
+    400,
+    "Cannot fork execution '{executionId}' at event {eventId}",
+    "A fork names a state the top level entered while no Map iteration or Parallel branch ran; the message names the nearest one that can.",
+  ),
   OperationDoesNotExist: entry(
     404,
     "Operation '{operationId}' does not exist",

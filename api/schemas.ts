@@ -139,6 +139,12 @@ export const executionRecord = {
       type: "string",
       description: "A restart's source: the execution it started again.",
     },
+    forkedFrom: {
+      type: "object",
+      description: "A fork's source: the execution and the history event it was forked at.",
+      required: ["executionId", "eventId"],
+      properties: { executionId: { type: "string" }, eventId: { type: "integer" } },
+    },
   },
 } as const;
 

@@ -37,6 +37,13 @@ export class StepContext {
     readonly event: RunEvent,
   ) {
     this.run = { ...run };
+    if (event.type === "Forked" && !run.current && run.lastEventId === 0) {
+      // The source's top level as it was at the fork point (see events.ts).
+      this.run.variables = event.variables;
+      this.run.random = event.random;
+      this.run.serial = event.serial;
+      if (event.seed !== undefined) this.run.seed = event.seed;
+    }
     if (event.type === "Started" && event.seed !== undefined && run.seed === undefined) {
       this.run.seed = event.seed;
     }

@@ -128,6 +128,17 @@ function advanceRun(
     ctx.enter(ctx.scope.startAt, event.input);
     return ctx.finish();
   }
+  if (event.type === "Forked") {
+    if (run.current || run.status !== "RUNNING" || run.parent) return unchanged(run);
+    ctx.record("ExecutionForked", {
+      sourceExecutionArn: event.sourceExecution,
+      sourceEventId: event.sourceEventId,
+      input: jsonText(event.input),
+      roleArn: execution.roleArn ?? "arn:aws:iam::000000000000:role/stepwise",
+    });
+    ctx.enter(event.state, event.input);
+    return ctx.finish();
+  }
   if (event.type === "Stop" && run.status === "RUNNING" && !run.current && run.parent) {
     // A child stopped before it started (a sibling failed, or its parent was stopped,
     // while its Started event still waited): it ends there and never runs.

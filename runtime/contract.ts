@@ -132,6 +132,8 @@ export interface ExecutionRecord {
   alias?: string;
   /** A restart's source: the execution it started again (same version, same input). */
   restartedFrom?: string;
+  /** A fork's source: the execution and the history event it was forked at. */
+  forkedFrom?: { executionId: string; eventId: number };
   /** While PAUSED: why, who paused it and when. */
   pause?: PauseInfo;
 }
@@ -355,6 +357,15 @@ export interface Runtime {
     executionId: string,
     options?: { name?: string; caller?: Caller },
   ): Promise<StartResult>;
+  /**
+   * A new execution on the source's version that takes up the source where it entered
+   * the state of history event `fromEventId` (rebuilt by replaying its journal), with
+   * that state's input replaced by `input` if given. The source is not touched.
+   */
+  forkExecution(
+    executionId: string,
+    options: { fromEventId: number; name?: string; input?: Json; caller?: Caller },
+  ): Promise<StartResult>;
   /** Erases an ended execution now: record, history, journal, runs, approvals, index entries. */
   purgeExecution(executionId: string): Promise<void>;
   /** Resolves when the execution has ended or `timeoutMs` passed (then with its RUNNING record). */
@@ -414,6 +425,7 @@ export type RuntimeErrorName =
   | "ExecutionNotPaused"
   | "ExecutionRunning"
   | "OperationDoesNotExist"
+  | "InvalidForkPoint"
   | "InvalidDefinition"
   | "InvalidToken"
   | "TaskDoesNotExist"

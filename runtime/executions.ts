@@ -62,6 +62,8 @@ export class ExecutionStore {
       pinned?: { version: number; alias?: string };
       /** A restart: the execution it restarts, linked from the record and ExecutionStarted. */
       restartedFrom?: string;
+      /** A fork (runtime/fork.ts): its first event, in place of Started. */
+      forked?: Extract<RunEventBody, { type: "Forked" }>;
     },
   ): Promise<StartResult> {
     const latest = await this.machines.latest(machine);
@@ -95,6 +97,9 @@ export class ExecutionStore {
       if (options.pinned.alias !== undefined)
         started.stateMachineAliasArn = stateMachineArn(machine, options.pinned.alias);
     }
+    const first: RunEventBody = options.forked
+      ? { ...options.forked, ...(options.caller ? { caller: options.caller.name } : {}) }
+      : started;
     const reply = await this.client.run(
       "startExecution",
       [
@@ -116,7 +121,7 @@ export class ExecutionStore {
         now,
         this.settings.leaseMs,
         pack(JSON.stringify(newRun(arn, ""))),
-        JSON.stringify(started),
+        JSON.stringify(first),
         timeout !== undefined ? member.timer(executionTimeoutTimer(exec)) : "",
         timeout !== undefined ? now + timeout * 1000 : 0,
         name,
@@ -130,13 +135,15 @@ export class ExecutionStore {
         `Execution '${name}' of '${machine}' already exists with another input`,
       );
     }
-    if (code === 1 && (options.pinned || options.restartedFrom !== undefined)) {
+    if (code === 1 && (options.pinned || options.restartedFrom !== undefined || options.forked)) {
       // Beside the record for DescribeExecution and listings; ExecutionStarted, written
       // with the start itself, is the durable account of which version ran.
       const fields: Record<string, string | number> = {};
       if (options.pinned) fields.pv = version;
       if (options.pinned?.alias !== undefined) fields.al = options.pinned.alias;
       if (options.restartedFrom !== undefined) fields.rf = options.restartedFrom;
+      if (options.forked)
+        fields.fk = `${options.forked.sourceExecution}@${options.forked.sourceEventId}`;
       await this.client.redis.hset(this.keys.execution(exec), fields);
     }
     if (code === 1) await this.queues.ensure(`s${exec}@0`);
@@ -436,5 +443,9 @@ function toRecord(executionId: string, f: Record<string, string>): ExecutionReco
   if (f.pv !== undefined) record.pinnedVersion = Number(f.pv);
   if (f.al !== undefined) record.alias = f.al;
   if (f.rf !== undefined) record.restartedFrom = f.rf;
+  if (f.fk !== undefined) {
+    const at = f.fk.lastIndexOf("@");
+    record.forkedFrom = { executionId: f.fk.slice(0, at), eventId: Number(f.fk.slice(at + 1)) };
+  }
   return record;
 }

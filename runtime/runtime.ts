@@ -6,6 +6,7 @@ import type { ApprovalStatus } from "../engine/states/approval.js";
 import { ApprovalFeed } from "./approval-feed.js";
 import { ApprovalStore } from "./approvals.js";
 import { HistoryFeed } from "./history-feed.js";
+import { forkPoint } from "./fork.js";
 import { Pauses } from "./pause.js";
 import { purgeExecution } from "./purge.js";
 import {
@@ -354,6 +355,43 @@ export class RedisRuntime implements Runtime {
     const result = await this.executions.start(stateMachine, {
       ...rest,
       ...(pinned ? { pinned } : {}),
+    });
+    if (result.created) this.started++;
+    return result;
+  }
+
+  async forkExecution(
+    executionId: string,
+    options: { fromEventId: number; name?: string; input?: Json; caller?: Caller },
+  ): Promise<StartResult> {
+    const source = await this.executions.describe(executionId);
+    const exec = execOf(executionId);
+    const { program, context } = await this.cache.get(exec);
+    const journal = await this.executions.journal(executionId);
+    const history: HistoryEvent[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.executions.history(executionId, {
+        limit: 1000,
+        ...(cursor !== undefined ? { cursor } : {}),
+      });
+      history.push(...page.items);
+      cursor = history.length < options.fromEventId ? page.nextCursor : undefined;
+    } while (cursor !== undefined);
+    const { event } = forkPoint(
+      program,
+      context,
+      journal,
+      history,
+      options.fromEventId,
+      options.input,
+    );
+    const result = await this.executions.start(source.stateMachine, {
+      input: source.input,
+      pinned: { version: source.version },
+      forked: event,
+      ...(options.name !== undefined ? { name: options.name } : {}),
+      ...(options.caller ? { caller: options.caller } : {}),
     });
     if (result.created) this.started++;
     return result;

@@ -98,6 +98,7 @@ const FROM_RUNTIME: Record<RuntimeErrorName, AwsExceptionName> = {
   ExecutionNotPaused: "ValidationException",
   ExecutionRunning: "ValidationException",
   OperationDoesNotExist: "ResourceNotFound",
+  InvalidForkPoint: "ValidationException",
   InvalidDefinition: "InvalidDefinition",
   InvalidToken: "InvalidToken",
   TaskDoesNotExist: "TaskDoesNotExist",

@@ -400,4 +400,61 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
       });
     },
   );
+
+  const forkAnswer = {
+    type: "object",
+    required: ["executionId", "startedAt", "forkedFrom"],
+    properties: {
+      executionId: { type: "string" },
+      startedAt: { type: "string", format: "date-time" },
+      forkedFrom: {
+        type: "object",
+        required: ["executionId", "eventId"],
+        properties: { executionId: { type: "string" }, eventId: { type: "integer" } },
+      },
+    },
+  } as const;
+
+  app.post<{
+    Params: { executionId: string };
+    Body: { fromEventId: number; name?: string; input?: Json };
+  }>(
+    "/executions/:executionId/fork",
+    {
+      config: { permission: "executions:write" },
+      schema: {
+        summary: "Fork: a new execution that takes up this one where it entered a state",
+        description:
+          "The source's journal is replayed up to the state entered at history event `fromEventId` (a `…StateEntered` event of the top level, while no Map iteration or Parallel branch ran); the new execution starts there, on the source's version, with the same variables, entering that state with its input or with `input`. Its history starts with ExecutionForked. The source is not touched.",
+        tags: ["executions"],
+        params: executionIdParams,
+        body: {
+          type: "object",
+          required: ["fromEventId"],
+          additionalProperties: false,
+          properties: {
+            fromEventId: { type: "integer", minimum: 1 },
+            name: executionNameSchema,
+            input: anyJson,
+          },
+        },
+        response: { 201: forkAnswer, 200: forkAnswer, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { fromEventId, name, input } = request.body;
+      if (input !== undefined) checkPayloadSize(input, "the state input", "/input");
+      const started = await runtime.forkExecution(request.params.executionId, {
+        fromEventId,
+        ...(name !== undefined ? { name } : {}),
+        ...(input !== undefined ? { input } : {}),
+        ...(request.caller ? { caller: request.caller } : {}),
+      });
+      return reply.code(started.created ? 201 : 200).send({
+        executionId: started.executionId,
+        startedAt: started.startedAt,
+        forkedFrom: { executionId: request.params.executionId, eventId: fromEventId },
+      });
+    },
+  );
 };

@@ -22,6 +22,7 @@ const usage = `Usage: stepwise executions list [--state-machine NAME] [--status 
        stepwise executions pause ID [--reason R]
        stepwise executions resume ID
        stepwise executions restart ID [--name N]
+       stepwise executions fork ID --from EVENT_ID [--input JSON | --input-file FILE] [--name N]
        stepwise executions purge ID
        stepwise executions watch ID
 
@@ -59,6 +60,7 @@ export const executionsCommand: Command = {
         "error",
         "cause",
         "reason",
+        "from",
       ],
     });
     const [action, target, ...extra] = args.positionals;
@@ -188,6 +190,34 @@ export const executionsCommand: Command = {
         io.stdout(`${String(reply.body.executionId)}\n`);
         return EXIT.ok;
       }
+      case "fork": {
+        const from = Number(args.values.get("from"));
+        if (!Number.isInteger(from) || from < 1) {
+          throw new UsageError(
+            "fork needs --from EVENT_ID (a history event id, as 'history' shows)",
+          );
+        }
+        const body: Record<string, unknown> = { fromEventId: from };
+        const inputText = await inputOf(args.values.get("input"), args.values.get("input-file"));
+        if (inputText !== undefined) {
+          try {
+            body.input = JSON.parse(inputText) as unknown;
+          } catch (err) {
+            throw new UsageError(`the input is not JSON: ${(err as Error).message}`, false);
+          }
+        }
+        const name = args.values.get("name");
+        if (name !== undefined) body.name = name;
+        const reply = await service.call(
+          "POST",
+          `/v1/executions/${enc(need("an execution id"))}/fork`,
+          body,
+        );
+        if (reply.status !== 200 && reply.status !== 201) return refused(io, "executions", reply);
+        if (json) return printJson(io, reply.body);
+        io.stdout(`${String(reply.body.executionId)}\n`);
+        return EXIT.ok;
+      }
       case "purge": {
         const id = need("an execution id");
         const reply = await service.call("DELETE", `/v1/executions/${enc(id)}`);
@@ -200,7 +230,7 @@ export const executionsCommand: Command = {
         return watch(service, need("an execution id"), io, json);
       default:
         throw new UsageError(
-          `unknown action '${action ?? ""}': list, show, history, start, stop, pause, resume, restart, purge or watch`,
+          `unknown action '${action ?? ""}': list, show, history, start, stop, pause, resume, restart, fork, purge or watch`,
         );
     }
   },

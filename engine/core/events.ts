@@ -42,6 +42,23 @@ export type RunEvent =
       /** Stepwise's: the execution this one restarts (same version, same input). */
       restartedFrom?: string;
     })
+  /**
+   * The first event of a fork (runtime/fork.ts): the run takes what the source's
+   * top level held where it was forked (its variables, random seed and draws, id
+   * counter) and enters `state` with `input`. Carried whole in the event, so the
+   * fork's journal replays on its own like any other.
+   */
+  | (Base & {
+      type: "Forked";
+      sourceExecution: string;
+      sourceEventId: number;
+      state: string;
+      input: Json;
+      variables: Record<string, Json>;
+      seed?: string;
+      random: number;
+      serial: number;
+    })
   | (Base & { type: "Continue" })
   | (Base & { type: "TaskSucceeded"; taskId: string; output: Json })
   | (Base & { type: "TaskFailed"; taskId: string; error: string; cause?: string })

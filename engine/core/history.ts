@@ -45,6 +45,8 @@ export type HistoryEventType =
   /** Stepwise's own: an operator paused or resumed the execution (runtime/pause.ts). */
   | "ExecutionPaused"
   | "ExecutionResumed"
+  /** Stepwise's: the first event of a fork (runtime/fork.ts), naming its source and event. */
+  | "ExecutionForked"
   | `${StateKind}StateEntered`
   | `${StateKind}StateExited`
   | "WaitStateAborted"
@@ -112,6 +114,8 @@ function keyOf(type: HistoryEventType): `${string}EventDetails` | undefined {
       return "executionTimedOutEventDetails";
     case "ExecutionPaused":
       return "executionPausedEventDetails";
+    case "ExecutionForked":
+      return "executionForkedEventDetails";
     case "ExecutionResumed":
       return "executionResumedEventDetails";
     case "TaskScheduled":
@@ -200,6 +204,7 @@ export class HistoryWriter {
  */
 const CALLER_DETAILS: Partial<Record<HistoryEventType, `${string}EventDetails`>> = {
   ExecutionStarted: "executionStartedEventDetails",
+  ExecutionForked: "executionForkedEventDetails",
   ExecutionAborted: "executionAbortedEventDetails",
   TaskSucceeded: "taskSucceededEventDetails",
   TaskFailed: "taskFailedEventDetails",
