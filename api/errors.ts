@@ -176,6 +176,11 @@ export const ERRORS = {
     "Execution '{executionId}' has not ended: stop it first, then purge it",
     "Purge was asked of an execution that is still running (or paused).",
   ),
+  ExecutionNotRedrivable: entry(
+    409,
+    "Execution '{executionId}' cannot be redriven",
+    "Only FAILED, TIMED_OUT or ABORTED executions that ended within the last 14 days can be redriven.",
+  ),
   InvalidForkPoint: entry(
     400,
     "Cannot fork execution '{executionId}' at event {eventId}",

@@ -139,6 +139,8 @@ export const executionRecord = {
       type: "string",
       description: "A restart's source: the execution it started again.",
     },
+    redriveCount: { type: "integer", description: "How many times it was redriven." },
+    redrivenAt: { type: "string", format: "date-time", description: "When it was last redriven." },
     forkedFrom: {
       type: "object",
       description: "A fork's source: the execution and the history event it was forked at.",

@@ -139,6 +139,16 @@ function advanceRun(
     ctx.enter(event.state, event.input);
     return ctx.finish();
   }
+  if (event.type === "Redriven") {
+    if (run.parent || run.status === "RUNNING" || run.current) return unchanged(run);
+    ctx.run.status = "RUNNING";
+    delete ctx.run.output;
+    delete ctx.run.error;
+    delete ctx.run.cause;
+    ctx.record("ExecutionRedriven", { redriveCount: event.redriveCount });
+    ctx.enter(event.state, event.input);
+    return ctx.finish();
+  }
   if (event.type === "Stop" && run.status === "RUNNING" && !run.current && run.parent) {
     // A child stopped before it started (a sibling failed, or its parent was stopped,
     // while its Started event still waited): it ends there and never runs.

@@ -132,6 +132,9 @@ export interface ExecutionRecord {
   alias?: string;
   /** A restart's source: the execution it started again (same version, same input). */
   restartedFrom?: string;
+  /** How many times it was redriven, and when last (absent: never). */
+  redriveCount?: number;
+  redrivenAt?: string;
   /** A fork's source: the execution and the history event it was forked at. */
   forkedFrom?: { executionId: string; eventId: number };
   /** While PAUSED: why, who paused it and when. */
@@ -366,6 +369,14 @@ export interface Runtime {
     executionId: string,
     options: { fromEventId: number; name?: string; input?: Json; caller?: Caller },
   ): Promise<StartResult>;
+  /**
+   * Runs a FAILED, TIMED_OUT or ABORTED execution again from the state it ended in
+   * (AWS's RedriveExecution); `clientToken` makes a repeat harmless. Answers the record.
+   */
+  redriveExecution(
+    executionId: string,
+    options?: { clientToken?: string; caller?: Caller },
+  ): Promise<ExecutionRecord>;
   /** Erases an ended execution now: record, history, journal, runs, approvals, index entries. */
   purgeExecution(executionId: string): Promise<void>;
   /** Resolves when the execution has ended or `timeoutMs` passed (then with its RUNNING record). */
@@ -426,6 +437,7 @@ export type RuntimeErrorName =
   | "ExecutionRunning"
   | "OperationDoesNotExist"
   | "InvalidForkPoint"
+  | "ExecutionNotRedrivable"
   | "InvalidDefinition"
   | "InvalidToken"
   | "TaskDoesNotExist"

@@ -443,6 +443,8 @@ function toRecord(executionId: string, f: Record<string, string>): ExecutionReco
   if (f.pv !== undefined) record.pinnedVersion = Number(f.pv);
   if (f.al !== undefined) record.alias = f.al;
   if (f.rf !== undefined) record.restartedFrom = f.rf;
+  if (f.rc !== undefined) record.redriveCount = Number(f.rc);
+  if (f.rd !== undefined) record.redrivenAt = f.rd;
   if (f.fk !== undefined) {
     const at = f.fk.lastIndexOf("@");
     record.forkedFrom = { executionId: f.fk.slice(0, at), eventId: Number(f.fk.slice(at + 1)) };

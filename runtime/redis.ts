@@ -11,6 +11,7 @@ import { loadTransition } from "./scripts/load-transition.js";
 import { parkPaused, pauseExecution, resumeExecution } from "./scripts/pause-execution.js";
 import { pruneIndex } from "./scripts/prune-index.js";
 import { purgeExecution } from "./scripts/purge-execution.js";
+import { redriveExecution } from "./scripts/redrive-execution.js";
 import { requestStop } from "./scripts/request-stop.js";
 import type { ScriptSpec } from "./scripts/spec.js";
 import { startExecution } from "./scripts/start-execution.js";
@@ -32,6 +33,7 @@ const SCRIPTS = [
   resumeExecution,
   parkPaused,
   purgeExecution,
+  redriveExecution,
 ] as const;
 
 export type ScriptName = (typeof SCRIPTS)[number]["name"];

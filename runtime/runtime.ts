@@ -1,5 +1,5 @@
 import type { StateMachineDefinition } from "../engine/core/definition.js";
-import type { RunEvent } from "../engine/core/events.js";
+import type { RunEvent, RunEventBody } from "../engine/core/events.js";
 import type { HistoryEvent } from "../engine/core/history.js";
 import type { Json } from "../engine/core/json.js";
 import type { ApprovalStatus } from "../engine/states/approval.js";
@@ -7,6 +7,7 @@ import { ApprovalFeed } from "./approval-feed.js";
 import { ApprovalStore } from "./approvals.js";
 import { HistoryFeed } from "./history-feed.js";
 import { forkPoint } from "./fork.js";
+import { checkRedrivable, redrivePoint } from "./redrive.js";
 import { Pauses } from "./pause.js";
 import { purgeExecution } from "./purge.js";
 import {
@@ -395,6 +396,66 @@ export class RedisRuntime implements Runtime {
     });
     if (result.created) this.started++;
     return result;
+  }
+
+  async redriveExecution(
+    executionId: string,
+    options: { clientToken?: string; caller?: Caller } = {},
+  ): Promise<ExecutionRecord> {
+    const exec = execOf(executionId);
+    for (let attempt = 0; ; attempt++) {
+      const record = await this.executions.describe(executionId);
+      if (options.clientToken !== undefined && record.status === "RUNNING") {
+        // A repeat of a redrive that went through answers as the first did.
+        const token = await this.client.redis.hget(this.keys.execution(exec), "rt");
+        if (token === options.clientToken) return record;
+      }
+      checkRedrivable(record, Date.now());
+      const { program, context } = await this.cache.get(exec);
+      const point = redrivePoint(program, context, await this.executions.journal(executionId));
+      const redriveCount = (record.redriveCount ?? 0) + 1;
+      const event: RunEventBody = {
+        type: "Redriven",
+        state: point.state,
+        input: point.input,
+        redriveCount,
+      };
+      if (options.caller) event.caller = options.caller.name;
+      const reply = await this.client.run(
+        "redriveExecution",
+        [
+          this.keys.execution(exec),
+          this.keys.run(exec),
+          this.keys.inbox(exec),
+          this.keys.history(exec),
+          this.keys.journal(exec),
+          this.keys.schedule,
+          this.keys.stats,
+        ],
+        [
+          this.keys.base,
+          exec,
+          JSON.stringify(event),
+          Date.now() + this.settings.leaseMs,
+          record.status,
+          String(record.redriveCount ?? 0),
+          options.clientToken ?? "",
+          new Date().toISOString(),
+        ],
+      );
+      if (reply[0] === "redriven") {
+        await this.queues.ensure(`s${exec}@${String(reply[1])}`);
+        return this.executions.describe(executionId);
+      }
+      if (reply[0] === "again") return this.executions.describe(executionId);
+      if (reply[0] === "missing") {
+        throw new RuntimeError(
+          "ExecutionDoesNotExist",
+          `Execution '${executionId}' does not exist`,
+        );
+      }
+      if (attempt >= 5) throw new Error(`redrive of ${executionId} kept racing`);
+    }
   }
 
   async restartExecution(

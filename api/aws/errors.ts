@@ -99,6 +99,7 @@ const FROM_RUNTIME: Record<RuntimeErrorName, AwsExceptionName> = {
   ExecutionRunning: "ValidationException",
   OperationDoesNotExist: "ResourceNotFound",
   InvalidForkPoint: "ValidationException",
+  ExecutionNotRedrivable: "ExecutionNotRedrivable",
   InvalidDefinition: "InvalidDefinition",
   InvalidToken: "InvalidToken",
   TaskDoesNotExist: "TaskDoesNotExist",

@@ -1,3 +1,4 @@
+import { checkRedrivable } from "../../runtime/redrive.js";
 import type { HistoryEvent } from "../../engine/core/history.js";
 import type { Json } from "../../engine/core/json.js";
 import {
@@ -113,9 +114,10 @@ async function describe(body: Body, ctx: AwsContext): Promise<unknown> {
     status: awsStatus(r.status),
     startDate: epochSeconds(r.startedAt),
     ...qualifiers(r),
-    redriveCount: 0,
-    redriveStatus: "NOT_REDRIVABLE",
+    redriveCount: r.redriveCount ?? 0,
+    ...redriveStatus(r),
   };
+  if (r.redrivenAt !== undefined) out.redriveDate = epochSeconds(r.redrivenAt);
   if (r.stoppedAt !== undefined) out.stopDate = epochSeconds(r.stoppedAt);
   if (!metadataOnly) {
     out.input = JSON.stringify(r.input);
@@ -254,7 +256,37 @@ async function machineForExecution(body: Body, ctx: AwsContext): Promise<unknown
   };
 }
 
+/** AWS's redriveStatus and, when it cannot be redriven, why. */
+function redriveStatus(r: ExecutionRecord): Record<string, string> {
+  try {
+    checkRedrivable(r, Date.now());
+    return { redriveStatus: "REDRIVABLE" };
+  } catch (err) {
+    if (r.status === "RUNNING" || r.status === "PAUSED")
+      return {
+        redriveStatus: "NOT_REDRIVABLE",
+        redriveStatusReason: "Execution is RUNNING and cannot be redriven",
+      };
+    return {
+      redriveStatus: "NOT_REDRIVABLE",
+      redriveStatusReason: err instanceof Error ? err.message : String(err),
+    };
+  }
+}
+
+async function redrive(body: Body, ctx: AwsContext): Promise<unknown> {
+  const arn = requiredString(body, "executionArn", { max: 256 });
+  const clientToken = optionalString(body, "clientToken", { min: 1, max: 64 });
+  const r = await record(arn, ctx);
+  const after = await ctx.runtime.redriveExecution(r.executionId, {
+    ...(clientToken !== undefined ? { clientToken } : {}),
+    ...(ctx.caller ? { caller: ctx.caller } : {}),
+  });
+  return { redriveDate: epochSeconds(after.redrivenAt ?? new Date().toISOString()) };
+}
+
 export const executionActions: ActionTable = {
+  RedriveExecution: { permission: "executions:write", run: redrive },
   StartExecution: { permission: "executions:write", run: start },
   DescribeExecution: { permission: "executions:read", run: describe },
   StopExecution: { permission: "executions:write", run: stop },

@@ -457,4 +457,32 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
       });
     },
   );
+
+  app.post<{ Params: { executionId: string }; Body: { clientToken?: string } | undefined }>(
+    "/executions/:executionId/redrive",
+    {
+      config: { permission: "executions:write" },
+      schema: {
+        summary:
+          "Redrive: run a FAILED, TIMED_OUT or ABORTED execution again from the state it ended in",
+        description:
+          "AWS's RedriveExecution: within 14 days of its end, the execution runs again in place from the state its top level ended in, with that state's input, its variables and everything before kept; the history goes on with ExecutionRedriven and `redriveCount` counts up. A repeat with the same `clientToken` answers without redriving again. A Map or Parallel state runs again whole.",
+        tags: ["executions"],
+        params: executionIdParams,
+        body: {
+          type: "object",
+          additionalProperties: false,
+          properties: { clientToken: { type: "string", minLength: 1, maxLength: 64 } },
+        },
+        response: { 200: executionRecord, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const body = request.body ?? {};
+      return runtime.redriveExecution(request.params.executionId, {
+        ...(body.clientToken !== undefined ? { clientToken: body.clientToken } : {}),
+        ...(request.caller ? { caller: request.caller } : {}),
+      });
+    },
+  );
 };

@@ -21,6 +21,7 @@ const usage = `Usage: stepwise executions list [--state-machine NAME] [--status 
        stepwise executions stop ID [--error E] [--cause C]
        stepwise executions pause ID [--reason R]
        stepwise executions resume ID
+       stepwise executions redrive ID
        stepwise executions restart ID [--name N]
        stepwise executions fork ID --from EVENT_ID [--input JSON | --input-file FILE] [--name N]
        stepwise executions purge ID
@@ -160,7 +161,8 @@ export const executionsCommand: Command = {
       }
       case "stop":
       case "pause":
-      case "resume": {
+      case "resume":
+      case "redrive": {
         const body: Record<string, unknown> = {};
         for (const option of action === "stop"
           ? ["error", "cause"]
@@ -230,7 +232,7 @@ export const executionsCommand: Command = {
         return watch(service, need("an execution id"), io, json);
       default:
         throw new UsageError(
-          `unknown action '${action ?? ""}': list, show, history, start, stop, pause, resume, restart, fork, purge or watch`,
+          `unknown action '${action ?? ""}': list, show, history, start, stop, pause, resume, redrive, restart, fork, purge or watch`,
         );
     }
   },

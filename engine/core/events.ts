@@ -59,6 +59,12 @@ export type RunEvent =
       random: number;
       serial: number;
     })
+  /**
+   * A redrive (runtime/redrive.ts): the ended top level runs again from `state`, the
+   * state it ended in, entered again with the `input` it had; its variables, random
+   * stream and ids go on from where they were.
+   */
+  | (Base & { type: "Redriven"; state: string; input: Json; redriveCount: number })
   | (Base & { type: "Continue" })
   | (Base & { type: "TaskSucceeded"; taskId: string; output: Json })
   | (Base & { type: "TaskFailed"; taskId: string; error: string; cause?: string })

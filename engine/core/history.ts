@@ -47,6 +47,7 @@ export type HistoryEventType =
   | "ExecutionResumed"
   /** Stepwise's: the first event of a fork (runtime/fork.ts), naming its source and event. */
   | "ExecutionForked"
+  | "ExecutionRedriven"
   | `${StateKind}StateEntered`
   | `${StateKind}StateExited`
   | "WaitStateAborted"
@@ -116,6 +117,8 @@ function keyOf(type: HistoryEventType): `${string}EventDetails` | undefined {
       return "executionPausedEventDetails";
     case "ExecutionForked":
       return "executionForkedEventDetails";
+    case "ExecutionRedriven":
+      return "executionRedrivenEventDetails";
     case "ExecutionResumed":
       return "executionResumedEventDetails";
     case "TaskScheduled":
@@ -205,6 +208,7 @@ export class HistoryWriter {
 const CALLER_DETAILS: Partial<Record<HistoryEventType, `${string}EventDetails`>> = {
   ExecutionStarted: "executionStartedEventDetails",
   ExecutionForked: "executionForkedEventDetails",
+  ExecutionRedriven: "executionRedrivenEventDetails",
   ExecutionAborted: "executionAbortedEventDetails",
   TaskSucceeded: "taskSucceededEventDetails",
   TaskFailed: "taskFailedEventDetails",
