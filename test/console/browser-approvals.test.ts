@@ -235,6 +235,12 @@ describe("console: approvals", () => {
     expect((await finished(executionId)).status).toBe("ABORTED");
     const after = await stack.client.get(`/v1/approvals/${approval.approvalId}`);
     expect(after.body.status).toBe("CANCELLED");
+    // Redrive: it runs again from the approval, which is asked for anew.
+    await page.getByRole("button", { name: "Redrive", exact: true }).click({ timeout: 5000 });
+    await page.locator("h1 .badge", { hasText: "RUNNING" }).waitFor({ timeout: 5000 });
+    const redriven = await stack.client.get(`/v1/executions/${enc(executionId)}`);
+    expect(redriven.body).toMatchObject({ status: "RUNNING", redriveCount: 1 });
+    await page.locator('[data-state="Approve"][data-status="running"]').waitFor({ timeout: 5000 });
     await runner.close();
   });
 

@@ -161,3 +161,26 @@ describe("deriveHistory", () => {
     expect(derived.ended).toBeUndefined();
   });
 });
+
+describe("deriveHistory after a redrive", () => {
+  it("keeps the failed entry failed and runs the state entered again", () => {
+    const at = "2026-12-01T00:00:00.000Z";
+    const e = (id: number, previousEventId: number, type: string, details: object = {}) =>
+      ({ id, previousEventId, timestamp: at, type, ...details }) as unknown as HistoryEvent;
+    const events = [
+      e(1, 0, "ExecutionStarted", { executionStartedEventDetails: { input: "{}" } }),
+      e(2, 1, "TaskStateEntered", { stateEnteredEventDetails: { name: "Charge", input: "{}" } }),
+      e(3, 2, "TaskScheduled", { taskScheduledEventDetails: {} }),
+      e(4, 3, "TaskFailed", { taskFailedEventDetails: { error: "Card.Declined" } }),
+      e(5, 4, "ExecutionFailed", { executionFailedEventDetails: { error: "Card.Declined" } }),
+      e(6, 5, "ExecutionRedriven", { executionRedrivenEventDetails: { redriveCount: 1 } }),
+      e(7, 6, "TaskStateEntered", { stateEnteredEventDetails: { name: "Charge", input: "{}" } }),
+      e(8, 7, "TaskScheduled", { taskScheduledEventDetails: {} }),
+    ];
+    const derived = deriveHistory(events);
+    expect(derived.ended).toBeUndefined();
+    expect(derived.entries.get(2)!.status).toBe("failed");
+    expect(derived.entries.get(7)!.status).toBe("running");
+    expect(derived.states.get("Charge")!.status).toBe("running");
+  });
+});

@@ -120,6 +120,19 @@ export function ExecutionPage({ me, id }: { me: Me; id: string }) {
     }
   };
   const mayWrite = record !== undefined && isLive(record.status) && can(me, "executions:write");
+  const mayRedrive =
+    record !== undefined &&
+    ["FAILED", "TIMED_OUT", "ABORTED"].includes(record.status) &&
+    can(me, "executions:write");
+  /** Redrive: the execution runs again in place; the page follows it afresh. */
+  const redrive = async () => {
+    try {
+      await api.post(`/v1/executions/${seg(id)}/redrive`, {});
+      window.location.reload();
+    } catch (err) {
+      setError(err);
+    }
+  };
 
   return (
     <>
@@ -152,6 +165,13 @@ export function ExecutionPage({ me, id }: { me: Me; id: string }) {
               )}
               <button type="button" class="danger" onClick={() => void act("stop")}>
                 Stop
+              </button>
+            </span>
+          ) : null}
+          {mayRedrive ? (
+            <span class="actions">
+              <button type="button" onClick={() => void redrive()}>
+                Redrive
               </button>
             </span>
           ) : null}

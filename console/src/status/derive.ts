@@ -100,7 +100,8 @@ export function deriveHistory(events: readonly HistoryEvent[]): DerivedHistory {
         break;
       }
       const e = byId.get(at);
-      if (!e || EXITED.test(e.type)) break;
+      // A redrive starts the top level afresh: nothing before it is an enclosing entry.
+      if (!e || EXITED.test(e.type) || e.type === "ExecutionRedriven") break;
       if (ENTERED.test(e.type)) {
         found = e.id;
         break;
@@ -110,6 +111,29 @@ export function deriveHistory(events: readonly HistoryEvent[]): DerivedHistory {
     }
     if (found !== undefined) for (const s of seen) entryOfEvent.set(s, found);
     return found;
+  };
+
+  /** Entries never exited when the execution ended: the cause of the failure, or cut short. */
+  const settle = (): void => {
+    const failedEntry = failedAt === undefined ? undefined : entryOf(failedAt);
+    const parentEnded = (entry: Working): boolean => {
+      if (entry.parent === undefined) return ended !== undefined;
+      const parent = working.get(entry.parent);
+      return parent === undefined || parent.exitedEventId !== undefined || parentEnded(parent);
+    };
+    for (const entry of working.values()) {
+      if (entry.exitedEventId !== undefined || entry.status === "failed") continue;
+      if (!parentEnded(entry)) continue;
+      if (entry.enteredEventId === failedEntry) {
+        entry.status = "failed";
+        if (entry.error === undefined) {
+          const failure = [...events].reverse().find((e) => e.type === "ExecutionFailed");
+          const d = failure ? detailsOf(failure) : {};
+          if (text(d.error) !== undefined) entry.error = text(d.error);
+          if (text(d.cause) !== undefined) entry.cause = text(d.cause);
+        }
+      } else entry.status = "aborted";
+    }
   };
 
   for (const event of events) {
@@ -146,6 +170,13 @@ export function deriveHistory(events: readonly HistoryEvent[]): DerivedHistory {
       const output = text(details.output);
       if (output !== undefined) entry.output = output;
       entry.status = entry.pendingFailure ? "caught" : entry.retries > 0 ? "retried" : "succeeded";
+      continue;
+    }
+    if (event.type === "ExecutionRedriven") {
+      // What was open at the end stays as it ended; the states entered again run anew.
+      settle();
+      ended = undefined;
+      failedAt = undefined;
       continue;
     }
     const end = EXECUTION_END[event.type];
@@ -186,26 +217,7 @@ export function deriveHistory(events: readonly HistoryEvent[]): DerivedHistory {
     return id ?? -1;
   }
 
-  const failedEntry = failedAt === undefined ? undefined : entryOf(failedAt);
-  const parentEnded = (entry: Working): boolean => {
-    if (entry.parent === undefined) return ended !== undefined;
-    const parent = working.get(entry.parent);
-    return parent === undefined || parent.exitedEventId !== undefined || parentEnded(parent);
-  };
-  // Entries never exited: still running, the cause of the failure, or cut short.
-  for (const entry of working.values()) {
-    if (entry.exitedEventId !== undefined || entry.status === "failed") continue;
-    if (!parentEnded(entry)) continue;
-    if (entry.enteredEventId === failedEntry) {
-      entry.status = "failed";
-      if (entry.error === undefined) {
-        const failure = [...events].reverse().find((e) => e.type === "ExecutionFailed");
-        const d = failure ? detailsOf(failure) : {};
-        if (text(d.error) !== undefined) entry.error = text(d.error);
-        if (text(d.cause) !== undefined) entry.cause = text(d.cause);
-      }
-    } else entry.status = "aborted";
-  }
+  settle();
 
   const entries = new Map<number, StateEntry>();
   const states = new Map<string, StateSummary>();
