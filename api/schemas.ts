@@ -147,6 +147,13 @@ export const executionRecord = {
       required: ["executionId", "eventId"],
       properties: { executionId: { type: "string" }, eventId: { type: "integer" } },
     },
+    historyHead: {
+      type: "object",
+      description:
+        "The head of the history's hash chain: the last event's id and SHA-256 (id 0 and the chain's genesis before the first event). `GET /v1/executions/:id/audit` exports the chain, signed.",
+      required: ["eventId", "hash"],
+      properties: { eventId: { type: "integer" }, hash: { type: "string" } },
+    },
   },
 } as const;
 
@@ -156,6 +163,7 @@ const {
   output: _output,
   cause: _cause,
   pause: _pause,
+  historyHead: _historyHead,
   ...summaryProperties
 } = executionRecord.properties;
 export const executionSummary = {

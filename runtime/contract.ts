@@ -139,6 +139,12 @@ export interface ExecutionRecord {
   forkedFrom?: { executionId: string; eventId: number };
   /** While PAUSED: why, who paused it and when. */
   pause?: PauseInfo;
+  /**
+   * The history's hash chain head (runtime/audit/chain.ts): the last event's id
+   * and hash (id 0 and the genesis hash before the first event). Absent for an
+   * execution started before the chain existed.
+   */
+  historyHead?: { eventId: number; hash: string };
 }
 
 export interface PauseInfo {

@@ -1,14 +1,16 @@
 import { detailsKey, type HistoryEvent } from "../engine/core/history.js";
-import { pack } from "./codec.js";
+import { chainOne, loadHistoryHead } from "./audit/head.js";
 import { RuntimeError, type Caller, type PauseInfo } from "./contract.js";
 import type { Keys } from "./keys.js";
+import type { HistoryHead } from "./locks.js";
 import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
 
 /**
  * Pause and resume (scripts/pause-execution.ts has the protocol). Both write one
- * history event, built here with the next id and fenced by the history count in
- * the script, as every commit is.
+ * history event, built here with the next id and chained on the chain head
+ * (audit/chain.ts), and fenced by the history count and head in the script, as
+ * every commit is.
  *
  * Choices, as Cloudflare Workflows and Azure Durable Functions make them:
  * - tasks already running are not cancelled; their results wait with the rest;
@@ -36,19 +38,22 @@ export class Pauses {
     const details: Record<string, string> = {};
     if (options.reason !== undefined) details.reason = options.reason;
     if (options.caller) details.callerName = options.caller.name;
-    const reply = await this.fenced(exec, (hc) =>
-      this.client.run(
+    const reply = await this.fenced(exec, (head) => {
+      const chained = chainOne(head, event(head.count, now, "ExecutionPaused", details));
+      return this.client.run(
         "pauseExecution",
         [this.keys.execution(exec), this.keys.history(exec)],
         [
           this.keys.base,
           exec,
-          hc,
-          event(hc, now, "ExecutionPaused", details),
+          head.count,
+          chained.stored,
           JSON.stringify(info),
+          head.hash,
+          chained.hash,
         ],
-      ),
-    );
+      );
+    });
     this.check(executionId, reply);
   }
 
@@ -56,8 +61,9 @@ export class Pauses {
     const now = new Date();
     const details: Record<string, string> = {};
     if (options.caller) details.callerName = options.caller.name;
-    const reply = await this.fenced(exec, (hc) =>
-      this.client.run(
+    const reply = await this.fenced(exec, (head) => {
+      const chained = chainOne(head, event(head.count, now, "ExecutionResumed", details));
+      return this.client.run(
         "resumeExecution",
         [
           this.keys.execution(exec),
@@ -68,27 +74,27 @@ export class Pauses {
         [
           this.keys.base,
           exec,
-          hc,
-          event(hc, now, "ExecutionResumed", details),
+          head.count,
+          chained.stored,
           now.getTime() + this.leaseMs,
+          head.hash,
+          chained.hash,
         ],
-      ),
-    );
+      );
+    });
     this.check(executionId, reply);
     // The parked runs, each with a lease in case this enqueue never happens.
     await this.queues.ensure(reply.slice(1).join(" "));
   }
 
-  /** Runs `attempt` with the current history count until no other commit got in between. */
+  /** Runs `attempt` with the current history head until no other commit got in between. */
   private async fenced(
     exec: string,
-    attempt: (hc: number) => Promise<(string | number | null)[]>,
+    attempt: (head: HistoryHead) => Promise<(string | number | null)[]>,
   ): Promise<(string | number | null)[]> {
-    let hc = Number((await this.client.redis.hget(this.keys.execution(exec), "hc")) ?? 0);
     for (;;) {
-      const reply = await attempt(hc);
+      const reply = await attempt(await loadHistoryHead(this.client, this.keys, exec));
       if (reply[0] !== "raced") return reply;
-      hc = Number(reply[1]);
     }
   }
 
@@ -121,7 +127,7 @@ function event(
   at: Date,
   type: "ExecutionPaused" | "ExecutionResumed",
   details: Record<string, string>,
-): string {
+): HistoryEvent {
   const history: HistoryEvent = {
     id: hc + 1,
     previousEventId: hc,
@@ -129,5 +135,5 @@ function event(
     type,
   };
   history[detailsKey(type)!] = details;
-  return pack(JSON.stringify(history));
+  return history;
 }

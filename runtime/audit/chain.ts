@@ -1,0 +1,106 @@
+import { createHash } from "node:crypto";
+import { canonicalJson } from "../../engine/core/canonical.js";
+import type { HistoryEvent } from "../../engine/core/history.js";
+
+/**
+ * THE HISTORY HASH CHAIN (DESIGN.md, "History and audit").
+ *
+ * Order: the chain follows the execution's history list, event ids 1..N in
+ * the order the list holds them. That list is the one history of the whole
+ * execution: a Map iteration's or Parallel branch's events are in it too,
+ * interleaved as their commits landed. Every writer appends under the history
+ * count fence (`hc` on the execution record), so the list order, the id order
+ * and the chain order are the same order and the chain cannot fork.
+ *
+ *   genesis   = SHA-256(canonical {executionArn, stateMachineVersionArn, definitionHash})
+ *   hash(e_1) = SHA-256(bytes(genesis) ‖ UTF-8(canonical JSON of e_1))
+ *   hash(e_k) = SHA-256(bytes(hash(e_k-1)) ‖ UTF-8(canonical JSON of e_k))
+ *
+ * `canonical JSON` is RFC 8785 (engine/core/canonical.ts) of the event as the
+ * REST history shows it, without its `hash`. Hashes are lower-case hex; `‖`
+ * concatenates the previous hash's 32 raw bytes with the canonical text.
+ *
+ * Storage: each stored history entry is the event's JSON with its `hash` as
+ * one more field (`withHash`); readers that serve the AWS-shaped history take
+ * it out (`splitHash`). The execution record keeps `hh`, the hash of its last
+ * event (the genesis until there is one), and `hg`, the genesis. The hashes are
+ * computed in TypeScript from the `hh` read with the history count; the Lua
+ * that appends the events checks `hh` with `hc` and sets both (see
+ * scripts/commit-transition.ts), so the hash is part of the append's commit.
+ */
+export interface ChainIdentity {
+  executionArn: string;
+  /** `arn:…:stateMachine:<name>:<version>`: the version the execution is pinned to. */
+  stateMachineVersionArn: string;
+  /** SHA-256 hex of the version's canonical definition (machines.ts stores it as `hash`). */
+  definitionHash: string;
+}
+
+/**
+ * Where the chain of an execution started before the chain existed begins (its
+ * record has no `hh`): its later events are chained, on nothing it can prove.
+ */
+export const UNANCHORED = "0".repeat(64);
+
+export function genesisHash(identity: ChainIdentity): string {
+  const { executionArn, stateMachineVersionArn, definitionHash } = identity;
+  return createHash("sha256")
+    .update(canonicalJson({ executionArn, stateMachineVersionArn, definitionHash }))
+    .digest("hex");
+}
+
+/** The hash of `event` (without any `hash` field of its own) on top of `prevHash`. */
+export function eventHash(prevHash: string, event: HistoryEvent): string {
+  return createHash("sha256")
+    .update(Buffer.from(prevHash, "hex"))
+    .update(canonicalStored(event))
+    .digest("hex");
+}
+
+/**
+ * RFC 8785 text of `value` as JSON.stringify would store it: an `undefined`
+ * field is left out (and is `null` in an array), so the hash built from the
+ * object in hand equals the one a reader recomputes from the stored JSON,
+ * without a parse per event on the commit path.
+ */
+export function canonicalStored(value: unknown): string {
+  if (Array.isArray(value))
+    return `[${value.map((v) => (v === undefined ? "null" : canonicalStored(v))).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const record = value as Record<string, unknown>;
+    const parts: string[] = [];
+    for (const key of Object.keys(record).sort()) {
+      const v = record[key];
+      if (v !== undefined) parts.push(`${JSON.stringify(key)}:${canonicalStored(v)}`);
+    }
+    return `{${parts.join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The stored form of `events` chained on `prevHash` (JSON text with `hash` appended), and the new head. */
+export function chainEvents(
+  prevHash: string,
+  events: readonly HistoryEvent[],
+): { stored: string[]; head: string } {
+  let head = prevHash;
+  const stored = events.map((event) => {
+    head = eventHash(head, event);
+    return withHash(JSON.stringify(event), head);
+  });
+  return { stored, head };
+}
+
+/** `{…}` + hash → `{…,"hash":"<hex>"}`: appended, so the event's own fields keep their order. */
+export function withHash(eventJson: string, hash: string): string {
+  return `${eventJson.slice(0, -1)},"hash":"${hash}"}`;
+}
+
+/** A stored entry (parsed) split into the AWS-shaped event and its hash (absent if stored before the chain). */
+export function splitHash(stored: HistoryEvent & { hash?: unknown }): {
+  event: HistoryEvent;
+  hash: string | undefined;
+} {
+  const { hash, ...event } = stored;
+  return { event: event as HistoryEvent, hash: typeof hash === "string" ? hash : undefined };
+}
