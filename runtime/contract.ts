@@ -385,6 +385,13 @@ export interface Runtime {
   ): Promise<ExecutionRecord>;
   /** Erases an ended execution now: record, history, journal, runs, approvals, index entries. */
   purgeExecution(executionId: string): Promise<void>;
+  /**
+   * The signed audit export of an execution (runtime/audit/document.ts): JSONL
+   * lines, header, one per history event with its chain hash, signed trailer.
+   */
+  exportAudit(executionId: string): Promise<string[]>;
+  /** The SPKI PEM public key that verifies audit exports. */
+  auditPublicKey(): Promise<string>;
   /** Resolves when the execution has ended or `timeoutMs` passed (then with its RUNNING record). */
   waitForExecution(executionId: string, timeoutMs: number): Promise<ExecutionRecord>;
 
