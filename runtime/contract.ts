@@ -44,6 +44,8 @@ export type StateMachineType = "STANDARD" | "EXPRESS";
 export interface StateMachineOptions {
   type?: StateMachineType;
   roleArn?: string;
+  /** Who creates the version (recorded with it: runtime/audit/versions.ts). */
+  caller?: Caller;
 }
 
 /**
@@ -239,7 +241,7 @@ export interface Runtime {
   updateStateMachine(
     name: string,
     definition: StateMachineDefinition | undefined,
-    options?: Pick<StateMachineOptions, "roleArn">,
+    options?: Pick<StateMachineOptions, "roleArn" | "caller">,
   ): Promise<StateMachineSummary & { created: boolean }>;
   /**
    * Deletes the state machine, its published versions, aliases and tags. Executions

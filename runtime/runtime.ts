@@ -154,7 +154,7 @@ export class RedisRuntime implements Runtime {
   updateStateMachine(
     name: string,
     definition: StateMachineDefinition | undefined,
-    options?: Pick<StateMachineOptions, "roleArn">,
+    options?: Pick<StateMachineOptions, "roleArn" | "caller">,
   ): Promise<StateMachineSummary & { created: boolean }> {
     this.metaCache.delete(name);
     return this.machines.update(name, definition, options);

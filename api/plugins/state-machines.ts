@@ -160,7 +160,11 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
         definitionSource(request.body, request.headers["content-type"]),
         serves,
       );
-      const created = await runtime.createStateMachine(name, definition);
+      const created = await runtime.createStateMachine(
+        name,
+        definition,
+        request.caller ? { caller: request.caller } : {},
+      );
       return reply.code(201).send(warnings.length > 0 ? { ...created, warnings } : created);
     },
   );
@@ -204,7 +208,11 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
         definitionSource(request.body, request.headers["content-type"]),
         serves,
       );
-      const updated = await runtime.updateStateMachine(request.params.name, definition);
+      const updated = await runtime.updateStateMachine(
+        request.params.name,
+        definition,
+        request.caller ? { caller: request.caller } : {},
+      );
       return warnings.length > 0 ? { ...updated, warnings } : updated;
     },
   );

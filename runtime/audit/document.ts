@@ -2,6 +2,7 @@ import { canonicalJson } from "../../engine/core/canonical.js";
 import type { HistoryEvent } from "../../engine/core/history.js";
 import type { Json } from "../../engine/core/json.js";
 import type { ChainIdentity } from "./chain.js";
+import type { VersionLink } from "./versions.js";
 
 /**
  * The audit export of one execution (`GET /v1/executions/:id/audit`): JSONL,
@@ -28,7 +29,7 @@ export interface AuditHeader {
   /** The definition of the version the execution is pinned to. */
   definition: Json;
   /** The state machine's versions up to this one, each chained on the previous one's hash. */
-  versions?: Json[];
+  versions?: VersionLink[];
 }
 
 export interface AuditEventLine {

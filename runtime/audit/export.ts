@@ -15,8 +15,37 @@ import {
   type AuditTrailer,
 } from "./document.js";
 import type { AuditSigner } from "./signing.js";
+import type { VersionLink } from "./versions.js";
 
 const BATCH = 1000;
+
+/** The machine's version links up to `version` (those that have one: audit/versions.ts). */
+async function versionChain(
+  client: RedisClient,
+  keys: Keys,
+  name: string,
+  upTo: number,
+): Promise<VersionLink[]> {
+  const pipeline = client.redis.pipeline();
+  for (let v = 1; v <= upTo; v++) {
+    pipeline.hmget(keys.machineVersion(name, v), "hash", "createdAt", "by", "pvh", "vh");
+  }
+  const links: VersionLink[] = [];
+  for (const [i, [, row]] of ((await pipeline.exec()) ?? []).entries()) {
+    const [definitionHash, createdAt, createdBy, previous, hash] = row as (string | null)[];
+    if (!definitionHash || !createdAt || !hash) continue;
+    links.push({
+      name,
+      version: i + 1,
+      definitionHash,
+      createdAt,
+      createdBy: createdBy ?? "",
+      previous: previous ?? "",
+      hash,
+    });
+  }
+  return links;
+}
 
 /**
  * The audit export of an execution (document.ts has the format), as lines
@@ -30,7 +59,6 @@ export async function exportAudit(
   keys: Keys,
   signer: AuditSigner,
   record: ExecutionRecord,
-  versions?: Json[],
 ): Promise<string[]> {
   const exec = shortId(record.executionId);
   const [hcText, hh, hg] = await client.redis.hmget(keys.execution(exec), "hc", "hh", "hg");
@@ -58,7 +86,8 @@ export async function exportAudit(
     },
     definition: def ? (JSON.parse(def) as Json) : null,
   };
-  if (versions) header.versions = versions;
+  const versions = await versionChain(client, keys, record.stateMachine, record.version);
+  if (versions.length > 0) header.versions = versions;
   const lines = [JSON.stringify(header)];
   for (let from = 0; from < count; from += BATCH) {
     const to = Math.min(count, from + BATCH) - 1;

@@ -2,6 +2,7 @@ import { createPublicKey, verify as verifySignature } from "node:crypto";
 import { canonicalJson } from "../../engine/core/canonical.js";
 import { sha256 } from "../canonical.js";
 import { eventHash, genesisHash } from "./chain.js";
+import { brokenVersionLink } from "./versions.js";
 import {
   AUDIT_FORMAT,
   signedPayload,
@@ -104,6 +105,22 @@ function checkIdentity(header: AuditHeader, trailer: AuditTrailer): Problem | un
     return {
       kind: "definition",
       message: `the header names execution ${identity.executionArn}, the signature ${trailer.executionArn}`,
+    };
+  }
+  const versions = header.versions ?? [];
+  const broken = brokenVersionLink(versions);
+  if (broken) {
+    return {
+      kind: "definition",
+      message: `the definition's version chain is broken at version ${broken.version}: a version record was changed`,
+    };
+  }
+  const pinnedVersion = Number(identity.stateMachineVersionArn.split(":").pop());
+  const pinned = versions.find((link) => link.version === pinnedVersion);
+  if (pinned && pinned.definitionHash !== identity.definitionHash) {
+    return {
+      kind: "definition",
+      message: `the definition changed: version ${pinned.version} records definition hash ${pinned.definitionHash}, the chain identity ${identity.definitionHash}`,
     };
   }
   if (genesisHash(identity) !== trailer.genesis) {

@@ -14,6 +14,7 @@ import {
 } from "../../runtime/audit/chain.js";
 import { signedPayload, type AuditTrailer } from "../../runtime/audit/document.js";
 import { verifyAudit, type ProblemKind } from "../../runtime/audit/verify.js";
+import { brokenVersionLink, versionHash, type VersionLink } from "../../runtime/audit/versions.js";
 
 const definition = { StartAt: "A", States: { A: { Type: "Pass", End: true } } };
 const identity: ChainIdentity = {
@@ -192,5 +193,35 @@ describe("the history hash chain (pure)", () => {
   it("calls a file that is not an export malformed", () => {
     expect(verifyAudit("not json").ok).toBe(false);
     expect(problemOf(exported().slice(0, -1)).kind).toBe("malformed");
+  });
+});
+
+describe("the version chain (pure)", () => {
+  const links: VersionLink[] = [];
+  for (const [version, createdBy] of [
+    [1, "alice"],
+    [2, ""],
+    [3, "bob"],
+  ] as const) {
+    const link = {
+      name: "m",
+      version,
+      definitionHash: sha256(String(version)),
+      createdAt: `2026-01-0${version}T00:00:00.000Z`,
+      createdBy,
+      previous: links.at(-1)?.hash ?? "",
+    };
+    links.push({ ...link, hash: versionHash(link) });
+  }
+
+  it("holds when each version hashes and names the one before", () => {
+    expect(brokenVersionLink(links)).toBeUndefined();
+  });
+
+  it("names the first version whose record changed, or that skips its predecessor", () => {
+    expect(
+      brokenVersionLink(links.map((l, i) => (i === 1 ? { ...l, createdBy: "eve" } : l))),
+    ).toMatchObject({ version: 2 });
+    expect(brokenVersionLink([links[0]!, links[2]!])).toMatchObject({ version: 3 });
   });
 });

@@ -7,9 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseApiKeys } from "../../api/auth.js";
 import { buildServer } from "../../api/server.js";
 import { main } from "../../cli/main.js";
+import type { StateMachineDefinition } from "../../engine/core/definition.js";
 import type { HistoryEvent } from "../../engine/core/history.js";
 import { signedPayload, type AuditTrailer } from "../../runtime/audit/document.js";
 import { verifyAudit, type Verdict } from "../../runtime/audit/verify.js";
+import { versionHash } from "../../runtime/audit/versions.js";
 import { pack, unpack } from "../../runtime/codec.js";
 import { shortId } from "../../runtime/ids.js";
 import { createMachine, fullHistory, harness, historyProblems, type Harness } from "./helpers.js";
@@ -131,7 +133,23 @@ describe("the history hash chain on Redis", () => {
     expect(await verified(id)).toMatchObject({ ok: false, problem: { kind: "definition" } });
     const { sha256 } = await import("../../runtime/canonical.js");
     const { canonicalJson } = await import("../../engine/core/canonical.js");
+    // Its recorded hash too: the version chain no longer holds...
     await redis.hset(versionKey, "hash", sha256(canonicalJson(changed)));
+    expect(await verified(id)).toMatchObject({
+      ok: false,
+      problem: { kind: "definition", message: expect.stringContaining("version chain") },
+    });
+    // ...and its version link recomputed: the execution's chain did not start on it.
+    const [createdAt, by, pvh] = await redis.hmget(versionKey, "createdAt", "by", "pvh");
+    const link = {
+      name: "redefined",
+      version: 1,
+      definitionHash: sha256(canonicalJson(changed)),
+      createdAt: createdAt!,
+      createdBy: by!,
+      previous: pvh!,
+    };
+    await redis.hset(versionKey, "vh", versionHash(link));
     expect(await verified(id)).toMatchObject({
       ok: false,
       problem: { kind: "definition", message: expect.stringContaining("genesis") },
@@ -157,6 +175,29 @@ describe("the history hash chain on Redis", () => {
     const forged = capture();
     expect(await main(["audit", "verify", file, "--public-key", keyFile], forged)).toBe(1);
     expect(forged.out()).toMatch(/FAILED \(signature\).*another key/);
+  });
+
+  it("records who created each version, chained on the version before it", async () => {
+    const v1 = definition as StateMachineDefinition;
+    await h.runtime.createStateMachine("provenance", v1, { caller: { name: "alice" } });
+    const v2 = { ...v1, Comment: "v2" };
+    await h.runtime.updateStateMachine("provenance", v2, { caller: { name: "bob" } });
+    const { executionId: id } = await h.runtime.startExecution("provenance", {
+      input: { items: [] },
+    });
+    await h.runtime.waitForExecution(id, 20_000);
+    const header = JSON.parse((await h.runtime.exportAudit(id))[0]!) as {
+      versions: { version: number; createdBy: string; previous: string; hash: string }[];
+    };
+    expect(header.versions.map((v) => [v.version, v.createdBy])).toEqual([
+      [1, "alice"],
+      [2, "bob"],
+    ]);
+    expect(header.versions[1]!.previous).toBe(header.versions[0]!.hash);
+    expect((await verified(id)).ok).toBe(true);
+    // A version's creator rewritten in Redis breaks the version chain.
+    await redis.hset(h.runtime.keys.machineVersion("provenance", 1), "by", "mallory");
+    expect(await verified(id)).toMatchObject({ ok: false, problem: { kind: "definition" } });
   });
 
   it("chains pause and resume events with the transitions around them", async () => {
