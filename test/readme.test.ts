@@ -31,8 +31,6 @@ const LEFT_OUT = [
   /\blocalhost:8080\b/,
   // The client commands talk to a running service: test/e2e/cli-client.test.ts runs them.
   /\bstepwise (machines|executions|approvals)\b/,
-  // Verifies a file exported from a running service: test/integration/audit.test.ts runs it.
-  /\bstepwise audit verify\b/,
   /^npm ci && npm test$/,
 ];
 const commands = shellCommands(readFileSync(join(ROOT, "README.md"), "utf8"));
