@@ -1,7 +1,7 @@
 import { createPublicKey, verify as verifySignature } from "node:crypto";
 import { canonicalJson } from "../../engine/core/canonical.js";
 import { sha256 } from "../canonical.js";
-import { eventHash, genesisHash } from "./chain.js";
+import { eventHash, genesisHash, UNANCHORED } from "./chain.js";
 import { brokenVersionLink } from "./versions.js";
 import {
   AUDIT_FORMAT,
@@ -20,7 +20,7 @@ import {
  * - `removed` / `inserted` / `reordered`: found from the ids, which must run 1..N
  *   in order (a missing id; an id seen twice, or past the signed head; an id that
  *   comes later than it should);
- * - `unchained`: an event stored before the chain existed (no hash);
+ * - `unchained`: an execution, or an event, stored before the chain existed;
  * - `head`: the events chain to another head than the signed one (an event was
  *   changed and every hash after it recomputed);
  * - `signature`: the signature does not verify, or was made with another key than
@@ -94,6 +94,13 @@ function parse(
 
 function checkIdentity(header: AuditHeader, trailer: AuditTrailer): Problem | undefined {
   const { identity } = header;
+  if (trailer.genesis === UNANCHORED) {
+    return {
+      kind: "unchained",
+      message:
+        "the execution started before its history was chained: the chain does not start on its identity",
+    };
+  }
   const definitionHash = sha256(canonicalJson(header.definition));
   if (definitionHash !== identity.definitionHash) {
     return {

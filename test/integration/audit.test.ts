@@ -12,6 +12,8 @@ import type { HistoryEvent } from "../../engine/core/history.js";
 import { signedPayload, type AuditTrailer } from "../../runtime/audit/document.js";
 import { verifyAudit, type Verdict } from "../../runtime/audit/verify.js";
 import { versionHash } from "../../runtime/audit/versions.js";
+import { loadAuditSigner } from "../../runtime/audit/signing.js";
+import { RedisClient } from "../../runtime/redis.js";
 import { pack, unpack } from "../../runtime/codec.js";
 import { shortId } from "../../runtime/ids.js";
 import { createMachine, fullHistory, harness, historyProblems, type Harness } from "./helpers.js";
@@ -198,6 +200,45 @@ describe("the history hash chain on Redis", () => {
     // A version's creator rewritten in Redis breaks the version chain.
     await redis.hset(h.runtime.keys.machineVersion("provenance", 1), "by", "mallory");
     expect(await verified(id)).toMatchObject({ ok: false, problem: { kind: "definition" } });
+  });
+
+  it("an execution started before the chain goes on (its chain unanchored), and verify says so", async () => {
+    await createMachine(h.runtime, "legacy", {
+      StartAt: "Hold",
+      States: {
+        Hold: { Type: "Wait", Seconds: 1, Next: "After" },
+        After: { Type: "Pass", End: true },
+      },
+    });
+    const { executionId: id } = await h.runtime.startExecution("legacy", { input: {} });
+    // What a record written by the previous version looks like: no chain head or genesis.
+    await redis.hdel(h.runtime.keys.execution(shortId(id)), "hh", "hg");
+    expect((await h.runtime.waitForExecution(id, 20_000)).status).toBe("SUCCEEDED");
+    expect(await verified(id)).toMatchObject({ ok: false, problem: { kind: "unchained" } });
+  });
+
+  it("signs with the key STEPWISE_AUDIT_KEY names, and refuses one that is not Ed25519", async () => {
+    const client = new RedisClient(h.redisUrl, { name: "audit-test" });
+    try {
+      const file = join(dir, "signing.pem");
+      const pair = generateKeyPairSync("ed25519");
+      writeFileSync(file, pair.privateKey.export({ type: "pkcs8", format: "pem" }) as string);
+      const signer = await loadAuditSigner(client, h.runtime.keys, file);
+      expect(signer.publicKeyPem).toBe(pair.publicKey.export({ type: "spki", format: "pem" }));
+      const rsa = join(dir, "rsa.pem");
+      const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 1024 });
+      writeFileSync(rsa, privateKey.export({ type: "pkcs8", format: "pem" }) as string);
+      await expect(loadAuditSigner(client, h.runtime.keys, rsa)).rejects.toThrow(/not Ed25519/);
+      // Without a file: the one key kept in Redis, whoever asks first.
+      const [a, b] = await Promise.all([
+        loadAuditSigner(client, h.runtime.keys, ""),
+        loadAuditSigner(client, h.runtime.keys, ""),
+      ]);
+      expect(a.publicKeyPem).toBe(publicKeyPem);
+      expect(b.publicKeyPem).toBe(publicKeyPem);
+    } finally {
+      await client.close();
+    }
   });
 
   it("chains pause and resume events with the transitions around them", async () => {
