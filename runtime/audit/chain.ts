@@ -64,18 +64,24 @@ export function eventHash(prevHash: string, event: HistoryEvent): string {
  * without a parse per event on the commit path.
  */
 export function canonicalStored(value: unknown): string {
-  if (Array.isArray(value))
-    return `[${value.map((v) => (v === undefined ? "null" : canonicalStored(v))).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const record = value as Record<string, unknown>;
-    const parts: string[] = [];
-    for (const key of Object.keys(record).sort()) {
-      const v = record[key];
-      if (v !== undefined) parts.push(`${JSON.stringify(key)}:${canonicalStored(v)}`);
+  if (typeof value !== "object" || value === null) return JSON.stringify(value);
+  // String building without intermediate arrays: this runs for every event of every commit.
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      out += (i === 0 ? "" : ",") + (v === undefined ? "null" : canonicalStored(v));
     }
-    return `{${parts.join(",")}}`;
+    return out + "]";
   }
-  return JSON.stringify(value);
+  const record = value as Record<string, unknown>;
+  let out = "{";
+  for (const key of Object.keys(record).sort()) {
+    const v = record[key];
+    if (v === undefined) continue;
+    out += (out.length === 1 ? "" : ",") + JSON.stringify(key) + ":" + canonicalStored(v);
+  }
+  return out + "}";
 }
 
 /** The stored form of `events` chained on `prevHash` (JSON text with `hash` appended), and the new head. */
