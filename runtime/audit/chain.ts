@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import * as crypto from "node:crypto";
 import { canonicalJson } from "../../engine/core/canonical.js";
 import type { HistoryEvent } from "../../engine/core/history.js";
 
@@ -13,12 +13,14 @@ import type { HistoryEvent } from "../../engine/core/history.js";
  * and the chain order are the same order and the chain cannot fork.
  *
  *   genesis   = SHA-256(canonical {executionArn, stateMachineVersionArn, definitionHash})
- *   hash(e_1) = SHA-256(bytes(genesis) ‖ UTF-8(canonical JSON of e_1))
- *   hash(e_k) = SHA-256(bytes(hash(e_k-1)) ‖ UTF-8(canonical JSON of e_k))
+ *   hash(e_1) = SHA-256(genesis ‖ canonical JSON of e_1)
+ *   hash(e_k) = SHA-256(hash(e_k-1) ‖ canonical JSON of e_k)
  *
  * `canonical JSON` is RFC 8785 (engine/core/canonical.ts) of the event as the
- * REST history shows it, without its `hash`. Hashes are lower-case hex; `‖`
- * concatenates the previous hash's 32 raw bytes with the canonical text.
+ * REST history shows it, without its `hash`. Hashes are lower-case hex, and `‖`
+ * concatenates the previous hash's 64 hex characters with the canonical text:
+ * SHA-256 runs over the UTF-8 of that string (one string, so any language's
+ * verifier needs no byte juggling, and it is one native call per event).
  *
  * Storage: each stored history entry is the event's JSON with its `hash` as
  * one more field (`withHash`); readers that serve the AWS-shaped history take
@@ -44,18 +46,23 @@ export const UNANCHORED = "0".repeat(64);
 
 export function genesisHash(identity: ChainIdentity): string {
   const { executionArn, stateMachineVersionArn, definitionHash } = identity;
-  return createHash("sha256")
-    .update(canonicalJson({ executionArn, stateMachineVersionArn, definitionHash }))
-    .digest("hex");
+  return sha256Hex(canonicalJson({ executionArn, stateMachineVersionArn, definitionHash }));
 }
 
 /** The hash of `event` (without any `hash` field of its own) on top of `prevHash`. */
 export function eventHash(prevHash: string, event: HistoryEvent): string {
-  return createHash("sha256")
-    .update(Buffer.from(prevHash, "hex"))
-    .update(canonicalStored(event))
-    .digest("hex");
+  return sha256Hex(prevHash + canonicalStored(event));
 }
+
+/**
+ * SHA-256 of a string's UTF-8, hex. `crypto.hash` (Node 20.12+) is the one-shot
+ * form, about twice as fast as createHash for an event-sized input: this runs
+ * for every history event of every commit.
+ */
+const sha256Hex: (text: string) => string =
+  typeof crypto.hash === "function"
+    ? (text) => crypto.hash("sha256", text, "hex")
+    : (text) => crypto.createHash("sha256").update(text).digest("hex");
 
 /**
  * RFC 8785 text of `value` as JSON.stringify would store it: an `undefined`

@@ -84,6 +84,15 @@ describe("the history hash chain (pure)", () => {
     expect(canonicalStored(value)).toBe(canonicalJson(JSON.parse(JSON.stringify(value)) as Json));
   });
 
+  it("is SHA-256 over the previous hash's hex and the event's RFC 8785 JSON (the recipe a third party follows)", () => {
+    const [event] = events(1);
+    const genesis = genesisHash(identity);
+    expect(genesis).toBe(sha256(canonicalJson({ ...identity })));
+    expect(eventHash(genesis, event!)).toBe(
+      sha256(genesis + canonicalJson(event as unknown as Json)),
+    );
+  });
+
   it("chains each event on the previous hash, starting from the identity's genesis", () => {
     const history = events(3);
     const genesis = genesisHash(identity);
