@@ -86,9 +86,23 @@ export function canonicalStored(value: unknown): string {
   for (const key of Object.keys(record).sort()) {
     const v = record[key];
     if (v === undefined) continue;
-    out += (out.length === 1 ? "" : ",") + JSON.stringify(key) + ":" + canonicalStored(v);
+    out += (out.length === 1 ? "" : ",") + quotedKey(key) + canonicalStored(v);
   }
   return out + "}";
+}
+
+/**
+ * `"key":`, remembered: history events use a few dozen key names over and over
+ * (bounded, so that user-named keys in a payload cannot grow it without end).
+ */
+const QUOTED = new Map<string, string>();
+function quotedKey(key: string): string {
+  let quoted = QUOTED.get(key);
+  if (quoted === undefined) {
+    quoted = `${JSON.stringify(key)}:`;
+    if (QUOTED.size < 1000) QUOTED.set(key, quoted);
+  }
+  return quoted;
 }
 
 /** The stored form of `events` chained on `prevHash` (JSON text with `hash` appended), and the new head. */
