@@ -1,6 +1,8 @@
-import { detailsKey, type HistoryEvent } from "../engine/core/history.js";
+import type { RunEvent } from "../engine/core/events.js";
+import { operatorEvent } from "../engine/core/history.js";
 import { pack } from "./codec.js";
 import { RuntimeError, type Caller, type PauseInfo } from "./contract.js";
+import { longId } from "./ids.js";
 import type { Keys } from "./keys.js";
 import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
@@ -33,47 +35,37 @@ export class Pauses {
     const info: PauseInfo = { at: now.toISOString() };
     if (options.reason !== undefined) info.reason = options.reason;
     if (options.caller) info.by = options.caller.name;
-    const details: Record<string, string> = {};
-    if (options.reason !== undefined) details.reason = options.reason;
-    if (options.caller) details.callerName = options.caller.name;
-    const reply = await this.fenced(exec, (hc) =>
-      this.client.run(
+    const body = {
+      type: "Paused" as const,
+      ...(options.reason !== undefined ? { reason: options.reason } : {}),
+    };
+    const reply = await this.fenced(exec, (hc) => {
+      const out = written(exec, hc, now, body, options.caller);
+      return this.client.run(
         "pauseExecution",
-        [this.keys.execution(exec), this.keys.history(exec)],
-        [
-          this.keys.base,
-          exec,
-          hc,
-          event(hc, now, "ExecutionPaused", details),
-          JSON.stringify(info),
-        ],
-      ),
-    );
+        [this.keys.execution(exec), this.keys.history(exec), this.keys.journal(exec)],
+        [this.keys.base, exec, hc, out.history, JSON.stringify(info), out.journal],
+      );
+    });
     this.check(executionId, reply);
   }
 
   async resume(executionId: string, exec: string, options: { caller?: Caller }): Promise<void> {
     const now = new Date();
-    const details: Record<string, string> = {};
-    if (options.caller) details.callerName = options.caller.name;
-    const reply = await this.fenced(exec, (hc) =>
-      this.client.run(
+    const reply = await this.fenced(exec, (hc) => {
+      const out = written(exec, hc, now, { type: "Resumed" }, options.caller);
+      return this.client.run(
         "resumeExecution",
         [
           this.keys.execution(exec),
           this.keys.history(exec),
           this.keys.parked(exec),
           this.keys.schedule,
+          this.keys.journal(exec),
         ],
-        [
-          this.keys.base,
-          exec,
-          hc,
-          event(hc, now, "ExecutionResumed", details),
-          now.getTime() + this.leaseMs,
-        ],
-      ),
-    );
+        [this.keys.base, exec, hc, out.history, now.getTime() + this.leaseMs, out.journal],
+      );
+    });
     this.check(executionId, reply);
     // The parked runs, each with a lease in case this enqueue never happens.
     await this.queues.ensure(reply.slice(1).join(" "));
@@ -116,18 +108,26 @@ export class Pauses {
   }
 }
 
-function event(
+/**
+ * The history event and the journal entry of a pause or resume: the same pure
+ * function writes the event here and in replay (engine/core/history.ts), and the
+ * journal keeps the event that replay feeds to it.
+ */
+function written(
+  exec: string,
   hc: number,
   at: Date,
-  type: "ExecutionPaused" | "ExecutionResumed",
-  details: Record<string, string>,
-): string {
-  const history: HistoryEvent = {
-    id: hc + 1,
-    previousEventId: hc,
-    timestamp: at.toISOString(),
-    type,
+  body: { type: "Paused"; reason?: string } | { type: "Resumed" },
+  caller: Caller | undefined,
+): { history: string; journal: string } {
+  const event = {
+    ...body,
+    eventId: hc + 1,
+    time: at.toISOString(),
+    ...(caller ? { caller: caller.name } : {}),
+  } as Extract<RunEvent, { type: "Paused" | "Resumed" }>;
+  return {
+    history: pack(JSON.stringify(operatorEvent(event))),
+    journal: pack(JSON.stringify({ runId: longId(exec), event })),
   };
-  history[detailsKey(type)!] = details;
-  return pack(JSON.stringify(history));
 }

@@ -2,6 +2,7 @@ import type { StateMachineDefinition } from "../engine/core/definition.js";
 import type { RunEvent, RunEventBody } from "../engine/core/events.js";
 import type { HistoryEvent } from "../engine/core/history.js";
 import type { Json } from "../engine/core/json.js";
+import type { ExecutionContext } from "../engine/core/run.js";
 import type { ApprovalStatus } from "../engine/states/approval.js";
 import { ApprovalFeed } from "./approval-feed.js";
 import { ApprovalStore } from "./approvals.js";
@@ -637,6 +638,14 @@ export class RedisRuntime implements Runtime {
   async metrics(): Promise<RuntimeMetrics> {
     const figures = await readRuntimeMetrics(this.client, this.keys, this.queues);
     return { ...figures, executionsStartedTotal: this.started };
+  }
+
+  /** Beyond the contract: what `step` ran the execution with (its context and definition), for replay. */
+  async executionContext(
+    executionId: string,
+  ): Promise<{ context: ExecutionContext; definition: StateMachineDefinition }> {
+    const { context, program } = await this.cache.get(execOf(executionId));
+    return { context, definition: program.definition };
   }
 
   /** Beyond the contract: every event fed to `step`, in order (engine/replay.ts rebuilds the runs from it). */
