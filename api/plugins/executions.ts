@@ -349,6 +349,16 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
     },
   );
 
+  const restartAnswer = {
+    type: "object",
+    required: ["executionId", "startedAt", "restartedFrom"],
+    properties: {
+      executionId: { type: "string" },
+      startedAt: { type: "string", format: "date-time" },
+      restartedFrom: { type: "string" },
+    },
+  } as const;
+
   app.post<{ Params: { executionId: string }; Body: { name?: string } | undefined }>(
     "/executions/:executionId/restart",
     {
@@ -364,27 +374,7 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
           additionalProperties: false,
           properties: { name: executionNameSchema },
         },
-        response: {
-          201: {
-            type: "object",
-            required: ["executionId", "startedAt", "restartedFrom"],
-            properties: {
-              executionId: { type: "string" },
-              startedAt: { type: "string", format: "date-time" },
-              restartedFrom: { type: "string" },
-            },
-          },
-          200: {
-            type: "object",
-            required: ["executionId", "startedAt", "restartedFrom"],
-            properties: {
-              executionId: { type: "string" },
-              startedAt: { type: "string", format: "date-time" },
-              restartedFrom: { type: "string" },
-            },
-          },
-          ...errorResponses,
-        },
+        response: { 201: restartAnswer, 200: restartAnswer, ...errorResponses },
       },
     },
     async (request, reply) => {
