@@ -105,6 +105,18 @@ export const stateMachineDetail = {
   },
 } as const;
 
+/** Limits on an execution's model calls; the next call that would go over fails with Stepwise.BudgetExceeded. */
+export const modelBudget = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    maxModelCalls: { type: "integer", minimum: 0 },
+    maxInputTokens: { type: "integer", minimum: 0 },
+    maxOutputTokens: { type: "integer", minimum: 0 },
+    maxCostUsd: { type: "number", minimum: 0 },
+  },
+} as const;
+
 export const executionRecord = {
   type: "object",
   required: ["executionId", "name", "stateMachine", "version", "status", "input", "startedAt"],
@@ -139,6 +151,22 @@ export const executionRecord = {
       type: "string",
       description: "A restart's source: the execution it started again.",
     },
+    budget: {
+      ...modelBudget,
+      description: "The limits on its model calls (the start's `budget`).",
+    },
+    usage: {
+      type: "object",
+      description:
+        "What its model calls (stepwise:model) spent, all its runs together (Map and Parallel included), as committed with their results.",
+      required: ["modelCalls", "inputTokens", "outputTokens", "costUsd"],
+      properties: {
+        modelCalls: { type: "integer" },
+        inputTokens: { type: "integer" },
+        outputTokens: { type: "integer" },
+        costUsd: { type: "number" },
+      },
+    },
   },
 } as const;
 
@@ -148,6 +176,8 @@ const {
   output: _output,
   cause: _cause,
   pause: _pause,
+  budget: _budget,
+  usage: _usage,
   ...summaryProperties
 } = executionRecord.properties;
 export const executionSummary = {

@@ -1,3 +1,4 @@
+import type { MeteredUsage, ModelBudget } from "../task-runners/model/budget.js";
 import type { StateMachineDefinition } from "../engine/core/definition.js";
 import type { HistoryEvent } from "../engine/core/history.js";
 import type { Json } from "../engine/core/json.js";
@@ -134,6 +135,10 @@ export interface ExecutionRecord {
   restartedFrom?: string;
   /** While PAUSED: why, who paused it and when. */
   pause?: PauseInfo;
+  /** The limits on its model calls (the start's `budget`). */
+  budget?: ModelBudget;
+  /** What its model calls spent, all its runs together (present with a budget or after a model call). */
+  usage?: MeteredUsage;
 }
 
 export interface PauseInfo {
@@ -146,7 +151,10 @@ export interface PauseInfo {
  * An execution as a listing shows it: no input or output (AWS's ListExecutions
  * has neither), so a page costs the same however large the payloads are.
  */
-export type ExecutionSummary = Omit<ExecutionRecord, "input" | "output" | "cause" | "pause">;
+export type ExecutionSummary = Omit<
+  ExecutionRecord,
+  "input" | "output" | "cause" | "pause" | "budget" | "usage"
+>;
 
 /** Who did something: an API key's name, recorded in the history. */
 export interface Caller {
@@ -300,7 +308,7 @@ export interface Runtime {
   /** Idempotent by `name`: the same name and input returns the same execution; another input is a conflict. */
   startExecution(
     stateMachine: string,
-    options: { input?: Json; name?: string; caller?: Caller } & StartTarget,
+    options: { input?: Json; name?: string; caller?: Caller; budget?: ModelBudget } & StartTarget,
   ): Promise<StartResult>;
   describeExecution(executionId: string): Promise<ExecutionRecord>;
   listExecutions(options?: {

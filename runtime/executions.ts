@@ -32,6 +32,8 @@ import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
 import type { RuntimeSettings } from "./settings.js";
 import { advance, type TransitionDeps } from "./transition.js";
+import type { ModelBudget } from "../task-runners/model/budget.js";
+import { BUDGET_FIELD, readBudget, readUsage, USAGE_FIELDS } from "./usage.js";
 
 /**
  * Executions: start (idempotent by name), read, list, history, stop, wait.
@@ -61,6 +63,8 @@ export class ExecutionStore {
       pinned?: { version: number; alias?: string };
       /** A restart: the execution it restarts, linked from the record and ExecutionStarted. */
       restartedFrom?: string;
+      /** Limits on the model calls of this execution (runtime/usage.ts). */
+      budget?: ModelBudget;
     },
   ): Promise<StartResult> {
     const latest = await this.machines.latest(machine);
@@ -128,13 +132,18 @@ export class ExecutionStore {
         `Execution '${name}' of '${machine}' already exists with another input`,
       );
     }
-    if (code === 1 && (options.pinned || options.restartedFrom !== undefined)) {
+    if (
+      code === 1 &&
+      (options.pinned || options.restartedFrom !== undefined || options.budget !== undefined)
+    ) {
       // Beside the record for DescribeExecution and listings; ExecutionStarted, written
       // with the start itself, is the durable account of which version ran.
       const fields: Record<string, string | number> = {};
       if (options.pinned) fields.pv = version;
       if (options.pinned?.alias !== undefined) fields.al = options.pinned.alias;
       if (options.restartedFrom !== undefined) fields.rf = options.restartedFrom;
+      // Written before the first job is enqueued: no model call can run without it.
+      if (options.budget !== undefined) fields[BUDGET_FIELD] = JSON.stringify(options.budget);
       await this.client.redis.hset(this.keys.execution(exec), fields);
     }
     if (code === 1) await this.queues.ensure(`s${exec}@0`);
@@ -434,5 +443,11 @@ function toRecord(executionId: string, f: Record<string, string>): ExecutionReco
   if (f.pv !== undefined) record.pinnedVersion = Number(f.pv);
   if (f.al !== undefined) record.alias = f.al;
   if (f.rf !== undefined) record.restartedFrom = f.rf;
+  const budget = readBudget(f[BUDGET_FIELD]);
+  if (budget) record.budget = budget;
+  // Shown once there is something to show: a budget, or a model call made.
+  if (budget || Object.values(USAGE_FIELDS).some((field) => f[field] !== undefined)) {
+    record.usage = readUsage(f);
+  }
   return record;
 }

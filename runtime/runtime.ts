@@ -25,6 +25,7 @@ import type { TaskHandlers } from "../engine/drivers/memory.js";
 import { defaultRunners } from "../task-runners/index.js";
 import { DATA_LIMIT_BYTES } from "../engine/step-context.js";
 import type { TaskRunner } from "../task-runners/runner.js";
+import type { ModelBudget } from "../task-runners/model/budget.js";
 import {
   RuntimeError,
   type ApprovalChange,
@@ -339,7 +340,7 @@ export class RedisRuntime implements Runtime {
 
   async startExecution(
     stateMachine: string,
-    options: { input?: Json; name?: string; caller?: Caller } & StartTarget,
+    options: { input?: Json; name?: string; caller?: Caller; budget?: ModelBudget } & StartTarget,
   ): Promise<StartResult> {
     const meta = await this.machines.meta(stateMachine);
     if (meta.type === "EXPRESS") {

@@ -11,3 +11,11 @@ export { buildModelCall } from "./request.js";
 export { normaliseCompletion, type ModelUsage } from "./response.js";
 export { isModelResource, modelRunner, type ModelRunnerOptions } from "./runner.js";
 export { modelFetch, type ModelFetch } from "./transport.js";
+export {
+  BUDGET_EXCEEDED,
+  exceededLimit,
+  parseBudget,
+  usageOfOutput,
+  type MeteredUsage,
+  type ModelBudget,
+} from "./budget.js";
