@@ -9,7 +9,9 @@
  *    keep-alive, normalising) with no engine;
  * 2. one execution of T turns: wall time per turn, and engine overhead per turn =
  *    that minus the model call alone (commits, BullMQ hand-offs, Choice);
- * 3. E executions of T turns at once: turns per second.
+ * 3. the same loop with an in-process function task answering the same output at once:
+ *    the runtime's cost of any task turn, for comparison;
+ * 4. E executions of T turns at once: turns per second.
  *
  * Target: engine overhead < 2 ms per turn. Uses a random Redis prefix and deletes its keys.
  */
@@ -20,6 +22,7 @@ import { Redis } from "ioredis";
 import type { StateMachineDefinition } from "../engine/core/definition.js";
 import { createRedisRuntime } from "../runtime/runtime.js";
 import { startWorker } from "../runtime/worker.js";
+import { functionRunner } from "../task-runners/function.js";
 import { modelRunner } from "../task-runners/model/index.js";
 
 function option(name: string, fallback: number): number {
@@ -91,7 +94,22 @@ async function main(): Promise<void> {
 
   const prefix = `stepwise-bench-${randomBytes(4).toString("hex")}`;
   const runtime = createRedisRuntime({ redisUrl: REDIS_URL, prefix });
-  const worker = await startWorker({ redisUrl: REDIS_URL, prefix, taskRunners: [runner] });
+  const normalised = await runner.run({
+    resource: "stepwise:model",
+    stateName: "Plan",
+    taskId: "t",
+    operationKey: "k",
+    executionId: "bench",
+    attempt: 0,
+    input: ARGUMENTS,
+    signal: new AbortController().signal,
+  });
+  const instant = functionRunner({ instant: async () => normalised });
+  const worker = await startWorker({
+    redisUrl: REDIS_URL,
+    prefix,
+    taskRunners: [runner, instant],
+  });
   const redis = new Redis(REDIS_URL);
   try {
     // 1. The model call alone.
@@ -114,8 +132,15 @@ async function main(): Promise<void> {
     console.log(`model call alone (runner + fetch on 127.0.0.1): ${bare.toFixed(3)} ms`);
 
     await runtime.createStateMachine("model-turns", DEFINITION);
-    const run = async (turns: number) => {
-      const { executionId } = await runtime.startExecution("model-turns", { input: { turns } });
+    await runtime.createStateMachine("function-turns", {
+      ...DEFINITION,
+      States: {
+        ...DEFINITION.States,
+        Plan: { ...DEFINITION.States.Plan!, Resource: "function:instant" },
+      },
+    } as StateMachineDefinition);
+    const run = async (turns: number, machine = "model-turns") => {
+      const { executionId } = await runtime.startExecution(machine, { input: { turns } });
       const ended = await runtime.waitForExecution(executionId, 600_000);
       if (ended.status !== "SUCCEEDED") throw new Error(`ended ${JSON.stringify(ended)}`);
     };
@@ -130,7 +155,16 @@ async function main(): Promise<void> {
         `engine overhead ${(perTurn - bare).toFixed(3)} ms per turn (target < 2 ms)`,
     );
 
-    // 3. Many at once.
+    // 3. The same turn with a task that needs no network.
+    await run(100, "function-turns");
+    t0 = performance.now();
+    await run(TURNS, "function-turns");
+    const functionTurn = (performance.now() - t0) / TURNS;
+    console.log(
+      `same loop, in-process function task instead of the model: ${functionTurn.toFixed(3)} ms per turn`,
+    );
+
+    // 4. Many at once.
     t0 = performance.now();
     await Promise.all(Array.from({ length: EXECUTIONS }, () => run(TURNS)));
     const seconds = (performance.now() - t0) / 1000;
