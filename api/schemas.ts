@@ -86,6 +86,18 @@ export const stateMachineSummary = {
   },
 } as const;
 
+/** Limits on an execution's model calls; the next call that would go over fails with Stepwise.BudgetExceeded. */
+export const modelBudget = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    maxModelCalls: { type: "integer", minimum: 0 },
+    maxInputTokens: { type: "integer", minimum: 0 },
+    maxOutputTokens: { type: "integer", minimum: 0 },
+    maxCostUsd: { type: "number", minimum: 0 },
+  },
+} as const;
+
 export const stateMachineDetail = {
   type: "object",
   required: [
@@ -102,18 +114,7 @@ export const stateMachineDetail = {
     definition: { type: "object", additionalProperties: true },
     latestVersion: { type: "integer" },
     versions: { type: "array", items: stateMachineSummary },
-  },
-} as const;
-
-/** Limits on an execution's model calls; the next call that would go over fails with Stepwise.BudgetExceeded. */
-export const modelBudget = {
-  type: "object",
-  additionalProperties: false,
-  properties: {
-    maxModelCalls: { type: "integer", minimum: 0 },
-    maxInputTokens: { type: "integer", minimum: 0 },
-    maxOutputTokens: { type: "integer", minimum: 0 },
-    maxCostUsd: { type: "number", minimum: 0 },
+    budget: { ...modelBudget, description: "The model budget of its executions." },
   },
 } as const;
 

@@ -37,6 +37,8 @@ export interface StateMachineDetail extends StateMachineVersion {
   roleArn?: string;
   /** When the state machine (its version 1) was created. */
   machineCreatedAt: string;
+  /** The model budget of its executions (a start's own budget overrides it field by field). */
+  budget?: ModelBudget;
 }
 
 export type StateMachineType = "STANDARD" | "EXPRESS";
@@ -45,6 +47,8 @@ export type StateMachineType = "STANDARD" | "EXPRESS";
 export interface StateMachineOptions {
   type?: StateMachineType;
   roleArn?: string;
+  /** Stepwise's: the model budget of every execution (runtime/usage.ts). */
+  budget?: ModelBudget;
 }
 
 /**
@@ -236,7 +240,7 @@ export interface Runtime {
   updateStateMachine(
     name: string,
     definition: StateMachineDefinition | undefined,
-    options?: Pick<StateMachineOptions, "roleArn">,
+    options?: Pick<StateMachineOptions, "roleArn" | "budget">,
   ): Promise<StateMachineSummary & { created: boolean }>;
   /**
    * Deletes the state machine, its published versions, aliases and tags. Executions

@@ -151,7 +151,7 @@ export class RedisRuntime implements Runtime {
   updateStateMachine(
     name: string,
     definition: StateMachineDefinition | undefined,
-    options?: Pick<StateMachineOptions, "roleArn">,
+    options?: Pick<StateMachineOptions, "roleArn" | "budget">,
   ): Promise<StateMachineSummary & { created: boolean }> {
     this.metaCache.delete(name);
     return this.machines.update(name, definition, options);
@@ -351,10 +351,13 @@ export class RedisRuntime implements Runtime {
       return { executionId, startedAt, created: true };
     }
     const { pinned } = await this.resolveTarget(stateMachine, options);
-    const { version: _v, alias: _a, ...rest } = options;
+    const { version: _v, alias: _a, budget: own, ...rest } = options;
+    // The machine's budget, with the start's own limits over it field by field.
+    const budget = meta.budget || own ? { ...meta.budget, ...own } : undefined;
     const result = await this.executions.start(stateMachine, {
       ...rest,
       ...(pinned ? { pinned } : {}),
+      ...(budget ? { budget } : {}),
     });
     if (result.created) this.started++;
     return result;
@@ -369,6 +372,8 @@ export class RedisRuntime implements Runtime {
       input: source.input,
       pinned: { version: source.version },
       restartedFrom: source.executionId,
+      // A fresh budget: the same limits, nothing spent yet.
+      ...(source.budget ? { budget: source.budget } : {}),
       ...(options.name !== undefined ? { name: options.name } : {}),
       ...(options.caller ? { caller: options.caller } : {}),
     });

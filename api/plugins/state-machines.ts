@@ -6,6 +6,7 @@ import { bareDefinition } from "../shape-hints.js";
 import {
   diagnosticSchema,
   errorResponses,
+  modelBudget,
   nameSchema,
   page,
   pagingQuery,
@@ -13,6 +14,7 @@ import {
   stateMachineSummary,
 } from "../schemas.js";
 import type { PluginOptions } from "../server.js";
+import type { ModelBudget } from "../../task-runners/model/budget.js";
 
 /**
  * State machines: validate, create, update (a new version), read, list.
@@ -26,6 +28,19 @@ const definitionField = {
   description: "The ASL definition: a JSON object, or JSON or YAML text.",
   type: ["object", "string"],
 } as const;
+
+const budgetField = {
+  ...modelBudget,
+  description:
+    "Stepwise's: the model budget of every execution of this state machine (a start's `budget` overrides it field by field); JSON bodies only.",
+};
+
+/** The machine budget of a JSON body, if it has one. */
+function budgetOf(body: unknown): ModelBudget | undefined {
+  return typeof body === "object" && body !== null && "budget" in body
+    ? (body as { budget: ModelBudget }).budget
+    : undefined;
+}
 
 const textSchema = {
   schema: { type: "string", description: "The definition as YAML or JSON text." },
@@ -71,7 +86,7 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
       schema: {
         summary: "Validate a definition without storing it",
         tags: ["state machines"],
-        body: definitionBody({ definition: definitionField }, ["definition"]),
+        body: definitionBody({ definition: definitionField, budget: budgetField }, ["definition"]),
         response: {
           200: {
             type: "object",
@@ -114,10 +129,10 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
             name: { ...nameSchema, description: "The name, when the body is the definition text." },
           },
         },
-        body: definitionBody({ name: nameSchema, definition: definitionField }, [
-          "name",
-          "definition",
-        ]),
+        body: definitionBody(
+          { name: nameSchema, definition: definitionField, budget: budgetField },
+          ["name", "definition"],
+        ),
         response: { 201: createdSummary, ...errorResponses },
       },
     },
@@ -146,7 +161,12 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
         definitionSource(request.body, request.headers["content-type"]),
         serves,
       );
-      const created = await runtime.createStateMachine(name, definition);
+      const budget = budgetOf(request.body);
+      const created = await runtime.createStateMachine(
+        name,
+        definition,
+        budget ? { budget } : undefined,
+      );
       return reply.code(201).send(warnings.length > 0 ? { ...created, warnings } : created);
     },
   );
@@ -187,7 +207,12 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
         definitionSource(request.body, request.headers["content-type"]),
         serves,
       );
-      const updated = await runtime.updateStateMachine(request.params.name, definition);
+      const budget = budgetOf(request.body);
+      const updated = await runtime.updateStateMachine(
+        request.params.name,
+        definition,
+        budget ? { budget } : undefined,
+      );
       return warnings.length > 0 ? { ...updated, warnings } : updated;
     },
   );

@@ -14,6 +14,7 @@ import { startStack, type Stack } from "./stack.js";
 let stack: Stack;
 let model: FakeServer;
 let configDir: string;
+let definition: object;
 
 beforeAll(async () => {
   model = await startFakeServer(() => ({
@@ -52,24 +53,25 @@ beforeAll(async () => {
     ],
     End: true,
   };
-  const created = await stack.client.post("/v1/state-machines", {
-    name: "fan-out",
-    definition: {
-      QueryLanguage: "JSONata",
-      StartAt: "Each",
-      States: {
-        Each: {
-          Type: "Map",
-          Items: "{% $states.input.items %}",
-          MaxConcurrency: 1,
-          ItemProcessor: {
-            StartAt: "Ask",
-            States: { Ask: ask, Skipped: { Type: "Pass", End: true } },
-          },
-          End: true,
+  definition = {
+    QueryLanguage: "JSONata",
+    StartAt: "Each",
+    States: {
+      Each: {
+        Type: "Map",
+        Items: "{% $states.input.items %}",
+        MaxConcurrency: 1,
+        ItemProcessor: {
+          StartAt: "Ask",
+          States: { Ask: ask, Skipped: { Type: "Pass", End: true } },
         },
+        End: true,
       },
     },
+  };
+  const created = await stack.client.post("/v1/state-machines", {
+    name: "fan-out",
+    definition,
   });
   expect(created.status).toBe(201);
 });
@@ -145,5 +147,33 @@ describe("model budgets", () => {
     const done = await finished(started.body.executionId);
     expect(done.budget).toBeUndefined();
     expect(done.usage).toMatchObject({ modelCalls: 1, inputTokens: 100 });
+  });
+
+  it("of a state machine apply to its executions; a start's own limits override them field by field", async () => {
+    const created = await stack.client.post("/v1/state-machines", {
+      name: "capped",
+      definition,
+      budget: { maxModelCalls: 1, maxCostUsd: 1 },
+    });
+    expect(created.status).toBe(201);
+    const machine = await stack.client.get("/v1/state-machines/capped");
+    expect(machine.body.budget).toEqual({ maxModelCalls: 1, maxCostUsd: 1 });
+
+    const capped = await stack.client.post("/v1/state-machines/capped/executions", {
+      input: { items: [1, 2] },
+    });
+    expect(await finished(capped.body.executionId)).toMatchObject({
+      output: ["ok", "over budget: maxModelCalls"],
+      budget: { maxModelCalls: 1, maxCostUsd: 1 },
+      usage: { modelCalls: 1 },
+    });
+    const raised = await stack.client.post("/v1/state-machines/capped/executions", {
+      input: { items: [1, 2] },
+      budget: { maxModelCalls: 5 },
+    });
+    expect(await finished(raised.body.executionId)).toMatchObject({
+      output: ["ok", "ok"],
+      budget: { maxModelCalls: 5, maxCostUsd: 1 },
+    });
   });
 });
