@@ -1,5 +1,6 @@
 import { isJsonObject, type Json, type JsonObject } from "../../engine/core/json.js";
 import { DEFAULT_ENDPOINT, type ModelEndpoint, type ModelEndpoints } from "./endpoints.js";
+import { MODEL_ARGUMENTS, URL_PATTERN } from "./fields.js";
 
 /**
  * Building a chat-completions request (OpenAI's `POST /chat/completions`, which vLLM,
@@ -27,16 +28,7 @@ export class ArgumentError extends Error {}
 /** The worker lacks the endpoint the state names. */
 export class UnknownEndpointError extends Error {}
 
-const FIELDS = new Set([
-  "Model",
-  "Messages",
-  "Tools",
-  "ToolChoice",
-  "Temperature",
-  "MaxTokens",
-  "ResponseFormat",
-  "Endpoint",
-]);
+const FIELDS: ReadonlySet<string> = new Set(MODEL_ARGUMENTS);
 const TOOL_CHOICES = new Set(["auto", "none", "required"]);
 const FORMAT_TYPES = new Set(["text", "json_object", "json_schema"]);
 
@@ -49,7 +41,7 @@ export function buildModelCall(args: Json, endpoints: ModelEndpoints): ModelCall
   }
   const endpointName = args.Endpoint ?? DEFAULT_ENDPOINT;
   if (typeof endpointName !== "string") throw new ArgumentError("Endpoint must be a string");
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(endpointName)) {
+  if (URL_PATTERN.test(endpointName)) {
     // A URL here would invite a key beside it in the definition.
     throw new ArgumentError("Endpoint names a configured endpoint, not a URL");
   }

@@ -12,6 +12,7 @@ import {
 import { ArgumentError, buildModelCall, UnknownEndpointError } from "./request.js";
 import { InvalidAnswer, normaliseCompletion } from "./response.js";
 import { modelFetch, type ModelFetch } from "./transport.js";
+import { MODEL_RESOURCES } from "./fields.js";
 
 /**
  * `arn:aws:states:::stepwise:model` (short `stepwise:model`): one chat-completions
@@ -41,10 +42,8 @@ export interface ModelRunnerOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
-const RESOURCES = new Set(["stepwise:model", "arn:aws:states:::stepwise:model"]);
-
 export function isModelResource(resource: string): boolean {
-  return RESOURCES.has(bareResource(resource));
+  return MODEL_RESOURCES.has(bareResource(resource));
 }
 
 export function modelRunner(options: ModelRunnerOptions = {}): TaskRunner {

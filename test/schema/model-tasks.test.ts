@@ -33,3 +33,76 @@ describe("stepwise:model", () => {
     expect(result.diagnostics[0]!.message).toContain("approval, waitForTaskToken, model");
   });
 });
+
+describe("INVALID_MODEL_ARGUMENT and UNKNOWN_MODEL_ERROR", () => {
+  const task = (extra: object, language?: "JSONata") => ({
+    ...(language ? { QueryLanguage: language } : {}),
+    StartAt: "Plan",
+    States: { Plan: { Type: "Task", Resource: "stepwise:model", End: true, ...extra } },
+  });
+  const found = (definition: object) =>
+    validateDefinition(definition).diagnostics.map((d) => ({
+      code: d.code,
+      path: d.path,
+      message: d.message,
+    }));
+
+  it.each<[string, object, string, string, RegExp]>([
+    [
+      "no arguments",
+      task({}),
+      "INVALID_MODEL_ARGUMENT",
+      "/States/Plan/Resource",
+      /Parameters with at least 'Messages'/,
+    ],
+    [
+      "no Messages",
+      task({ Parameters: { Model: "m" } }),
+      "INVALID_MODEL_ARGUMENT",
+      "/States/Plan/Parameters",
+      /'Messages' is required/,
+    ],
+    [
+      "a misspelt argument",
+      task({ Parameters: { "Messages.$": "$.m", Tool: [] } }),
+      "INVALID_MODEL_ARGUMENT",
+      "/States/Plan/Parameters/Tool",
+      /did you mean 'Tools'/,
+    ],
+    [
+      "an Endpoint that is a URL",
+      task(
+        { Arguments: { Messages: "{% $m %}", Endpoint: "https://api.openai.com/v1" } },
+        "JSONata",
+      ),
+      "INVALID_MODEL_ARGUMENT",
+      "/States/Plan/Arguments/Endpoint",
+      /not a URL/,
+    ],
+    [
+      "a misspelt error",
+      task({ Parameters: { "Messages.$": "$.m" }, Retry: [{ ErrorEquals: ["Model.RateLimit"] }] }),
+      "UNKNOWN_MODEL_ERROR",
+      "/States/Plan/Retry/0/ErrorEquals/0",
+      /did you mean 'Model.RateLimited'/,
+    ],
+  ])("%s", (_, definition, code, path, message) => {
+    const diagnostics = found(definition);
+    expect(diagnostics).toHaveLength(1);
+    expect(diagnostics[0]).toMatchObject({ code, path });
+    expect(diagnostics[0]!.message).toMatch(message);
+  });
+
+  it("accepts dynamic arguments and the known errors", () => {
+    const ok = task(
+      {
+        Arguments: "{% $args %}",
+        Catch: [
+          { ErrorEquals: ["Model.ContextLengthExceeded", "Stepwise.BudgetExceeded"], Next: "Plan" },
+        ],
+      },
+      "JSONata",
+    );
+    expect(found(ok)).toEqual([]);
+  });
+});
