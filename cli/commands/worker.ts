@@ -8,6 +8,7 @@ import { functionRunner } from "../../task-runners/function.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
 import { integerSetting, numberOption, parseArgs } from "../args.js";
 import { EXIT, UsageError, type Command } from "../command.js";
+import { loadEndpoints } from "../../task-runners/model/endpoints.js";
 import { containStrayErrors } from "../containment.js";
 import { createLogger, LOG_LEVELS } from "../logger.js";
 import { serveMetrics, type MetricsServer } from "../metrics-server.js";
@@ -76,6 +77,13 @@ export const workerCommand: Command = {
       rawPort === undefined || rawPort === ""
         ? undefined
         : integerSetting("--metrics-port/STEPWISE_METRICS_PORT", rawPort, 0, 0, 65535);
+    try {
+      // Its model runner reads it at start: a bad file is a configuration error, not a crash.
+      loadEndpoints(env);
+    } catch (err) {
+      io.stderr(`stepwise worker: ${(err as Error).message}\n`);
+      return EXIT.usage;
+    }
     const taskRunners = await loadRunners(env.STEPWISE_TASKS);
     const log = createLogger(level);
     const redisUrl = env.REDIS_URL ?? "redis://127.0.0.1:6379";
