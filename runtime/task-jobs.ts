@@ -78,14 +78,22 @@ export async function runTaskJob(
   task: string,
   signal: AbortSignal,
 ): Promise<void> {
-  const raw = await deps.client.redis.hget(deps.keys.tasks, task);
-  if (raw === null) return;
+  // The execution's budget and spend come in the same round trip as the record: a
+  // model call needs them before it is sent, and a read costs less than a wait.
+  const replies = await deps.client.redis
+    .pipeline()
+    .hget(deps.keys.tasks, task)
+    .hmget(deps.keys.execution(executionOf(task)), ...BUDGET_AND_USAGE_FIELDS)
+    .exec();
+  const [[readError, raw] = [], [, spend] = []] = replies ?? [];
+  if (readError) throw readError;
+  if (typeof raw !== "string") return;
   const record = JSON.parse(raw) as TaskRecord;
   // Parked tasks have no call to make (and no task job): only their token answers them.
   if (record.mode === "park") return;
   const runner = findRunner(deps.runners, record.resource);
   const metered = isModelResource(record.resource);
-  const over = metered ? await overBudget(deps, task) : undefined;
+  const over = metered ? overBudget(spend as (string | null)[] | undefined) : undefined;
   let body: TaskEventBody;
   if (over) {
     // Before any request: the call would take the execution over its budget.
@@ -142,11 +150,8 @@ export async function runTaskJob(
  * the same moment (Map, Parallel) each see the totals before the others' answers, so
  * they may together go past the budget by what those calls spend.
  */
-async function overBudget(deps: TaskJobDeps, task: string): Promise<string | undefined> {
-  const values = await deps.client.redis.hmget(
-    deps.keys.execution(executionOf(task)),
-    ...BUDGET_AND_USAGE_FIELDS,
-  );
+function overBudget(values: (string | null)[] | undefined): string | undefined {
+  if (!values) return undefined;
   const over = budgetCheck(values);
   if (!over) return undefined;
   return JSON.stringify({

@@ -76,9 +76,22 @@ export function classifyFailure(answer: FailedAnswer): string {
   return MODEL_ERRORS.requestRejected;
 }
 
+/** How much of a provider's body a cause keeps (a gateway's HTML error page can be large). */
+export const MAX_BODY_IN_CAUSE = 8192;
+
+/** The body as a cause carries it: whole when small, else its text cut at the limit. */
+export function bodyInCause(body: unknown): unknown {
+  const text = typeof body === "string" ? body : JSON.stringify(body ?? null);
+  if (text.length <= MAX_BODY_IN_CAUSE) return body ?? null;
+  return `${text.slice(0, MAX_BODY_IN_CAUSE)}… (${text.length} characters)`;
+}
+
 /** The cause of a failed answer: JSON with the status, the provider's body and the wait asked. */
 export function failureCause(answer: FailedAnswer, now: number): string {
-  const cause: Record<string, unknown> = { statusCode: answer.status, body: answer.body ?? null };
+  const cause: Record<string, unknown> = {
+    statusCode: answer.status,
+    body: bodyInCause(answer.body),
+  };
   const wait = retryAfterSeconds(answer.retryAfter, now);
   if (wait !== undefined) cause.retryAfterSeconds = wait;
   return JSON.stringify(cause);

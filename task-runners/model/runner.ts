@@ -3,6 +3,7 @@ import { bareResource } from "../resources.js";
 import { TaskError, type TaskRunner } from "../runner.js";
 import { loadEndpoints, type ModelEndpoints } from "./endpoints.js";
 import {
+  bodyInCause,
   classifyFailure,
   failureCause,
   MODEL_ERRORS,
@@ -101,6 +102,9 @@ export function modelRunner(options: ModelRunnerOptions = {}): TaskRunner {
           method: "POST",
           headers,
           body: JSON.stringify(call.body),
+          // A chat-completions endpoint does not redirect; following one would carry the
+          // key to wherever it points (and past the egress policy's first check).
+          redirect: "error",
           signal,
         });
         text = await response.text();
@@ -108,7 +112,11 @@ export function modelRunner(options: ModelRunnerOptions = {}): TaskRunner {
         if (request.signal.aborted) throw err;
         const timedOut =
           err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
-        const message = err instanceof Error ? err.message : String(err);
+        // fetch says "fetch failed"; the reason (refused, reset, a redirect) is its cause.
+        const reason = err instanceof Error ? err.cause : undefined;
+        const message =
+          (err instanceof Error ? err.message : String(err)) +
+          (reason instanceof Error ? `: ${reason.message}` : "");
         throw modelError(
           timedOut ? MODEL_ERRORS.timeout : MODEL_ERRORS.connectionFailed,
           `${where}: ${timedOut ? `no answer within ${limitMs} ms` : message}`,
@@ -145,7 +153,11 @@ export function modelRunner(options: ModelRunnerOptions = {}): TaskRunner {
         if (!(err instanceof InvalidAnswer)) throw err;
         throw modelError(
           err.error,
-          JSON.stringify({ statusCode: response.status, message: err.message, body }),
+          JSON.stringify({
+            statusCode: response.status,
+            message: err.message,
+            body: bodyInCause(body),
+          }),
           key,
         );
       }

@@ -268,3 +268,17 @@ describe("errors", () => {
     expect(redact("Incorrect API key provided: sk-test-***cdef", key)).not.toContain("sk-test-");
   });
 });
+
+describe("causes", () => {
+  it("keep a small provider body whole and cut a large one", () => {
+    const small = { error: { message: "x" } };
+    expect(
+      JSON.parse(failureCause({ status: 500, body: small, retryAfter: null }, 0)).body,
+    ).toEqual(small);
+    const page = `<html>${"x".repeat(20_000)}</html>`;
+    const cut = JSON.parse(failureCause({ status: 502, body: page, retryAfter: null }, 0))
+      .body as string;
+    expect(cut.length).toBeLessThan(8300);
+    expect(cut).toMatch(/… \(20013 characters\)$/);
+  });
+});

@@ -133,3 +133,12 @@ describe("model runner", () => {
     expect((await failure(runner().run(request({ Messages: "hi" })))).error).toBe("States.Runtime");
   });
 });
+
+describe("model runner redirects", () => {
+  it("are refused, never followed with the key", async () => {
+    next = () => ({ status: 307, headers: { location: "http://127.0.0.1:1/elsewhere" }, body: {} });
+    const err = await failure(runner().run(request(ask)));
+    expect(err.error).toBe("Model.ConnectionFailed");
+    expect(err.cause).toContain("redirect");
+  });
+});
