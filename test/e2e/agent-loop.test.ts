@@ -88,6 +88,8 @@ afterAll(async () => {
   await stack?.close();
   await model?.close();
   if (configDir) await rm(configDir, { recursive: true, force: true });
+  delete process.env.STEPWISE_MODEL_ENDPOINTS;
+  delete process.env.STEPWISE_E2E_MODEL_KEY;
 });
 
 const input = (extra: object = {}) => ({

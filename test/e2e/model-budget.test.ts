@@ -79,6 +79,7 @@ afterAll(async () => {
   await stack?.close();
   await model?.close();
   if (configDir) await rm(configDir, { recursive: true, force: true });
+  delete process.env.STEPWISE_MODEL_ENDPOINTS;
 });
 
 async function finished(executionId: string): Promise<any> {
