@@ -1,3 +1,4 @@
+import type { MeteredUsage, ModelBudget } from "../task-runners/model/budget.js";
 import type { StateMachineDefinition } from "../engine/core/definition.js";
 import type { HistoryEvent } from "../engine/core/history.js";
 import type { Json } from "../engine/core/json.js";
@@ -36,6 +37,8 @@ export interface StateMachineDetail extends StateMachineVersion {
   roleArn?: string;
   /** When the state machine (its version 1) was created. */
   machineCreatedAt: string;
+  /** The model budget of its executions (a start's own budget overrides it field by field). */
+  budget?: ModelBudget;
 }
 
 export type StateMachineType = "STANDARD" | "EXPRESS";
@@ -44,6 +47,8 @@ export type StateMachineType = "STANDARD" | "EXPRESS";
 export interface StateMachineOptions {
   type?: StateMachineType;
   roleArn?: string;
+  /** Stepwise's: the model budget of every execution (runtime/usage.ts). */
+  budget?: ModelBudget;
 }
 
 /**
@@ -139,6 +144,10 @@ export interface ExecutionRecord {
   forkedFrom?: { executionId: string; eventId: number };
   /** While PAUSED: why, who paused it and when. */
   pause?: PauseInfo;
+  /** The limits on its model calls (the start's `budget`). */
+  budget?: ModelBudget;
+  /** What its model calls spent, all its runs together (present with a budget or after a model call). */
+  usage?: MeteredUsage;
 }
 
 export interface PauseInfo {
@@ -151,7 +160,10 @@ export interface PauseInfo {
  * An execution as a listing shows it: no input or output (AWS's ListExecutions
  * has neither), so a page costs the same however large the payloads are.
  */
-export type ExecutionSummary = Omit<ExecutionRecord, "input" | "output" | "cause" | "pause">;
+export type ExecutionSummary = Omit<
+  ExecutionRecord,
+  "input" | "output" | "cause" | "pause" | "budget" | "usage"
+>;
 
 /** Who did something: an API key's name, recorded in the history. */
 export interface Caller {
@@ -233,7 +245,7 @@ export interface Runtime {
   updateStateMachine(
     name: string,
     definition: StateMachineDefinition | undefined,
-    options?: Pick<StateMachineOptions, "roleArn">,
+    options?: Pick<StateMachineOptions, "roleArn" | "budget">,
   ): Promise<StateMachineSummary & { created: boolean }>;
   /**
    * Deletes the state machine, its published versions, aliases and tags. Executions
@@ -305,7 +317,7 @@ export interface Runtime {
   /** Idempotent by `name`: the same name and input returns the same execution; another input is a conflict. */
   startExecution(
     stateMachine: string,
-    options: { input?: Json; name?: string; caller?: Caller } & StartTarget,
+    options: { input?: Json; name?: string; caller?: Caller; budget?: ModelBudget } & StartTarget,
   ): Promise<StartResult>;
   describeExecution(executionId: string): Promise<ExecutionRecord>;
   listExecutions(options?: {

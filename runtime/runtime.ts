@@ -28,6 +28,7 @@ import type { TaskHandlers } from "../engine/drivers/memory.js";
 import { defaultRunners } from "../task-runners/index.js";
 import { DATA_LIMIT_BYTES } from "../engine/step-context.js";
 import type { TaskRunner } from "../task-runners/runner.js";
+import type { ModelBudget } from "../task-runners/model/budget.js";
 import {
   RuntimeError,
   type ApprovalChange,
@@ -153,7 +154,7 @@ export class RedisRuntime implements Runtime {
   updateStateMachine(
     name: string,
     definition: StateMachineDefinition | undefined,
-    options?: Pick<StateMachineOptions, "roleArn">,
+    options?: Pick<StateMachineOptions, "roleArn" | "budget">,
   ): Promise<StateMachineSummary & { created: boolean }> {
     this.metaCache.delete(name);
     return this.machines.update(name, definition, options);
@@ -342,7 +343,7 @@ export class RedisRuntime implements Runtime {
 
   async startExecution(
     stateMachine: string,
-    options: { input?: Json; name?: string; caller?: Caller } & StartTarget,
+    options: { input?: Json; name?: string; caller?: Caller; budget?: ModelBudget } & StartTarget,
   ): Promise<StartResult> {
     const meta = await this.machines.meta(stateMachine);
     if (meta.type === "EXPRESS") {
@@ -353,10 +354,13 @@ export class RedisRuntime implements Runtime {
       return { executionId, startedAt, created: true };
     }
     const { pinned } = await this.resolveTarget(stateMachine, options);
-    const { version: _v, alias: _a, ...rest } = options;
+    const { version: _v, alias: _a, budget: own, ...rest } = options;
+    // The machine's budget, with the start's own limits over it field by field.
+    const budget = meta.budget || own ? { ...meta.budget, ...own } : undefined;
     const result = await this.executions.start(stateMachine, {
       ...rest,
       ...(pinned ? { pinned } : {}),
+      ...(budget ? { budget } : {}),
     });
     if (result.created) this.started++;
     return result;
@@ -468,6 +472,8 @@ export class RedisRuntime implements Runtime {
       input: source.input,
       pinned: { version: source.version },
       restartedFrom: source.executionId,
+      // A fresh budget: the same limits, nothing spent yet.
+      ...(source.budget ? { budget: source.budget } : {}),
       ...(options.name !== undefined ? { name: options.name } : {}),
       ...(options.caller ? { caller: options.caller } : {}),
     });

@@ -19,6 +19,7 @@ import { webhooksFromEnv } from "../../runtime/approval-webhook-settings.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
 import { integerSetting, parseArgs } from "../args.js";
 import { EXIT, UsageError, type Command } from "../command.js";
+import { loadEndpoints } from "../../task-runners/model/endpoints.js";
 import { containStrayErrors } from "../containment.js";
 import { redactRedisUrl, waitForRedis } from "../redis-connection.js";
 import { LOG_LEVELS } from "../logger.js";
@@ -117,6 +118,13 @@ export const serveCommand: Command = {
     let apiKeys;
     try {
       apiKeys = parseApiKeys(env.STEPWISE_API_KEYS);
+    } catch (err) {
+      io.stderr(`stepwise serve: ${(err as Error).message}\n`);
+      return EXIT.usage;
+    }
+    try {
+      // The workers' model runners read it too; a bad file is a configuration error, said once here.
+      loadEndpoints(env);
     } catch (err) {
       io.stderr(`stepwise serve: ${(err as Error).message}\n`);
       return EXIT.usage;

@@ -73,7 +73,16 @@ export type RunEvent =
   | (Base & { type: "Paused"; reason?: string })
   | (Base & { type: "Resumed" })
   | (Base & { type: "Continue" })
-  | (Base & { type: "TaskSucceeded"; taskId: string; output: Json })
+  | (Base & {
+      type: "TaskSucceeded";
+      taskId: string;
+      output: Json;
+      /**
+       * What a model call spent, metered by the driver (runtime/usage.ts), which adds
+       * it to the execution's totals in the commit of this event; the step ignores it.
+       */
+      usage?: { modelCalls: number; inputTokens: number; outputTokens: number; costUsd: number };
+    })
   | (Base & { type: "TaskFailed"; taskId: string; error: string; cause?: string })
   | (Base & { type: "TaskHeartbeat"; taskId: string })
   /**
