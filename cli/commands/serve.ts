@@ -22,7 +22,7 @@ import { EXIT, UsageError, type Command } from "../command.js";
 import { loadEndpoints } from "../../task-runners/model/endpoints.js";
 import { containStrayErrors } from "../containment.js";
 import { redactRedisUrl, waitForRedis } from "../redis-connection.js";
-import { LOG_LEVELS } from "../logger.js";
+import { createLogger, LOG_LEVELS } from "../logger.js";
 import { chooseRedis } from "../serve-redis.js";
 import { loadTasksModule } from "../tasks-module.js";
 import { stepwiseVersion } from "../version.js";
@@ -140,6 +140,10 @@ export const serveCommand: Command = {
     }
     const redisUrl = redis.url;
     const shownUrl = redactRedisUrl(redisUrl);
+    // Connection errors of the runtime's first connections come before the server's
+    // logger exists: JSON lines from the start, like everything serve prints.
+    const early = createLogger(level);
+    setConnectionLog((lvl, message, fields) => early[lvl](fields, message));
     // Express executions run in this process: they call the same Task runners as the worker.
     const runtime = createRedisRuntime({ redisUrl, prefix, taskRunners });
     // One registry for the API and the worker: one scrape shows both.
