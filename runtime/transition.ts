@@ -7,6 +7,7 @@ import { waitsForToken } from "../engine/states/task.js";
 import type { TaskMode } from "../task-runners/resources.js";
 import { pack, unpack } from "./codec.js";
 import { crashPoint } from "./crash.js";
+import { dropRun, joinedChild } from "./ended-runs.js";
 import { planOps } from "./effects.js";
 import { storedState, type InputCache, type StoredInput } from "./frame-input.js";
 import { exceedsHistoryCap, historyCapStop } from "./history-cap.js";
@@ -75,6 +76,10 @@ import type { RuntimeSettings } from "./settings.js";
  * (give-up.ts): it fails with States.Runtime through an ordinary Stop, or, when
  * even that cannot be processed, is ended FAILED by the giveUp script, and the
  * runs that cannot advance are deleted so their leases stop re-enqueueing them.
+ *
+ * Ended children: once a parent has committed a child's `ChildEnded`, the
+ * child's run hash and inbox are deleted (ended-runs.ts); a redelivered job of
+ * that child then loads nothing and is a no-op (`missing`).
  */
 export interface TransitionDeps {
   client: RedisClient;
@@ -279,6 +284,9 @@ async function stepAndCommit(
     if (code === 1) {
       if (stored.apart !== apart) deps.inputs?.set(run, stored.apart);
       crashPoint("afterCommit", child, collects);
+      // The child whose end this commit took in is needed no more (ended-runs.ts).
+      const joined = joinedChild(event);
+      if (joined) dropRun(client, keys, joined);
       locks?.committed(exec, hc + history.length);
       const newSeq = Number(reply[1]);
       const nextHead = reply[3] as string | null | undefined;
