@@ -52,8 +52,21 @@ async function timerBurst(n: number): Promise<void> {
     }
     await until(() => Date.now() >= due, 5000);
     const cpu0 = await redisCpu(redis);
+    const stats0 = await commandStats(redis);
     await until(() => ended.count() >= n);
     const redisSeconds = (await redisCpu(redis)) - cpu0;
+    if (process.env.BENCH_COMMANDSTATS) {
+      const stats1 = await commandStats(redis);
+      const spent = [...stats1]
+        .map(([cmd, [calls, usec]]) => {
+          const [calls0, usec0] = stats0.get(cmd) ?? [0, 0];
+          return [cmd, (calls - calls0) / n, (usec - usec0) / n] as const;
+        })
+        .sort((a, b) => b[2] - a[2])
+        .slice(0, 15);
+      for (const [cmd, calls, usec] of spent)
+        console.log(`  ${cmd}: ${calls.toFixed(2)} calls, ${usec.toFixed(1)} µs per timer`);
+    }
     const ends: number[] = [];
     for (let i = 0; i < n; i += 5000) {
       const pipe = redis.pipeline();
@@ -81,6 +94,16 @@ async function redisCpu(redis: Redis): Promise<number> {
   const info = await redis.info("cpu");
   const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
   return field("used_cpu_sys") + field("used_cpu_user");
+}
+
+/** Calls and µs per command (INFO commandstats; commands a script runs count too). */
+async function commandStats(redis: Redis): Promise<Map<string, [number, number]>> {
+  const stats = new Map<string, [number, number]>();
+  for (const m of (await redis.info("commandstats")).matchAll(
+    /cmdstat_(\S+?):calls=(\d+),usec=(\d+)/g,
+  ))
+    stats.set(m[1]!, [Number(m[2]), Number(m[3])]);
+  return stats;
 }
 
 /**

@@ -24,7 +24,13 @@ export function spawnWorkers(
     Array.from({ length: n }, () => {
       const child = spawn(
         process.execPath,
-        ["--import", "tsx", join(ROOT, "bench/redis-worker.ts")],
+        // BENCH_NODE_ARGS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the workers.
+        [
+          ...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+          "--import",
+          "tsx",
+          join(ROOT, "bench/redis-worker.ts"),
+        ],
         {
           cwd: ROOT,
           env: { ...process.env, REDIS_URL: redisUrl, STEPWISE_PREFIX: prefix },
