@@ -75,6 +75,14 @@ async function timerBurst(n: number): Promise<void> {
       for (const [, t1] of (await pipe.exec()) ?? []) ends.push(Date.parse(String(t1)));
     }
     ends.sort((a, b) => a - b);
+    if (process.env.BENCH_COMMANDSTATS) {
+      const fifth = Math.floor(n / 5);
+      const r = (k: number) =>
+        ((fifth / Math.max(1, ends[(k + 1) * fifth - 1]! - ends[k * fifth]!)) * 1000).toFixed(0);
+      console.log(
+        `  fired per second, by fifth of the burst: ${[0, 1, 2, 3, 4].map(r).join(", ")}`,
+      );
+    }
     const late = ends.map((t) => t - due);
     // Fire rate in the burst's first and second halves: flat if the rate holds.
     const half = Math.floor(n / 2);

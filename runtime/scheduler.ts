@@ -68,14 +68,24 @@ export class Scheduler {
     this.loop ??= this.run();
   }
 
-  /** Stops claiming; what was claimed but not fired yet goes to the queue, fires under way finish. */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming; what was claimed but not fired yet goes to the queue, and
+   * fires under way get `graceMs` to finish (one still running after that is
+   * left to its lease).
+   */
+  async stop(graceMs = 10_000): Promise<void> {
     this.stopped = true;
     this.wake?.();
     await this.loop;
     const left = this.backlog.splice(0);
     if (left.length > 0) await this.queues.ensure(left.join(" ")).catch(this.onError);
-    if (this.firing > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+    if (this.firing === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => (this.drained = resolve)),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
+    ]);
+    clearTimeout(timer);
   }
 
   /**
@@ -134,7 +144,8 @@ export class Scheduler {
         .finally(() => {
           this.firing--;
           this.pump();
-          if (this.backlog.length < this.concurrency) this.wake?.();
+          // Half the backlog gone: claim the next batch (not one entry per ended fire).
+          if (this.backlog.length <= this.concurrency / 2) this.wake?.();
           if (this.firing === 0) this.drained?.();
         });
     }

@@ -194,7 +194,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
   return {
     close(graceMs = 10_000) {
       closing ??= (async () => {
-        await scheduler.stop();
+        await scheduler.stop(graceMs);
         const graceful = Promise.all([steps.close(), tasks.close(), operations.close()]);
         const timer = new Promise<"timeout">((resolve) =>
           setTimeout(() => resolve("timeout"), graceMs).unref(),
