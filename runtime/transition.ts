@@ -69,7 +69,8 @@ import type { RuntimeSettings } from "./settings.js";
  * stops) go with a lease in the schedule (`r:<run>`): if their enqueue never
  * happens, the scheduler enqueues `<run>@<seq>` when the lease runs out (see
  * scheduler.ts). Commits renew or drop that lease, so it costs nothing while
- * things work.
+ * things work. A fired timer's run is advanced by the worker that claimed it,
+ * without a job (scheduler.ts, "Bursts"); the same lease covers its crash.
  *
  * Faults: a job that throws is tried again with backoff (queues.ts,
  * STEP_ATTEMPTS); after the last attempt the worker gives up on the execution

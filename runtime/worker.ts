@@ -25,7 +25,7 @@ import { runTaskJob } from "./task-jobs.js";
 import { advance } from "./transition.js";
 
 export interface WorkerOptions extends Partial<RuntimeSettings> {
-  /** Transition jobs processed at once (default 32). */
+  /** Transition jobs processed at once (default 32); as many fired timers again (scheduler.ts). */
   concurrency?: number;
   /** Task calls in flight at once (default 64): mostly I/O waits. */
   taskConcurrency?: number;
