@@ -1,4 +1,5 @@
 import type { RunEvent } from "../engine/core/events.js";
+import type { RunState } from "../engine/core/run.js";
 import { shortId } from "./ids.js";
 import type { Keys } from "./keys.js";
 import type { RedisClient } from "./redis.js";
@@ -20,9 +21,26 @@ import type { RedisClient } from "./redis.js";
  * the commit script is the one seam to the Lua side, and a crash in between
  * only leaves the keys to the TTL the child's last commit gave them.
  * Grandchildren went when their own parent took their ends in.
+ *
+ * The join's hash of outputs (`jr:`) goes with the parent's `collect`. A join
+ * that never collects (its Map failed past its tolerance, the execution was
+ * stopped) has children still ending after the parent moved on: each one's
+ * last commit writes its output there again. So at every `ChildEnded` the
+ * parent takes in while no longer waiting on that join, the hash goes too
+ * (the last child's end leaves none).
  */
 export function joinedChild(event: RunEvent): string | undefined {
   return event.type === "ChildEnded" ? shortId(event.childRunId) : undefined;
+}
+
+/** The join (short prefix) of the child this commit took in, when `run` no longer waits on it. */
+export function closedJoin(event: RunEvent, run: RunState): string | undefined {
+  if (event.type !== "ChildEnded") return undefined;
+  const prefix = event.childRunId.slice(0, event.childRunId.lastIndexOf("/"));
+  const phase = run.current?.phase;
+  if (phase?.kind === "children" && phase.join.prefix === prefix) return undefined;
+  if (phase?.kind === "collecting" && phase.prefix === prefix) return undefined;
+  return shortId(prefix);
 }
 
 /**
@@ -30,6 +48,8 @@ export function joinedChild(event: RunEvent): string | undefined {
  * it needs no answer, ioredis sends it in order on the same connection, and a
  * failure only leaves the keys to their TTL.
  */
-export function dropRun(client: RedisClient, keys: Keys, run: string): void {
-  client.redis.unlink(keys.run(run), keys.inbox(run)).catch(() => {});
+export function dropRun(client: RedisClient, keys: Keys, run: string, join?: string): void {
+  const gone = [keys.run(run), keys.inbox(run)];
+  if (join !== undefined) gone.push(keys.joinResults(join));
+  client.redis.unlink(...gone).catch(() => {});
 }

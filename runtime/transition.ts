@@ -7,7 +7,7 @@ import { waitsForToken } from "../engine/states/task.js";
 import type { TaskMode } from "../task-runners/resources.js";
 import { pack, unpack } from "./codec.js";
 import { crashPoint } from "./crash.js";
-import { dropRun, joinedChild } from "./ended-runs.js";
+import { closedJoin, dropRun, joinedChild } from "./ended-runs.js";
 import { planOps } from "./effects.js";
 import { storedState, type InputCache, type StoredInput } from "./frame-input.js";
 import { exceedsHistoryCap, historyCapStop } from "./history-cap.js";
@@ -287,7 +287,7 @@ async function stepAndCommit(
       crashPoint("afterCommit", child, collects);
       // The child whose end this commit took in is needed no more (ended-runs.ts).
       const joined = joinedChild(event);
-      if (joined) dropRun(client, keys, joined);
+      if (joined) dropRun(client, keys, joined, closedJoin(event, result.run));
       locks?.committed(exec, hc + history.length);
       const newSeq = Number(reply[1]);
       const nextHead = reply[3] as string | null | undefined;
