@@ -236,7 +236,7 @@ describe("retention", () => {
     },
   };
 
-  it("expires an ended execution's keys, children included, and prunes the indexes", async () => {
+  it("expires an ended execution's keys (its children's went as they ended), and prunes the indexes", async () => {
     await h.startWorker({ retentionSeconds: 1 });
     await createMachine(h.runtime, "fan", fan);
     const { executionId } = await h.runtime.startExecution("fan", { input: [1, 2, 3], name: "f" });
@@ -248,9 +248,10 @@ describe("retention", () => {
       keys.history("fan:f"),
       keys.journal("fan:f"),
     ];
-    const children = (await redis.keys(`${keys.base}r:fan:f/*`)) as string[];
-    expect(children.length).toBe(3);
-    for (const key of [...own, ...children]) {
+    // Joined children are deleted by their parent's worker (runtime/ended-runs.ts).
+    await until(async () => (await redis.keys(`${keys.base}r:fan:f/*`)).length === 0, 5_000);
+    const children: string[] = [];
+    for (const key of own) {
       const ttl = await redis.pttl(key);
       expect(ttl, key).toBeGreaterThan(0);
       expect(ttl, key).toBeLessThanOrEqual(1000);
