@@ -86,6 +86,18 @@ export const stateMachineSummary = {
   },
 } as const;
 
+/** Limits on an execution's model calls; the next call that would go over fails with Stepwise.BudgetExceeded. */
+export const modelBudget = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    maxModelCalls: { type: "integer", minimum: 0 },
+    maxInputTokens: { type: "integer", minimum: 0 },
+    maxOutputTokens: { type: "integer", minimum: 0 },
+    maxCostUsd: { type: "number", minimum: 0 },
+  },
+} as const;
+
 export const stateMachineDetail = {
   type: "object",
   required: [
@@ -102,6 +114,7 @@ export const stateMachineDetail = {
     definition: { type: "object", additionalProperties: true },
     latestVersion: { type: "integer" },
     versions: { type: "array", items: stateMachineSummary },
+    budget: { ...modelBudget, description: "The model budget of its executions." },
   },
 } as const;
 
@@ -147,6 +160,22 @@ export const executionRecord = {
       required: ["executionId", "eventId"],
       properties: { executionId: { type: "string" }, eventId: { type: "integer" } },
     },
+    budget: {
+      ...modelBudget,
+      description: "The limits on its model calls (the start's `budget`).",
+    },
+    usage: {
+      type: "object",
+      description:
+        "What its model calls (stepwise:model) spent, all its runs together (Map and Parallel included), as committed with their results.",
+      required: ["modelCalls", "inputTokens", "outputTokens", "costUsd"],
+      properties: {
+        modelCalls: { type: "integer" },
+        inputTokens: { type: "integer" },
+        outputTokens: { type: "integer" },
+        costUsd: { type: "number" },
+      },
+    },
     historyHead: {
       type: "object",
       description:
@@ -164,6 +193,8 @@ const {
   cause: _cause,
   pause: _pause,
   historyHead: _historyHead,
+  budget: _budget,
+  usage: _usage,
   ...summaryProperties
 } = executionRecord.properties;
 export const executionSummary = {

@@ -2,7 +2,7 @@ import type { RunEvent } from "./core/events.js";
 import type { HistoryEvent } from "./core/history.js";
 import type { ExecutionContext, RunState } from "./core/run.js";
 import type { Program } from "./program.js";
-import { childRun, newRun, step } from "./step.js";
+import { childRun, newRun, step, type StepResult } from "./step.js";
 
 /**
  * Deterministic replay: feeds an execution's recorded events back through `step`
@@ -15,15 +15,34 @@ export function replay(
   execution: ExecutionContext,
   journal: readonly { runId: string; event: RunEvent }[],
 ): { runs: Map<string, RunState>; history: HistoryEvent[] } {
-  const runs = new Map<string, RunState>();
   const history: HistoryEvent[] = [];
+  let runs = new Map<string, RunState>([
+    [execution.executionId, newRun(execution.executionId, "")],
+  ]);
+  for (const replayed of replaySteps(program, execution, journal)) {
+    history.push(...replayed.result.history);
+    runs = replayed.runs;
+  }
+  return { runs, history };
+}
+
+/**
+ * The replay one journal entry at a time: after each step, the run that stepped,
+ * what the step returned, and every run as it stands then (one map, updated in
+ * place). Fork and redrive (runtime/) stop at the entry they look for.
+ */
+export function* replaySteps(
+  program: Program,
+  execution: ExecutionContext,
+  journal: readonly { runId: string; event: RunEvent }[],
+): Generator<{ runId: string; result: StepResult; runs: Map<string, RunState> }> {
+  const runs = new Map<string, RunState>();
   runs.set(execution.executionId, newRun(execution.executionId, ""));
   for (const { runId, event } of journal) {
     const run = runs.get(runId);
     if (!run) throw new Error(`replay: event for unknown run '${runId}'`);
     const result = step(program, execution, run, event);
     runs.set(runId, result.run);
-    history.push(...result.history);
     for (const effect of result.effects) {
       if (effect.type !== "SpawnChildren") continue;
       for (const child of effect.children) {
@@ -33,6 +52,6 @@ export function replay(
         );
       }
     }
+    yield { runId, result, runs };
   }
-  return { runs, history };
 }

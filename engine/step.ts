@@ -2,7 +2,7 @@ import type { State } from "./core/definition.js";
 import type { ChildSpec, Effect } from "./core/effects.js";
 import { StatesError } from "./core/errors.js";
 import type { RunEvent } from "./core/events.js";
-import { withCaller, type HistoryEvent } from "./core/history.js";
+import { operatorEvent, withCaller, type HistoryEvent } from "./core/history.js";
 import type { ExecutionContext, RunState } from "./core/run.js";
 import type { Program } from "./program.js";
 import { choice } from "./states/choice.js";
@@ -109,6 +109,9 @@ function advanceRun(
   run: RunState,
   event: RunEvent,
 ): StepResult {
+  if (event.type === "Paused" || event.type === "Resumed") {
+    return { run, history: [operatorEvent(event)], effects: [] };
+  }
   const ctx = new StepContext(program, execution, run, event);
   if (event.type === "Started") {
     if (run.current || run.status !== "RUNNING") return unchanged(run);

@@ -1,3 +1,4 @@
+import type { MeteredUsage, ModelBudget } from "../task-runners/model/budget.js";
 import type { StateMachineDefinition } from "../engine/core/definition.js";
 import type { HistoryEvent } from "../engine/core/history.js";
 import type { Json } from "../engine/core/json.js";
@@ -36,6 +37,8 @@ export interface StateMachineDetail extends StateMachineVersion {
   roleArn?: string;
   /** When the state machine (its version 1) was created. */
   machineCreatedAt: string;
+  /** The model budget of its executions (a start's own budget overrides it field by field). */
+  budget?: ModelBudget;
 }
 
 export type StateMachineType = "STANDARD" | "EXPRESS";
@@ -46,6 +49,8 @@ export interface StateMachineOptions {
   roleArn?: string;
   /** Who creates the version (recorded with it: runtime/audit/versions.ts). */
   caller?: Caller;
+  /** Stepwise's: the model budget of every execution (runtime/usage.ts). */
+  budget?: ModelBudget;
 }
 
 /**
@@ -147,6 +152,10 @@ export interface ExecutionRecord {
    * execution started before the chain existed.
    */
   historyHead?: { eventId: number; hash: string };
+  /** The limits on its model calls (the start's `budget`). */
+  budget?: ModelBudget;
+  /** What its model calls spent, all its runs together (present with a budget or after a model call). */
+  usage?: MeteredUsage;
 }
 
 export interface PauseInfo {
@@ -159,7 +168,10 @@ export interface PauseInfo {
  * An execution as a listing shows it: no input or output (AWS's ListExecutions
  * has neither), so a page costs the same however large the payloads are.
  */
-export type ExecutionSummary = Omit<ExecutionRecord, "input" | "output" | "cause" | "pause">;
+export type ExecutionSummary = Omit<
+  ExecutionRecord,
+  "input" | "output" | "cause" | "pause" | "budget" | "usage"
+>;
 
 /** Who did something: an API key's name, recorded in the history. */
 export interface Caller {
@@ -241,7 +253,7 @@ export interface Runtime {
   updateStateMachine(
     name: string,
     definition: StateMachineDefinition | undefined,
-    options?: Pick<StateMachineOptions, "roleArn" | "caller">,
+    options?: Pick<StateMachineOptions, "roleArn" | "budget" | "caller">,
   ): Promise<StateMachineSummary & { created: boolean }>;
   /**
    * Deletes the state machine, its published versions, aliases and tags. Executions
@@ -313,7 +325,7 @@ export interface Runtime {
   /** Idempotent by `name`: the same name and input returns the same execution; another input is a conflict. */
   startExecution(
     stateMachine: string,
-    options: { input?: Json; name?: string; caller?: Caller } & StartTarget,
+    options: { input?: Json; name?: string; caller?: Caller; budget?: ModelBudget } & StartTarget,
   ): Promise<StartResult>;
   describeExecution(executionId: string): Promise<ExecutionRecord>;
   listExecutions(options?: {

@@ -12,6 +12,7 @@ import {
 } from "../task-runners/resources.js";
 import { recordFields } from "./approval-record.js";
 import { executionOf, executionTimeoutTimer, member, randomToken, shortId } from "./ids.js";
+import { usageOps } from "./usage.js";
 
 /**
  * Turns the effects of one step into the ops of `commitTransition` (see its
@@ -76,6 +77,8 @@ export function planOps(
   const push = (runId: string, body: RunEventBody, front = false): void => {
     ops.push("push", shortId(runId), JSON.stringify(body), front ? "1" : "0");
   };
+  // A model call's spend joins the execution's totals in the commit of its result.
+  if (event.type === "TaskSucceeded" && event.usage) ops.push(...usageOps(event.usage));
   for (const effect of effects) {
     switch (effect.type) {
       case "Continue":

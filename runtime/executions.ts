@@ -34,6 +34,8 @@ import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
 import type { RuntimeSettings } from "./settings.js";
 import { advance, type TransitionDeps } from "./transition.js";
+import type { ModelBudget } from "../task-runners/model/budget.js";
+import { BUDGET_FIELD, readBudget, readUsage, USAGE_FIELDS } from "./usage.js";
 
 /**
  * Executions: start (idempotent by name), read, list, history, stop, wait.
@@ -66,6 +68,8 @@ export class ExecutionStore {
       restartedFrom?: string;
       /** A fork (runtime/fork.ts): its first event, in place of Started. */
       forked?: Extract<RunEventBody, { type: "Forked" }>;
+      /** Limits on the model calls of this execution (runtime/usage.ts). */
+      budget?: ModelBudget;
     },
   ): Promise<StartResult> {
     const latest = await this.machines.latest(machine);
@@ -143,7 +147,13 @@ export class ExecutionStore {
         `Execution '${name}' of '${machine}' already exists with another input`,
       );
     }
-    if (code === 1 && (options.pinned || options.restartedFrom !== undefined || options.forked)) {
+    if (
+      code === 1 &&
+      (options.pinned ||
+        options.restartedFrom !== undefined ||
+        options.forked ||
+        options.budget !== undefined)
+    ) {
       // Beside the record for DescribeExecution and listings; ExecutionStarted, written
       // with the start itself, is the durable account of which version ran.
       const fields: Record<string, string | number> = {};
@@ -152,6 +162,8 @@ export class ExecutionStore {
       if (options.restartedFrom !== undefined) fields.rf = options.restartedFrom;
       if (options.forked)
         fields.fk = `${options.forked.sourceExecution}@${options.forked.sourceEventId}`;
+      // Written before the first job is enqueued: no model call can run without it.
+      if (options.budget !== undefined) fields[BUDGET_FIELD] = JSON.stringify(options.budget);
       await this.client.redis.hset(this.keys.execution(exec), fields);
     }
     if (code === 1) await this.queues.ensure(`s${exec}@0`);
@@ -458,6 +470,12 @@ function toRecord(executionId: string, f: Record<string, string>): ExecutionReco
   if (f.fk !== undefined) {
     const at = f.fk.lastIndexOf("@");
     record.forkedFrom = { executionId: f.fk.slice(0, at), eventId: Number(f.fk.slice(at + 1)) };
+  }
+  const budget = readBudget(f[BUDGET_FIELD]);
+  if (budget) record.budget = budget;
+  // Shown once there is something to show: a budget, or a model call made.
+  if (budget || Object.values(USAGE_FIELDS).some((field) => f[field] !== undefined)) {
+    record.usage = readUsage(f);
   }
   return record;
 }

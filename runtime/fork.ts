@@ -2,7 +2,8 @@ import type { RunEvent, RunEventBody } from "../engine/core/events.js";
 import type { HistoryEvent } from "../engine/core/history.js";
 import type { Json } from "../engine/core/json.js";
 import type { RunState } from "../engine/core/run.js";
-import { childRun, newRun, step } from "../engine/step.js";
+import { replaySteps } from "../engine/replay.js";
+import { newRun, type step } from "../engine/step.js";
 import { RuntimeError } from "./contract.js";
 
 /**
@@ -39,24 +40,14 @@ export function forkPoint(
   if (!target) {
     throw invalid(`the source has no history event ${fromEventId} (it has ${history.length})`);
   }
-  const runs = new Map<string, RunState>();
-  runs.set(context.executionId, newRun(context.executionId, ""));
+  let runs = new Map<string, RunState>([[context.executionId, newRun(context.executionId, "")]]);
   let written = 0;
   let at: RunState | undefined;
-  for (const { runId, event } of journal) {
-    const run = runs.get(runId);
-    if (!run) throw new Error(`fork: the journal names an unknown run '${runId}'`);
-    const result = step(program, context, run, event);
-    runs.set(runId, result.run);
-    for (const effect of result.effects) {
-      if (effect.type !== "SpawnChildren") continue;
-      for (const child of effect.children) {
-        runs.set(child.runId, childRun(effect.runId, child, result.run.lastEventId));
-      }
-    }
-    written += result.history.length;
+  for (const replayed of replaySteps(program, context, journal)) {
+    runs = replayed.runs;
+    written += replayed.result.history.length;
     if (written >= fromEventId) {
-      at = result.run;
+      at = replayed.result.run;
       break;
     }
   }

@@ -15,11 +15,22 @@ import { versionHash } from "./audit/versions.js";
 import { isValidName } from "./ids.js";
 import type { Keys } from "./keys.js";
 import type { RedisClient } from "./redis.js";
+import type { ModelBudget } from "../task-runners/model/budget.js";
+import { BUDGET_FIELD, readBudget } from "./usage.js";
 
 /**
  * State machines: each version is stored once with its content hash and never
  * changes; an update adds a version (executions stay pinned to theirs).
  */
+/** What a state machine is besides its versions. */
+interface MachineMeta {
+  type: StateMachineType;
+  roleArn?: string;
+  createdAt: string;
+  latest: number;
+  budget?: ModelBudget;
+}
+
 export class MachineStore {
   constructor(
     private readonly client: RedisClient,
@@ -40,28 +51,30 @@ export class MachineStore {
       throw new RuntimeError("StateMachineAlreadyExists", `State machine '${name}' already exists`);
     const fields: Record<string, string> = { ty: options.type ?? "STANDARD" };
     if (options.roleArn !== undefined) fields.role = options.roleArn;
+    if (options.budget !== undefined) fields[BUDGET_FIELD] = JSON.stringify(options.budget);
     await this.client.redis.hset(this.keys.machine(name), fields);
     return this.addVersion(name, def, createdAt, options.caller?.name);
   }
 
   /** Type, role and creation time of a state machine (StateMachineDoesNotExist if none). */
-  async meta(
-    name: string,
-  ): Promise<{ type: StateMachineType; roleArn?: string; createdAt: string; latest: number }> {
-    const [latest, ty, role, createdAt] = await this.client.redis.hmget(
+  async meta(name: string): Promise<MachineMeta> {
+    const [latest, ty, role, createdAt, budget] = await this.client.redis.hmget(
       this.keys.machine(name),
       "latest",
       "ty",
       "role",
       "createdAt",
+      BUDGET_FIELD,
     );
     if (!isValidName(name) || Number(latest ?? 0) < 1) throw machineNotFound(name);
-    const meta: { type: StateMachineType; roleArn?: string; createdAt: string; latest: number } = {
+    const meta: MachineMeta = {
       type: ty === "EXPRESS" ? "EXPRESS" : "STANDARD",
       createdAt: createdAt ?? "",
       latest: Number(latest),
     };
     if (role) meta.roleArn = role;
+    const parsed = readBudget(budget);
+    if (parsed) meta.budget = parsed;
     return meta;
   }
 
@@ -74,7 +87,7 @@ export class MachineStore {
     await this.meta(name);
     await this.client.redis
       .multi()
-      .hdel(this.keys.machine(name), "latest", "createdAt", "ty", "role", "first")
+      .hdel(this.keys.machine(name), "latest", "createdAt", "ty", "role", "first", BUDGET_FIELD)
       .zrem(this.keys.machines, name)
       .del(this.keys.publishedVersions(name), this.keys.aliases(name), this.keys.tags(`sm:${name}`))
       .exec();
@@ -88,7 +101,7 @@ export class MachineStore {
   async update(
     name: string,
     definition: StateMachineDefinition | undefined,
-    options: Pick<StateMachineOptions, "roleArn" | "caller"> = {},
+    options: Pick<StateMachineOptions, "roleArn" | "budget" | "caller"> = {},
   ): Promise<StateMachineSummary & { created: boolean }> {
     checkName(name);
     const def = definition === undefined ? undefined : validated(definition);
@@ -98,6 +111,13 @@ export class MachineStore {
     }
     if (options.roleArn !== undefined)
       await this.client.redis.hset(this.keys.machine(name), "role", options.roleArn);
+    // Executions started from now on get it; running ones keep the budget they started with.
+    if (options.budget !== undefined)
+      await this.client.redis.hset(
+        this.keys.machine(name),
+        BUDGET_FIELD,
+        JSON.stringify(options.budget),
+      );
     if (def === undefined) {
       const { definition: _definition, ...summary } = await this.version(name, latest);
       return { ...summary, created: false };
@@ -201,6 +221,7 @@ export class MachineStore {
       machineCreatedAt: meta.createdAt,
     };
     if (meta.roleArn !== undefined) detail.roleArn = meta.roleArn;
+    if (meta.budget !== undefined) detail.budget = meta.budget;
     return detail;
   }
 

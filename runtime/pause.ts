@@ -1,6 +1,9 @@
-import { detailsKey, type HistoryEvent } from "../engine/core/history.js";
+import type { RunEvent } from "../engine/core/events.js";
+import { operatorEvent } from "../engine/core/history.js";
 import { chainOne, loadHistoryHead } from "./audit/head.js";
+import { pack } from "./codec.js";
 import { RuntimeError, type Caller, type PauseInfo } from "./contract.js";
+import { longId } from "./ids.js";
 import type { Keys } from "./keys.js";
 import type { HistoryHead } from "./locks.js";
 import type { JobQueues } from "./queues.js";
@@ -35,22 +38,24 @@ export class Pauses {
     const info: PauseInfo = { at: now.toISOString() };
     if (options.reason !== undefined) info.reason = options.reason;
     if (options.caller) info.by = options.caller.name;
-    const details: Record<string, string> = {};
-    if (options.reason !== undefined) details.reason = options.reason;
-    if (options.caller) details.callerName = options.caller.name;
+    const body = {
+      type: "Paused" as const,
+      ...(options.reason !== undefined ? { reason: options.reason } : {}),
+    };
     const reply = await this.fenced(exec, (head) => {
-      const chained = chainOne(head, event(head.count, now, "ExecutionPaused", details));
+      const out = written(exec, head, now, body, options.caller);
       return this.client.run(
         "pauseExecution",
-        [this.keys.execution(exec), this.keys.history(exec)],
+        [this.keys.execution(exec), this.keys.history(exec), this.keys.journal(exec)],
         [
           this.keys.base,
           exec,
           head.count,
-          chained.stored,
+          out.history,
           JSON.stringify(info),
+          out.journal,
           head.hash,
-          chained.hash,
+          out.hash,
         ],
       );
     });
@@ -59,10 +64,8 @@ export class Pauses {
 
   async resume(executionId: string, exec: string, options: { caller?: Caller }): Promise<void> {
     const now = new Date();
-    const details: Record<string, string> = {};
-    if (options.caller) details.callerName = options.caller.name;
     const reply = await this.fenced(exec, (head) => {
-      const chained = chainOne(head, event(head.count, now, "ExecutionResumed", details));
+      const out = written(exec, head, now, { type: "Resumed" }, options.caller);
       return this.client.run(
         "resumeExecution",
         [
@@ -70,15 +73,17 @@ export class Pauses {
           this.keys.history(exec),
           this.keys.parked(exec),
           this.keys.schedule,
+          this.keys.journal(exec),
         ],
         [
           this.keys.base,
           exec,
           head.count,
-          chained.stored,
+          out.history,
           now.getTime() + this.leaseMs,
+          out.journal,
           head.hash,
-          chained.hash,
+          out.hash,
         ],
       );
     });
@@ -122,18 +127,28 @@ export class Pauses {
   }
 }
 
-function event(
-  hc: number,
+/**
+ * The history event and the journal entry of a pause or resume: the same pure
+ * function writes the event here and in replay (engine/core/history.ts), and the
+ * journal keeps the event that replay feeds to it.
+ */
+function written(
+  exec: string,
+  head: HistoryHead,
   at: Date,
-  type: "ExecutionPaused" | "ExecutionResumed",
-  details: Record<string, string>,
-): HistoryEvent {
-  const history: HistoryEvent = {
-    id: hc + 1,
-    previousEventId: hc,
-    timestamp: at.toISOString(),
-    type,
+  body: { type: "Paused"; reason?: string } | { type: "Resumed" },
+  caller: Caller | undefined,
+): { history: string; hash: string; journal: string } {
+  const event = {
+    ...body,
+    eventId: head.count + 1,
+    time: at.toISOString(),
+    ...(caller ? { caller: caller.name } : {}),
+  } as Extract<RunEvent, { type: "Paused" | "Resumed" }>;
+  const chained = chainOne(head, operatorEvent(event));
+  return {
+    history: chained.stored,
+    hash: chained.hash,
+    journal: pack(JSON.stringify({ runId: longId(exec), event })),
   };
-  history[detailsKey(type)!] = details;
-  return history;
 }

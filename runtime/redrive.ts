@@ -1,7 +1,7 @@
 import type { RunEvent } from "../engine/core/events.js";
 import type { Json } from "../engine/core/json.js";
-import type { RunState } from "../engine/core/run.js";
-import { childRun, newRun, step } from "../engine/step.js";
+import { replaySteps } from "../engine/replay.js";
+import type { step } from "../engine/step.js";
 import { RuntimeError, type ExecutionRecord } from "./contract.js";
 
 /**
@@ -38,20 +38,8 @@ export function redrivePoint(
   context: Parameters<typeof step>[1],
   journal: readonly { runId: string; event: RunEvent }[],
 ): { state: string; input: Json } {
-  const runs = new Map<string, RunState>();
-  runs.set(context.executionId, newRun(context.executionId, ""));
   let last: { state: string; input: Json } | undefined;
-  for (const { runId, event } of journal) {
-    const run = runs.get(runId);
-    if (!run) throw new Error(`redrive: the journal names an unknown run '${runId}'`);
-    const result = step(program, context, run, event);
-    runs.set(runId, result.run);
-    for (const effect of result.effects) {
-      if (effect.type !== "SpawnChildren") continue;
-      for (const child of effect.children) {
-        runs.set(child.runId, childRun(effect.runId, child, result.run.lastEventId));
-      }
-    }
+  for (const { runId, result } of replaySteps(program, context, journal)) {
     if (runId === context.executionId && result.run.current) {
       last = { state: result.run.current.name, input: result.run.current.input };
     }

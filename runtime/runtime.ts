@@ -2,6 +2,7 @@ import type { StateMachineDefinition } from "../engine/core/definition.js";
 import type { RunEvent, RunEventBody } from "../engine/core/events.js";
 import type { HistoryEvent } from "../engine/core/history.js";
 import type { Json } from "../engine/core/json.js";
+import type { ExecutionContext } from "../engine/core/run.js";
 import type { ApprovalStatus } from "../engine/states/approval.js";
 import { ApprovalFeed } from "./approval-feed.js";
 import { ApprovalStore } from "./approvals.js";
@@ -29,6 +30,7 @@ import type { TaskHandlers } from "../engine/drivers/memory.js";
 import { defaultRunners } from "../task-runners/index.js";
 import { DATA_LIMIT_BYTES } from "../engine/step-context.js";
 import type { TaskRunner } from "../task-runners/runner.js";
+import type { ModelBudget } from "../task-runners/model/budget.js";
 import {
   RuntimeError,
   type ApprovalChange,
@@ -154,7 +156,7 @@ export class RedisRuntime implements Runtime {
   updateStateMachine(
     name: string,
     definition: StateMachineDefinition | undefined,
-    options?: Pick<StateMachineOptions, "roleArn" | "caller">,
+    options?: Pick<StateMachineOptions, "roleArn" | "budget" | "caller">,
   ): Promise<StateMachineSummary & { created: boolean }> {
     this.metaCache.delete(name);
     return this.machines.update(name, definition, options);
@@ -343,7 +345,7 @@ export class RedisRuntime implements Runtime {
 
   async startExecution(
     stateMachine: string,
-    options: { input?: Json; name?: string; caller?: Caller } & StartTarget,
+    options: { input?: Json; name?: string; caller?: Caller; budget?: ModelBudget } & StartTarget,
   ): Promise<StartResult> {
     const meta = await this.machines.meta(stateMachine);
     if (meta.type === "EXPRESS") {
@@ -354,10 +356,13 @@ export class RedisRuntime implements Runtime {
       return { executionId, startedAt, created: true };
     }
     const { pinned } = await this.resolveTarget(stateMachine, options);
-    const { version: _v, alias: _a, ...rest } = options;
+    const { version: _v, alias: _a, budget: own, ...rest } = options;
+    // The machine's budget, with the start's own limits over it field by field.
+    const budget = meta.budget || own ? { ...meta.budget, ...own } : undefined;
     const result = await this.executions.start(stateMachine, {
       ...rest,
       ...(pinned ? { pinned } : {}),
+      ...(budget ? { budget } : {}),
     });
     if (result.created) this.started++;
     return result;
@@ -469,6 +474,8 @@ export class RedisRuntime implements Runtime {
       input: source.input,
       pinned: { version: source.version },
       restartedFrom: source.executionId,
+      // A fresh budget: the same limits, nothing spent yet.
+      ...(source.budget ? { budget: source.budget } : {}),
       ...(options.name !== undefined ? { name: options.name } : {}),
       ...(options.caller ? { caller: options.caller } : {}),
     });
@@ -659,6 +666,14 @@ export class RedisRuntime implements Runtime {
   async metrics(): Promise<RuntimeMetrics> {
     const figures = await readRuntimeMetrics(this.client, this.keys, this.queues);
     return { ...figures, executionsStartedTotal: this.started };
+  }
+
+  /** Beyond the contract: what `step` ran the execution with (its context and definition), for replay. */
+  async executionContext(
+    executionId: string,
+  ): Promise<{ context: ExecutionContext; definition: StateMachineDefinition }> {
+    const { context, program } = await this.cache.get(execOf(executionId));
+    return { context, definition: program.definition };
   }
 
   /** Beyond the contract: every event fed to `step`, in order (engine/replay.ts rebuilds the runs from it). */

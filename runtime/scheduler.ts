@@ -12,6 +12,18 @@ import type { RuntimeSettings } from "./settings.js";
  * once however many workers poll. A timer armed for a year is one sorted-set
  * member until then: no job, no process, no memory elsewhere.
  *
+ * Bursts (issue 21: 50,000 executions waiting on one timestamp): while entries
+ * are still due the loop claims again at once, never sleeping in between, and
+ * every worker process claims in parallel (claims are disjoint: `claimDue`
+ * removes what it hands out). A worker fires what it claimed itself (`fire`,
+ * the same `advance` a step job runs) instead of enqueueing one BullMQ job per
+ * run: that job's add, fetch and completion cost Redis more than the transition
+ * itself. It claims only as much as it has room to fire, so the others take
+ * their share. Nothing is lost if the process dies meanwhile: `claimDue` put a
+ * lease (`r:<run>`) in the schedule for every run it handed out, and the next
+ * claim after the lease enqueues the run's job. A fire that throws goes to the
+ * queue too, where retries and give-up (give-up.ts) deal with it.
+ *
  * The same loop prunes the execution indexes of executions whose retention ran
  * out (see scripts/prune-index.ts).
  *
@@ -21,11 +33,25 @@ import type { RuntimeSettings } from "./settings.js";
  */
 /** How often each worker looks for expired executions' index entries. */
 const PRUNE_EVERY_MS = 60_000;
+/** Most entries one `claimDue` call hands out (its Lua runs ~5 commands per entry). */
+const CLAIM_MAX = 1000;
+
+export interface SchedulerOptions {
+  /** Advances run `run` at seq `seq` in this process (a worker's `advance`); without it, jobs are enqueued. */
+  fire?: (run: string, seq: number) => Promise<unknown>;
+  /** Runs fired at once in this process (default 64). */
+  concurrency?: number;
+}
 
 export class Scheduler {
   private stopped = false;
   private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
+  /** Claimed runs waiting for a firing slot, and the slots in use. */
+  private backlog: string[] = [];
+  private firing = 0;
+  private drained: (() => void) | undefined;
+  private readonly concurrency: number;
 
   constructor(
     private readonly client: RedisClient,
@@ -33,29 +59,57 @@ export class Scheduler {
     private readonly queues: JobQueues,
     private readonly settings: RuntimeSettings,
     private readonly onError: (err: unknown) => void = () => {},
-  ) {}
+    private readonly options: SchedulerOptions = {},
+  ) {
+    this.concurrency = options.concurrency ?? 64;
+  }
 
   start(): void {
     this.loop ??= this.run();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming; what was claimed but not fired yet goes to the queue, and
+   * fires under way get `graceMs` to finish (one still running after that is
+   * left to its lease).
+   */
+  async stop(graceMs = 10_000): Promise<void> {
     this.stopped = true;
     this.wake?.();
     await this.loop;
+    const left = this.backlog.splice(0);
+    if (left.length > 0) await this.queues.ensure(left.join(" ")).catch(this.onError);
+    if (this.firing === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => (this.drained = resolve)),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
+    ]);
+    clearTimeout(timer);
   }
 
-  /** Claims and enqueues what is due now; returns the next due time (ms) if any. */
-  async tick(now = Date.now()): Promise<number | undefined> {
+  /**
+   * Claims what is due now (at most `max` entries) and fires or enqueues it;
+   * returns the next due time (ms) if any, `now` when more may be due already.
+   */
+  async tick(now = Date.now(), max = CLAIM_MAX): Promise<number | undefined> {
     const reply = await this.client.run(
       "claimDue",
       [this.keys.schedule, this.keys.tasks],
-      [this.keys.base, now, 500, this.settings.leaseMs, EXECUTION_ARN_PREFIX],
+      [this.keys.base, now, max, this.settings.leaseMs, EXECUTION_ARN_PREFIX],
     );
     const [next, ...jobs] = reply as string[];
-    if (jobs.length > 0) await this.queues.ensure(jobs.join(" "));
+    if (this.options.fire) {
+      // Task calls stay jobs: they may be slow and have their own queue.
+      const tasks = jobs.filter((j) => !j.startsWith("s"));
+      this.backlog.push(...jobs.filter((j) => j.startsWith("s")));
+      this.pump();
+      if (tasks.length > 0) await this.queues.ensure(tasks.join(" "));
+    } else if (jobs.length > 0) {
+      await this.queues.ensure(jobs.join(" "));
+    }
     // A full batch means more may be due already.
-    if (jobs.length >= 500) return now;
+    if (jobs.length >= max) return now;
     return next ? Number(next) : undefined;
   }
 
@@ -77,6 +131,32 @@ export class Scheduler {
   private pruneFrom = 0;
   private nextPrune = 0;
 
+  /** Starts fires while slots are free; a freed slot wakes the loop to claim more. */
+  private pump(): void {
+    const fire = this.options.fire!;
+    while (this.firing < this.concurrency && this.backlog.length > 0) {
+      const job = this.backlog.shift()!;
+      const at = job.lastIndexOf("@");
+      this.firing++;
+      fire(job.slice(1, at), Number(job.slice(at + 1)))
+        .catch(() => this.queues.ensure(job))
+        .catch(this.onError)
+        .finally(() => {
+          this.firing--;
+          this.pump();
+          // Half the backlog gone: claim the next batch (not one entry per ended fire).
+          if (this.backlog.length <= this.concurrency / 2) this.wake?.();
+          if (this.firing === 0) this.drained?.();
+        });
+    }
+  }
+
+  /** How many entries this worker may claim now: room for one more round of fires. */
+  private room(): number {
+    if (!this.options.fire) return CLAIM_MAX;
+    return Math.min(CLAIM_MAX, 2 * this.concurrency - this.backlog.length - this.firing);
+  }
+
   private async run(): Promise<void> {
     while (!this.stopped) {
       let delay = this.settings.timerPollMs;
@@ -85,17 +165,23 @@ export class Scheduler {
           this.nextPrune = Date.now() + PRUNE_EVERY_MS;
           await this.prune();
         }
-        const next = await this.tick();
-        if (next !== undefined) delay = Math.max(0, Math.min(delay, next - Date.now()));
+        const room = this.room();
+        if (room > 0) {
+          const next = await this.tick(Date.now(), room);
+          if (next !== undefined) delay = Math.max(0, Math.min(delay, next - Date.now()));
+        }
+        // Full hands: claim again when a fire ends (it wakes the loop), at the latest after a poll.
       } catch (err) {
         this.onError(err);
         delay = 500;
       }
       if (this.stopped) break;
+      if (delay === 0) continue;
       await new Promise<void>((resolve) => {
         const handle = setTimeout(resolve, delay);
         this.wake = () => {
           clearTimeout(handle);
+          this.wake = undefined;
           resolve();
         };
       });

@@ -1,5 +1,8 @@
 import type { Json } from "../engine/core/json.js";
 import { describeFailure, findRunner, type TaskRunner } from "../task-runners/runner.js";
+import { BUDGET_EXCEEDED, usageOfOutput, type MeteredUsage } from "../task-runners/model/budget.js";
+import { isModelResource } from "../task-runners/model/runner.js";
+import { BUDGET_AND_USAGE_FIELDS, budgetCheck } from "./usage.js";
 import { crashPoint } from "./crash.js";
 import type { TaskRecord } from "./effects.js";
 import { EXECUTION_ARN_PREFIX, executionOf, longId, member } from "./ids.js";
@@ -17,7 +20,7 @@ export interface TaskJobDeps {
 }
 
 export type TaskEventBody =
-  | { type: "TaskSucceeded"; output: Json; caller?: string }
+  | { type: "TaskSucceeded"; output: Json; caller?: string; usage?: MeteredUsage }
   | { type: "TaskFailed"; error: string; cause?: string; caller?: string }
   | { type: "TaskHeartbeat"; caller?: string }
   | { type: "TaskSubmitted"; output: Json; caller?: string };
@@ -75,14 +78,27 @@ export async function runTaskJob(
   task: string,
   signal: AbortSignal,
 ): Promise<void> {
-  const raw = await deps.client.redis.hget(deps.keys.tasks, task);
-  if (raw === null) return;
+  // The execution's budget and spend come in the same round trip as the record: a
+  // model call needs them before it is sent, and a read costs less than a wait.
+  const replies = await deps.client.redis
+    .pipeline()
+    .hget(deps.keys.tasks, task)
+    .hmget(deps.keys.execution(executionOf(task)), ...BUDGET_AND_USAGE_FIELDS)
+    .exec();
+  const [[readError, raw] = [], [, spend] = []] = replies ?? [];
+  if (readError) throw readError;
+  if (typeof raw !== "string") return;
   const record = JSON.parse(raw) as TaskRecord;
   // Parked tasks have no call to make (and no task job): only their token answers them.
   if (record.mode === "park") return;
   const runner = findRunner(deps.runners, record.resource);
+  const metered = isModelResource(record.resource);
+  const over = metered ? overBudget(spend as (string | null)[] | undefined) : undefined;
   let body: TaskEventBody;
-  if (!runner) {
+  if (over) {
+    // Before any request: the call would take the execution over its budget.
+    body = { type: "TaskFailed", error: BUDGET_EXCEEDED, cause: over };
+  } else if (!runner) {
     body = {
       type: "TaskFailed",
       error: "States.TaskFailed",
@@ -117,6 +133,8 @@ export async function runTaskJob(
         return;
       }
       body = { type: "TaskSucceeded", output: output ?? null };
+      const usage = metered ? usageOfOutput(output ?? null) : undefined;
+      if (usage) body.usage = usage;
     } catch (err) {
       if (signal.aborted) throw err; // shutting down: hand the job back, the attempt runs again
       const failure = describeFailure(err);
@@ -124,4 +142,22 @@ export async function runTaskJob(
     }
   }
   await deliverTaskEvent(deps, { task }, body);
+}
+
+/**
+ * The cause of a budget refusal, or undefined when the model call may go. Checked
+ * against what the execution has committed: model calls of one execution running at
+ * the same moment (Map, Parallel) each see the totals before the others' answers, so
+ * they may together go past the budget by what those calls spend.
+ */
+function overBudget(values: (string | null)[] | undefined): string | undefined {
+  if (!values) return undefined;
+  const over = budgetCheck(values);
+  if (!over) return undefined;
+  return JSON.stringify({
+    message: `The next model call would exceed the execution's ${over.limit} (${String(over.budget[over.limit as keyof typeof over.budget])})`,
+    limit: over.limit,
+    budget: over.budget,
+    usage: over.usage,
+  });
 }

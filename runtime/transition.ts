@@ -8,6 +8,7 @@ import type { TaskMode } from "../task-runners/resources.js";
 import { chainEvents, UNANCHORED } from "./audit/chain.js";
 import { pack, unpack } from "./codec.js";
 import { crashPoint } from "./crash.js";
+import { closedJoin, dropRun, joinedChild } from "./ended-runs.js";
 import { planOps } from "./effects.js";
 import { storedState, type InputCache, type StoredInput } from "./frame-input.js";
 import { exceedsHistoryCap, historyCapStop } from "./history-cap.js";
@@ -73,13 +74,18 @@ import type { RuntimeSettings } from "./settings.js";
  * stops) go with a lease in the schedule (`r:<run>`): if their enqueue never
  * happens, the scheduler enqueues `<run>@<seq>` when the lease runs out (see
  * scheduler.ts). Commits renew or drop that lease, so it costs nothing while
- * things work.
+ * things work. A fired timer's run is advanced by the worker that claimed it,
+ * without a job (scheduler.ts, "Bursts"); the same lease covers its crash.
  *
  * Faults: a job that throws is tried again with backoff (queues.ts,
  * STEP_ATTEMPTS); after the last attempt the worker gives up on the execution
  * (give-up.ts): it fails with States.Runtime through an ordinary Stop, or, when
  * even that cannot be processed, is ended FAILED by the giveUp script, and the
  * runs that cannot advance are deleted so their leases stop re-enqueueing them.
+ *
+ * Ended children: once a parent has committed a child's `ChildEnded`, the
+ * child's run hash and inbox are deleted (ended-runs.ts); a redelivered job of
+ * that child then loads nothing and is a no-op (`missing`).
  */
 export interface TransitionDeps {
   client: RedisClient;
@@ -291,6 +297,9 @@ async function stepAndCommit(
     if (code === 1) {
       if (stored.apart !== apart) deps.inputs?.set(run, stored.apart);
       crashPoint("afterCommit", child, collects);
+      // The child whose end this commit took in is needed no more (ended-runs.ts).
+      const joined = joinedChild(event);
+      if (joined) dropRun(client, keys, joined, closedJoin(event, result.run));
       const committed =
         history.length > 0
           ? { count: hc + history.length, hash: chained.head }

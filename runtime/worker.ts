@@ -25,7 +25,7 @@ import { runTaskJob } from "./task-jobs.js";
 import { advance } from "./transition.js";
 
 export interface WorkerOptions extends Partial<RuntimeSettings> {
-  /** Transition jobs processed at once (default 32). */
+  /** Transition jobs processed at once (default 32); as many fired timers again (scheduler.ts). */
   concurrency?: number;
   /** Task calls in flight at once (default 64): mostly I/O waits. */
   taskConcurrency?: number;
@@ -173,7 +173,20 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
   tasks.on("error", onError);
   steps.on("failed", (_job, err) => onError(err));
   tasks.on("failed", (_job, err) => onError(err));
-  const scheduler = new Scheduler(client, keys, queues, settings, onError);
+  // Runs whose timer fired are advanced right here (see scheduler.ts), latency counted from the claim.
+  const fire = async (run: string, seq: number): Promise<void> => {
+    let since = Date.now();
+    const result = await advance(deps, run, seq, () => {
+      const now = Date.now();
+      options.onTransition?.({ result: "committed", latencyMs: now - since });
+      since = now;
+    });
+    if (result !== "committed") options.onTransition?.({ result, latencyMs: Date.now() - since });
+  };
+  const scheduler = new Scheduler(client, keys, queues, settings, onError, {
+    fire,
+    concurrency: options.concurrency ?? 32,
+  });
   scheduler.start();
   await Promise.all([steps.waitUntilReady(), tasks.waitUntilReady(), operations.waitUntilReady()]);
 
@@ -181,7 +194,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
   return {
     close(graceMs = 10_000) {
       closing ??= (async () => {
-        await scheduler.stop();
+        await scheduler.stop(graceMs);
         const graceful = Promise.all([steps.close(), tasks.close(), operations.close()]);
         const timer = new Promise<"timeout">((resolve) =>
           setTimeout(() => resolve("timeout"), graceMs).unref(),

@@ -144,6 +144,14 @@ export const CODES = {
     "error",
     "An approval task (stepwise:approval) misses 'Subject' or has a field that is unknown or of the wrong type.",
   ),
+  INVALID_MODEL_ARGUMENT: code(
+    "error",
+    "A model task (stepwise:model) misses 'Messages', names an unknown argument, or has a static argument of the wrong type (an Endpoint that is a URL).",
+  ),
+  UNKNOWN_MODEL_ERROR: code(
+    "warning",
+    "A Retry or Catch names a Model.* error that no model task raises (a misspelling never matches).",
+  ),
   UNSERVED_RESOURCE: code(
     "warning",
     "No task runner of this service calls the Resource: accepted, as AWS accepts it, but an execution reaching it fails with States.TaskFailed.",

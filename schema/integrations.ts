@@ -71,8 +71,9 @@ const OPTIMIZED: Readonly<Record<string, readonly string[]>> = {
   sns: ["publish"],
   sqs: ["sendMessage"],
   states: ["startExecution"],
-  // Stepwise's own: an approval bound to an envelope, a plain park on a task token.
-  stepwise: ["approval", "waitForTaskToken"],
+  // Stepwise's own: an approval bound to an envelope, a plain park on a task token,
+  // a chat-completions model call (task-runners/model/).
+  stepwise: ["approval", "waitForTaskToken", "model"],
 };
 
 /** Integration patterns (AWS "Discover service integration patterns"). */

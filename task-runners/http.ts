@@ -48,7 +48,7 @@ const RESOURCES = new Set(["http:invoke", "arn:aws:states:::http:invoke"]);
  * are bytes: non-ASCII is percent-encoded as UTF-8. Names never contain `%` or
  * white space, so ASCII ids pass unchanged and the encoding is unambiguous.
  */
-function headerSafe(id: string): string {
+export function headerSafe(id: string): string {
   return id.replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c));
 }
 

@@ -94,6 +94,7 @@ describe("the README's commands", () => {
       "npm ci && npx stepwise serve",
       "npm ci && npm test",
       "npx stepwise serve &",
+      "STEPWISE_MODEL_ENDPOINTS=models.yaml OPENAI_API_KEY=sk-… npx stepwise serve &",
     ]);
   });
 

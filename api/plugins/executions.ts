@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { Json } from "../../engine/core/json.js";
 import type { ExecutionStatus } from "../../runtime/contract.js";
+import type { ModelBudget } from "../../task-runners/model/budget.js";
 import { checkPayloadSize } from "../body.js";
 import { apiError } from "../errors.js";
 import {
@@ -14,6 +15,7 @@ import {
   executionDetail,
   executionRecord,
   executionSummary,
+  modelBudget,
   historyEvent,
   nameSchema,
   page,
@@ -52,6 +54,7 @@ const startResponse = {
 interface StartBody {
   input?: Json;
   name?: string;
+  budget?: ModelBudget;
 }
 
 export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
@@ -110,6 +113,11 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
               description:
                 'Execution name, as AWS allows it: 1–80 characters except white space, control characters and < > { } [ ] ? * " # % \\ ^ | ~ ` $ & , ; : /. A second start with the same name and input returns the first execution (200).',
             },
+            budget: {
+              ...modelBudget,
+              description:
+                "Limits on this execution's model calls (stepwise:model), all its runs together: the next call that would go over fails with Stepwise.BudgetExceeded (catchable) before any request is sent. GET /v1/executions/:id shows `usage`.",
+            },
           },
         },
         response: {
@@ -143,6 +151,7 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
         ...(version !== undefined ? { version } : {}),
         ...(alias !== undefined ? { alias } : {}),
         ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.budget !== undefined ? { budget: body.budget } : {}),
         ...(request.caller ? { caller: request.caller } : {}),
       });
       reply.code(started.created ? 201 : 200);
@@ -349,6 +358,16 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
     },
   );
 
+  const restartAnswer = {
+    type: "object",
+    required: ["executionId", "startedAt", "restartedFrom"],
+    properties: {
+      executionId: { type: "string" },
+      startedAt: { type: "string", format: "date-time" },
+      restartedFrom: { type: "string" },
+    },
+  } as const;
+
   app.post<{ Params: { executionId: string }; Body: { name?: string } | undefined }>(
     "/executions/:executionId/restart",
     {
@@ -364,27 +383,7 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
           additionalProperties: false,
           properties: { name: executionNameSchema },
         },
-        response: {
-          201: {
-            type: "object",
-            required: ["executionId", "startedAt", "restartedFrom"],
-            properties: {
-              executionId: { type: "string" },
-              startedAt: { type: "string", format: "date-time" },
-              restartedFrom: { type: "string" },
-            },
-          },
-          200: {
-            type: "object",
-            required: ["executionId", "startedAt", "restartedFrom"],
-            properties: {
-              executionId: { type: "string" },
-              startedAt: { type: "string", format: "date-time" },
-              restartedFrom: { type: "string" },
-            },
-          },
-          ...errorResponses,
-        },
+        response: { 201: restartAnswer, 200: restartAnswer, ...errorResponses },
       },
     },
     async (request, reply) => {

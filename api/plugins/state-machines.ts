@@ -6,6 +6,7 @@ import { bareDefinition } from "../shape-hints.js";
 import {
   diagnosticSchema,
   errorResponses,
+  modelBudget,
   nameSchema,
   page,
   pagingQuery,
@@ -13,6 +14,7 @@ import {
   stateMachineSummary,
 } from "../schemas.js";
 import type { PluginOptions } from "../server.js";
+import type { ModelBudget } from "../../task-runners/model/budget.js";
 
 /**
  * State machines: validate, create, update (a new version), read, list.
@@ -33,6 +35,19 @@ const substitutionsField = {
   type: "object",
   additionalProperties: { type: ["string", "number", "boolean"] },
 } as const;
+
+const budgetField = {
+  ...modelBudget,
+  description:
+    "Stepwise's: the model budget of every execution of this state machine (a start's `budget` overrides it field by field); JSON bodies only.",
+};
+
+/** The machine budget of a JSON body, if it has one. */
+function budgetOf(body: unknown): ModelBudget | undefined {
+  return typeof body === "object" && body !== null && "budget" in body
+    ? (body as { budget: ModelBudget }).budget
+    : undefined;
+}
 
 const textSchema = {
   schema: { type: "string", description: "The definition as YAML or JSON text." },
@@ -79,7 +94,11 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
         summary: "Validate a definition without storing it",
         tags: ["state machines"],
         body: definitionBody(
-          { definition: definitionField, definitionSubstitutions: substitutionsField },
+          {
+            definition: definitionField,
+            definitionSubstitutions: substitutionsField,
+            budget: budgetField,
+          },
           ["definition"],
         ),
         response: {
@@ -129,6 +148,7 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
             name: nameSchema,
             definition: definitionField,
             definitionSubstitutions: substitutionsField,
+            budget: budgetField,
           },
           ["name", "definition"],
         ),
@@ -160,11 +180,11 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
         definitionSource(request.body, request.headers["content-type"]),
         serves,
       );
-      const created = await runtime.createStateMachine(
-        name,
-        definition,
-        request.caller ? { caller: request.caller } : {},
-      );
+      const budget = budgetOf(request.body);
+      const created = await runtime.createStateMachine(name, definition, {
+        ...(budget ? { budget } : {}),
+        ...(request.caller ? { caller: request.caller } : {}),
+      });
       return reply.code(201).send(warnings.length > 0 ? { ...created, warnings } : created);
     },
   );
@@ -208,11 +228,11 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
         definitionSource(request.body, request.headers["content-type"]),
         serves,
       );
-      const updated = await runtime.updateStateMachine(
-        request.params.name,
-        definition,
-        request.caller ? { caller: request.caller } : {},
-      );
+      const budget = budgetOf(request.body);
+      const updated = await runtime.updateStateMachine(request.params.name, definition, {
+        ...(budget ? { budget } : {}),
+        ...(request.caller ? { caller: request.caller } : {}),
+      });
       return warnings.length > 0 ? { ...updated, warnings } : updated;
     },
   );

@@ -132,14 +132,8 @@ export const executionsCommand: Command = {
       case "start": {
         const machine = need("a state machine name");
         const body: Record<string, unknown> = {};
-        const inputText = await inputOf(args.values.get("input"), args.values.get("input-file"));
-        if (inputText !== undefined) {
-          try {
-            body.input = JSON.parse(inputText) as unknown;
-          } catch (err) {
-            throw new UsageError(`the input is not JSON: ${(err as Error).message}`, false);
-          }
-        }
+        const input = await jsonInput(args.values.get("input"), args.values.get("input-file"));
+        if (input !== undefined) body.input = input;
         const name = args.values.get("name");
         if (name !== undefined) body.name = name;
         const wait = args.values.get("wait");
@@ -200,14 +194,8 @@ export const executionsCommand: Command = {
           );
         }
         const body: Record<string, unknown> = { fromEventId: from };
-        const inputText = await inputOf(args.values.get("input"), args.values.get("input-file"));
-        if (inputText !== undefined) {
-          try {
-            body.input = JSON.parse(inputText) as unknown;
-          } catch (err) {
-            throw new UsageError(`the input is not JSON: ${(err as Error).message}`, false);
-          }
-        }
+        const input = await jsonInput(args.values.get("input"), args.values.get("input-file"));
+        if (input !== undefined) body.input = input;
         const name = args.values.get("name");
         if (name !== undefined) body.name = name;
         const reply = await service.call(
@@ -237,6 +225,17 @@ export const executionsCommand: Command = {
     }
   },
 };
+
+/** `--input JSON` or `--input-file FILE`, parsed; a usage error when it is not JSON. */
+async function jsonInput(inline: string | undefined, file: string | undefined): Promise<unknown> {
+  const text = await inputOf(inline, file);
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new UsageError(`the input is not JSON: ${(err as Error).message}`, false);
+  }
+}
 
 async function inputOf(
   inline: string | undefined,

@@ -19,9 +19,10 @@ import { webhooksFromEnv } from "../../runtime/approval-webhook-settings.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
 import { integerSetting, parseArgs } from "../args.js";
 import { EXIT, UsageError, type Command } from "../command.js";
+import { loadEndpoints } from "../../task-runners/model/endpoints.js";
 import { containStrayErrors } from "../containment.js";
 import { redactRedisUrl, waitForRedis } from "../redis-connection.js";
-import { LOG_LEVELS } from "../logger.js";
+import { createLogger, LOG_LEVELS } from "../logger.js";
 import { chooseRedis } from "../serve-redis.js";
 import { loadTasksModule } from "../tasks-module.js";
 import { stepwiseVersion } from "../version.js";
@@ -121,6 +122,13 @@ export const serveCommand: Command = {
       io.stderr(`stepwise serve: ${(err as Error).message}\n`);
       return EXIT.usage;
     }
+    try {
+      // The workers' model runners read it too; a bad file is a configuration error, said once here.
+      loadEndpoints(env);
+    } catch (err) {
+      io.stderr(`stepwise serve: ${(err as Error).message}\n`);
+      return EXIT.usage;
+    }
     const prefix = env.STEPWISE_PREFIX ?? "stepwise";
     const address = listenAddress(apiKeys, args.values.get("host") ?? env.HOST);
     const taskRunners = await loadTasks(env.STEPWISE_TASKS);
@@ -132,6 +140,10 @@ export const serveCommand: Command = {
     }
     const redisUrl = redis.url;
     const shownUrl = redactRedisUrl(redisUrl);
+    // Connection errors of the runtime's first connections come before the server's
+    // logger exists: JSON lines from the start, like everything serve prints.
+    const early = createLogger(level);
+    setConnectionLog((lvl, message, fields) => early[lvl](fields, message));
     // Express executions run in this process: they call the same Task runners as the worker.
     const runtime = createRedisRuntime({ redisUrl, prefix, taskRunners });
     // One registry for the API and the worker: one scrape shows both.

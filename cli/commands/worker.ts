@@ -10,6 +10,7 @@ import { checkRunnerSettings } from "../../task-runners/index.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
 import { integerSetting, numberOption, parseArgs } from "../args.js";
 import { EXIT, UsageError, type Command } from "../command.js";
+import { loadEndpoints } from "../../task-runners/model/endpoints.js";
 import { containStrayErrors } from "../containment.js";
 import { createLogger, LOG_LEVELS } from "../logger.js";
 import { serveMetrics, type MetricsServer } from "../metrics-server.js";
@@ -92,6 +93,13 @@ export const workerCommand: Command = {
         ? undefined
         : integerSetting("--metrics-port/STEPWISE_METRICS_PORT", rawPort, 0, 0, 65535);
     const metricsHost = args.values.get("metrics-host") ?? env.STEPWISE_METRICS_HOST ?? "127.0.0.1";
+    try {
+      // Its model runner reads it at start: a bad file is a configuration error, not a crash.
+      loadEndpoints(env);
+    } catch (err) {
+      io.stderr(`stepwise worker: ${(err as Error).message}\n`);
+      return EXIT.usage;
+    }
     const taskRunners = await loadRunners(env.STEPWISE_TASKS);
     const log = createLogger(level);
     setConnectionLog((lvl, message, fields) => log[lvl](fields, message));

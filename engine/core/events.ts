@@ -65,8 +65,24 @@ export type RunEvent =
    * stream and ids go on from where they were.
    */
   | (Base & { type: "Redriven"; state: string; input: Json; redriveCount: number })
+  /**
+   * An operator paused or resumed the execution (runtime/pause.ts). The driver
+   * writes these without stepping the run (it is paused, or resuming); they are in
+   * the journal so that replay writes the same history: the run is not changed.
+   */
+  | (Base & { type: "Paused"; reason?: string })
+  | (Base & { type: "Resumed" })
   | (Base & { type: "Continue" })
-  | (Base & { type: "TaskSucceeded"; taskId: string; output: Json })
+  | (Base & {
+      type: "TaskSucceeded";
+      taskId: string;
+      output: Json;
+      /**
+       * What a model call spent, metered by the driver (runtime/usage.ts), which adds
+       * it to the execution's totals in the commit of this event; the step ignores it.
+       */
+      usage?: { modelCalls: number; inputTokens: number; outputTokens: number; costUsd: number };
+    })
   | (Base & { type: "TaskFailed"; taskId: string; error: string; cause?: string })
   | (Base & { type: "TaskHeartbeat"; taskId: string })
   /**

@@ -209,12 +209,39 @@ const CALLER_DETAILS: Partial<Record<HistoryEventType, `${string}EventDetails`>>
   ExecutionStarted: "executionStartedEventDetails",
   ExecutionForked: "executionForkedEventDetails",
   ExecutionRedriven: "executionRedrivenEventDetails",
+  ExecutionPaused: "executionPausedEventDetails",
+  ExecutionResumed: "executionResumedEventDetails",
   ExecutionAborted: "executionAbortedEventDetails",
   TaskSucceeded: "taskSucceededEventDetails",
   TaskFailed: "taskFailedEventDetails",
   ActivitySucceeded: "activitySucceededEventDetails",
   ActivityFailed: "activityFailedEventDetails",
 };
+
+/**
+ * The one history event of a pause or a resume: written by the driver when the
+ * operator acts and by replay from the journal, so both go through here. Its
+ * previous event is the one before it in the history (no run wrote it).
+ */
+export function operatorEvent(event: {
+  type: "Paused" | "Resumed";
+  eventId: number;
+  time: string;
+  reason?: string;
+  caller?: string;
+}): HistoryEvent {
+  const type = event.type === "Paused" ? "ExecutionPaused" : "ExecutionResumed";
+  const details: Record<string, Json> = {};
+  if (event.type === "Paused" && event.reason !== undefined) details.reason = event.reason;
+  const history: HistoryEvent = {
+    id: event.eventId,
+    previousEventId: event.eventId - 1,
+    timestamp: event.time,
+    type,
+  };
+  history[detailsKey(type)!] = details;
+  return event.caller === undefined ? history : withCaller([history], event.caller)[0]!;
+}
 
 /** Records who acted in the history events their action wrote (`callerName`). */
 export function withCaller(history: HistoryEvent[], caller: string): HistoryEvent[] {

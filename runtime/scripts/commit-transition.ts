@@ -66,6 +66,8 @@ import type { ScriptSpec } from "./spec.js";
  *                                        n fields, index it PENDING (approval-lua.ts)
  *   apclose id status                    a PENDING approval's task ended without a
  *                                        decision: status EXPIRED or CANCELLED
+ *   usage  field amount                  add amount to the execution hash's field
+ *                                        (model usage totals, runtime/usage.ts)
  *
  * Returns:
  *   {1, newSeq, fx, head}  committed; fx = follow-up jobs, space-separated:
@@ -264,6 +266,9 @@ while i <= n do
     closeApproval(base, ARGV[i + 1], ARGV[i + 2], now)
     i = i + 3
   -- [/approvals]
+  elseif op == 'usage' then
+    redis.call('HINCRBYFLOAT', KEYS[3], ARGV[i + 1], ARGV[i + 2])
+    i = i + 3
   elseif op == 'expire' then
     redis.call('EXPIRE', KEYS[1], ARGV[i + 1])
     redis.call('EXPIRE', KEYS[2], ARGV[i + 1])

@@ -9,6 +9,7 @@ import { checkPayloads } from "./payloads.js";
 import { checkPaths } from "./paths.js";
 import { checkQueryLanguages } from "./query-language.js";
 import { checkApprovals } from "./approvals.js";
+import { checkModelTasks } from "./models.js";
 import { checkServed, checkTasks } from "./tasks.js";
 import { checkTransitions } from "./transitions.js";
 
@@ -25,6 +26,7 @@ const CHECKS: readonly ((model: Model) => Diagnostic[])[] = [
   checkJsonataExpressions,
   checkTasks,
   checkApprovals,
+  checkModelTasks,
   checkMaps,
 ];
 

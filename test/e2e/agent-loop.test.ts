@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { example } from "./examples.js";
 import {
@@ -9,44 +12,43 @@ import {
 import { startStack, type Stack } from "./stack.js";
 
 /**
- * definitions/agent-loop.asl.yaml end to end against a fake chat-completions model on
- * 127.0.0.1: the model asks for tools, the tools run as HTTP tasks, the model answers.
- * Along the way it throttles (429) and fails (500) once each — the Retry backs off and
- * tries again — and a model that never stops calling tools hits the iteration guard.
+ * definitions/agent-loop.asl.yaml end to end on the model task (stepwise:model) against
+ * a fake OpenAI-compatible server on 127.0.0.1, configured as a worker is: a
+ * STEPWISE_MODEL_ENDPOINTS file naming the endpoint and the variable holding its key.
+ * The scripted model asks for tools (dispatched by name: one over HTTP, one computed),
+ * throttles once (429 with Retry-After) and fails once (500) — the state's Retry calls
+ * again with the same Idempotency-Key — then answers. A model that never stops calling
+ * tools hits the iteration guard.
  */
+const API_KEY = "sk-e2e-secret-0123456789abcdefghij";
 let stack: Stack;
 let model: FakeServer;
+let configDir: string;
 let script: ((request: FakeRequest) => FakeResponse)[] = [];
 
-const tools = [
-  {
-    type: "function",
-    function: {
-      name: "get_weather",
-      description: "Current weather of a city",
-      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-    },
-  },
-];
-
-function toolCall(id: string, city: string) {
-  return {
-    id,
-    type: "function",
-    function: { name: "get_weather", arguments: JSON.stringify({ city }) },
-  };
+function toolCall(id: string, name: string, args: object) {
+  return { id, type: "function", function: { name, arguments: JSON.stringify(args) } };
 }
-const assistant = (message: object): FakeResponse => ({
+const completion = (message: object, finish = "stop"): FakeResponse => ({
   body: {
     id: "c",
     object: "chat.completion",
-    choices: [{ index: 0, message: { role: "assistant", ...message } }],
+    model: "fake-1-2026",
+    choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: finish }],
+    usage: { prompt_tokens: 200, completion_tokens: 50, total_tokens: 250 },
   },
 });
 
+interface WireMessage {
+  role: string;
+  content: string | null;
+  tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+}
+
 beforeAll(async () => {
   model = await startFakeServer((request) => {
-    if (request.path.startsWith("/tools/get_weather")) {
+    if (request.path === "/tools/weather") {
       const city = (request.body as { city: string }).city;
       return { body: { city, celsius: city === "Lisbon" ? 21 : 9 } };
     }
@@ -57,23 +59,42 @@ beforeAll(async () => {
     }
     return { status: 404, body: { error: "no such path" } };
   });
+  // Test files run in their own processes (vitest forks): the variables stay here.
+  configDir = await mkdtemp(join(tmpdir(), "stepwise-models-"));
+  const config = join(configDir, "models.yaml");
+  await writeFile(
+    config,
+    [
+      "default:",
+      `  baseUrl: ${model.url}/v1`,
+      "  apiKeyEnv: STEPWISE_E2E_MODEL_KEY",
+      "  model: fake-1",
+      "  inputPricePerMTok: 0.15",
+      "  outputPricePerMTok: 0.6",
+      "",
+    ].join("\n"),
+  );
+  process.env.STEPWISE_MODEL_ENDPOINTS = config;
+  process.env.STEPWISE_E2E_MODEL_KEY = API_KEY;
   stack = await startStack({ egressAllow: "127.0.0.1" });
   const created = await stack.client.call("POST", "/v1/state-machines?name=agent", {
     raw: await example("agent-loop.asl.yaml"),
     contentType: "application/yaml",
   });
   expect(created.status).toBe(201);
+  expect(created.body.warnings ?? []).toEqual([]);
 });
 afterAll(async () => {
   await stack?.close();
   await model?.close();
+  if (configDir) await rm(configDir, { recursive: true, force: true });
+  delete process.env.STEPWISE_MODEL_ENDPOINTS;
+  delete process.env.STEPWISE_E2E_MODEL_KEY;
 });
 
 const input = (extra: object = {}) => ({
-  prompt: "Is it warmer in Lisbon or in Oslo?",
-  model: { endpoint: model.url, name: "fake-1" },
+  prompt: "Is it warmer in Lisbon or in Oslo, in °F?",
   toolsUrl: `${model.url}/tools`,
-  tools,
   ...extra,
 });
 
@@ -84,67 +105,149 @@ async function finished(executionId: string): Promise<any> {
   }, 30_000);
 }
 
-describe("AI agent loop", () => {
-  it("calls tools through HTTP tasks, retries 429 and 5xx with backoff, and answers", async () => {
+describe("AI agent loop on stepwise:model", () => {
+  it("dispatches tool calls by name, retries a 429 (Retry-After) and a 500 with one Idempotency-Key, and answers", async () => {
     model.requests.length = 0;
     script = [
-      () => ({ status: 429, body: { error: { message: "rate limited" } } }),
+      () => ({
+        status: 429,
+        headers: { "retry-after": "1" },
+        body: { error: { type: "rate_limit", message: "slow down" } },
+      }),
       () =>
-        assistant({
-          content: null,
-          tool_calls: [toolCall("t1", "Lisbon"), toolCall("t2", "Oslo")],
-        }),
+        completion(
+          {
+            content: null,
+            tool_calls: [
+              toolCall("t1", "get_weather", { city: "Lisbon" }),
+              toolCall("t2", "get_weather", { city: "Oslo" }),
+            ],
+          },
+          "tool_calls",
+        ),
       () => ({ status: 500, body: { error: { message: "overloaded" } } }),
       (request) => {
-        const messages = (request.body as { messages: { role: string; content: string }[] })
-          .messages;
-        const toolResults = messages
+        const messages = (request.body as { messages: WireMessage[] }).messages;
+        const results = messages
           .filter((m) => m.role === "tool")
-          .map((m) => JSON.parse(m.content));
-        const warmest = toolResults.sort((a, b) => b.celsius - a.celsius)[0];
-        return assistant({ content: `${warmest.city} is warmer (${warmest.celsius} °C).` });
+          .map((m) => JSON.parse(m.content!) as { city: string; celsius: number });
+        const warmest = results.sort((a, b) => b.celsius - a.celsius)[0]!;
+        return completion(
+          {
+            content: null,
+            tool_calls: [
+              toolCall("t3", "celsius_to_fahrenheit", { celsius: warmest.celsius }),
+              toolCall("t4", "send_email", { to: "x" }),
+            ],
+          },
+          "tool_calls",
+        );
+      },
+      (request) => {
+        const messages = (request.body as { messages: WireMessage[] }).messages;
+        const last = messages.filter((m) => m.role === "tool").slice(-2);
+        const { fahrenheit } = JSON.parse(last[0]!.content!) as { fahrenheit: number };
+        return completion({ content: `Lisbon is warmer (${fahrenheit} °F).` });
       },
     ];
     const started = await stack.client.post("/v1/state-machines/agent/executions", {
       input: input(),
     });
     expect(started.status).toBe(201);
-    const done = await finished(started.body.executionId);
+    const executionId = started.body.executionId as string;
+    const done = await finished(executionId);
     expect(done).toMatchObject({
       status: "SUCCEEDED",
-      output: { answer: "Lisbon is warmer (21 °C).", iterations: 2 },
+      output: { answer: "Lisbon is warmer (69.8 °F).", iterations: 3 },
     });
 
-    const modelCalls = model.requests.filter((r) => r.path === "/v1/chat/completions");
-    expect(modelCalls).toHaveLength(4);
-    expect(model.requests.filter((r) => r.path.startsWith("/tools/"))).toHaveLength(2);
-    const last = modelCalls.at(-1)!.body as {
-      model: string;
-      messages: { role: string }[];
-      tools: unknown[];
-    };
+    // Five model requests: 429 + retry, 500 + retry, the answer.
+    const calls = model.requests.filter((r) => r.path === "/v1/chat/completions");
+    expect(calls).toHaveLength(5);
+    expect(model.requests.filter((r) => r.path === "/tools/weather")).toHaveLength(2);
+    for (const call of calls) expect(call.headers.authorization).toBe(`Bearer ${API_KEY}`);
+    const keys = calls.map((c) => c.headers["idempotency-key"]);
+    const attempts = calls.map((c) => c.headers["stepwise-attempt"]);
+    // One key per entry into Plan, the same across its Retry attempts.
+    expect(keys[0]).toBe(keys[1]);
+    expect(keys[2]).toBe(keys[3]);
+    expect(new Set(keys).size).toBe(3);
+    expect(attempts).toEqual(["1", "2", "1", "2", "1"]);
+
+    // The conversation on the wire: the model's own tool calls with string arguments,
+    // tool results as strings tied to their calls, the unknown tool answered.
+    const last = calls.at(-1)!.body as { model: string; messages: WireMessage[]; tools: any[] };
     expect(last.model).toBe("fake-1");
-    expect(last.tools).toEqual(tools);
+    expect(last.tools.map((t) => t.function.name)).toEqual([
+      "get_weather",
+      "celsius_to_fahrenheit",
+    ]);
     expect(last.messages.map((m) => m.role)).toEqual([
       "system",
       "user",
       "assistant",
       "tool",
       "tool",
+      "assistant",
+      "tool",
+      "tool",
+    ]);
+    expect(last.messages[2]!.tool_calls![0]!.function).toEqual({
+      name: "get_weather",
+      arguments: '{"city":"Lisbon"}',
+    });
+    expect(last.messages.slice(6)).toEqual([
+      { role: "tool", tool_call_id: "t3", content: '{"fahrenheit":69.8}' },
+      { role: "tool", tool_call_id: "t4", content: "There is no tool named send_email" },
     ]);
 
     const history = await stack.client.get(
-      `/v1/executions/${encodeURIComponent(started.body.executionId)}/history?limit=1000`,
+      `/v1/executions/${encodeURIComponent(executionId)}/history?limit=1000`,
     );
-    const types = history.body.items.map((e: { type: string }) => e.type) as string[];
-    expect(types.filter((t) => t === "TaskFailed")).toHaveLength(2);
-    expect(types).toContain("MapIterationStarted");
+    const events = history.body.items as any[];
+    const failed = events
+      .filter((e) => e.type === "TaskFailed")
+      .map((e) => e.taskFailedEventDetails);
+    expect(failed.map((d) => d.error)).toEqual(["Model.RateLimited", "Model.ServerError"]);
+    expect(JSON.parse(failed[0].cause)).toEqual({
+      statusCode: 429,
+      body: { error: { type: "rate_limit", message: "slow down" } },
+      retryAfterSeconds: 1,
+    });
+    expect(JSON.parse(failed[1].cause).body).toEqual({ error: { message: "overloaded" } });
+
+    // The normalised output a Choice branches on.
+    const firstPlan = events.find(
+      (e) => e.type === "TaskSucceeded" && e.taskSucceededEventDetails.resourceType === "stepwise",
+    );
+    expect(JSON.parse(firstPlan.taskSucceededEventDetails.output)).toEqual({
+      message: {
+        role: "assistant",
+        content: null,
+        toolCalls: [
+          { id: "t1", name: "get_weather", arguments: { city: "Lisbon" } },
+          { id: "t2", name: "get_weather", arguments: { city: "Oslo" } },
+        ],
+      },
+      finishReason: "tool_calls",
+      usage: { inputTokens: 200, outputTokens: 50 },
+      model: "fake-1-2026",
+      costUsd: 0.00006,
+    });
+
+    // The key is nowhere in what was recorded, nor in the execution.
+    expect(JSON.stringify(events)).not.toContain(API_KEY);
+    expect(JSON.stringify(done)).not.toContain(API_KEY);
   }, 40_000);
 
   it("stops a model that never stops calling tools (max iterations)", async () => {
     script = Array.from(
       { length: 10 },
-      () => () => assistant({ content: null, tool_calls: [toolCall("again", "Oslo")] }),
+      () => () =>
+        completion({
+          content: null,
+          tool_calls: [toolCall("again", "get_weather", { city: "Oslo" })],
+        }),
     );
     const started = await stack.client.post("/v1/state-machines/agent/executions", {
       input: input({ maxIterations: 2 }),

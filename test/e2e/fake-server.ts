@@ -19,6 +19,8 @@ export interface FakeResponse {
   body?: unknown;
   /** Delay the answer (to observe concurrency). */
   delayMs?: number;
+  /** Extra response headers (e.g. `retry-after`). */
+  headers?: Record<string, string>;
 }
 
 export interface FakeServer {
@@ -68,7 +70,10 @@ export async function startFakeServer(
         }
         if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
         inFlight--;
-        res.writeHead(answer.status ?? 200, { "content-type": "application/json" });
+        res.writeHead(answer.status ?? 200, {
+          "content-type": "application/json",
+          ...answer.headers,
+        });
         res.end(JSON.stringify(answer.body ?? {}));
       })();
     });

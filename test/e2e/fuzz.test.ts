@@ -124,6 +124,13 @@ function send(
     const req = httpRequest(
       { host: "127.0.0.1", port, method, path: url, headers, agent },
       (res) => {
+        const type = String(res.headers["content-type"] ?? "");
+        if (type.startsWith("text/event-stream")) {
+          // A live stream (SSE) answers for as long as it is read: its status is the answer.
+          res.destroy();
+          resolve({ status: res.statusCode ?? 0, text: "", type, request: described });
+          return;
+        }
         let text = "";
         res.setEncoding("utf8");
         res.on("data", (c: string) => (text += c));

@@ -21,7 +21,7 @@ beforeAll(async () => {
     }
     return { body: { charged: order } };
   });
-  stack = await startStack();
+  stack = await startStack({ egressAllow: "127.0.0.1" });
   const charge = (next: object) => ({
     Type: "Task",
     Resource: "arn:aws:states:::http:invoke",

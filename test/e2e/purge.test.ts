@@ -98,7 +98,9 @@ describe("DELETE /v1/executions/:id", () => {
       (a: { executionId: string }) => a.executionId === gone,
     ).approvalId as string;
     const before = await keysOf(":gone-one");
-    expect(before.length).toBeGreaterThan(5); // record, history, journal, runs of the children
+    // Record, history, journal, root run: the children's runs went as they ended
+    // (runtime/ended-runs.ts); a purge must still find what a crash left of them.
+    expect(before.length).toBeGreaterThanOrEqual(4);
 
     const purged = await stack.client.call("DELETE", `/v1/executions/${enc(gone)}`);
     expect(purged.status).toBe(204);

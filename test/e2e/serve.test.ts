@@ -125,6 +125,22 @@ describe("stepwise serve", () => {
     expect(await exited(child)).toBe(2);
     expect(output()).toContain("STEPWISE_API_KEYS");
   }, 20_000);
+
+  it.each(["serve", "worker"] as const)(
+    "%s refuses an unreadable or malformed STEPWISE_MODEL_ENDPOINTS with exit 2",
+    async (command) => {
+      const missing = serve(
+        { REDIS_URL, STEPWISE_MODEL_ENDPOINTS: "/nonexistent/models.yaml" },
+        [],
+        command,
+      );
+      expect(await exited(missing.child)).toBe(2);
+      expect(missing.output()).toContain(
+        "STEPWISE_MODEL_ENDPOINTS: cannot read /nonexistent/models.yaml",
+      );
+    },
+    20_000,
+  );
 });
 
 describe("stepwise worker", () => {

@@ -76,7 +76,8 @@ describe("run storage", () => {
     });
     const small = await runHash(exec);
     const m = Number(small.n!.toString());
-    expect(m).toBeLessThan(5);
+    // A few slices: the state, its random seed (32 hex), a frame; not the 20 KB of before.
+    expect(m).toBeLessThanOrEqual(6);
     expect(m).toBeGreaterThan(0);
     const slices = Object.keys(small).filter((k) => /^s\d*$/.test(k));
     expect(slices.sort()).toEqual(Array.from({ length: m }, (_, i) => `s${i + 1}`).sort());
@@ -235,7 +236,7 @@ describe("retention", () => {
     },
   };
 
-  it("expires an ended execution's keys, children included, and prunes the indexes", async () => {
+  it("expires an ended execution's keys (its children's went as they ended), and prunes the indexes", async () => {
     await h.startWorker({ retentionSeconds: 1 });
     await createMachine(h.runtime, "fan", fan);
     const { executionId } = await h.runtime.startExecution("fan", { input: [1, 2, 3], name: "f" });
@@ -247,9 +248,10 @@ describe("retention", () => {
       keys.history("fan:f"),
       keys.journal("fan:f"),
     ];
-    const children = (await redis.keys(`${keys.base}r:fan:f/*`)) as string[];
-    expect(children.length).toBe(3);
-    for (const key of [...own, ...children]) {
+    // Joined children are deleted by their parent's worker (runtime/ended-runs.ts).
+    await until(async () => (await redis.keys(`${keys.base}r:fan:f/*`)).length === 0, 5_000);
+    const children: string[] = [];
+    for (const key of own) {
       const ttl = await redis.pttl(key);
       expect(ttl, key).toBeGreaterThan(0);
       expect(ttl, key).toBeLessThanOrEqual(1000);

@@ -1,0 +1,131 @@
+// Shared pieces of the Redis benches: worker processes, a runtime on a throwaway
+// key prefix, and waiting for executions to end.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { join, resolve } from "node:path";
+import { Redis } from "ioredis";
+import { createRedisRuntime, type RedisRuntime } from "../runtime/runtime.js";
+
+const ROOT = resolve(import.meta.dirname, "..");
+export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+
+export function pct(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+/** Worker processes (bench/redis-worker.ts), as in production; resolves once each is ready. */
+export function spawnWorkers(
+  n: number,
+  prefix: string,
+  redisUrl = REDIS_URL,
+): Promise<ChildProcess[]> {
+  return Promise.all(
+    Array.from({ length: n }, () => {
+      const child = spawn(
+        process.execPath,
+        // BENCH_NODE_ARGS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the workers.
+        [
+          ...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+          "--import",
+          "tsx",
+          join(ROOT, "bench/redis-worker.ts"),
+        ],
+        {
+          cwd: ROOT,
+          env: { ...process.env, REDIS_URL: redisUrl, STEPWISE_PREFIX: prefix },
+          stdio: ["ignore", "pipe", "inherit"],
+        },
+      );
+      return new Promise<ChildProcess>((ok) =>
+        child.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && ok(child)),
+      );
+    }),
+  );
+}
+
+export async function stopWorkers(workers: ChildProcess[]): Promise<void> {
+  await Promise.all(
+    workers.map(
+      (w) =>
+        new Promise<void>((done) => {
+          w.once("exit", () => done());
+          w.kill("SIGTERM");
+        }),
+    ),
+  );
+}
+
+/** Every key under `<prefix>:`, for the memory figures and the cleanup. */
+export async function scanKeys(redis: Redis, pattern: string): Promise<string[]> {
+  const found: string[] = [];
+  let cursor = "0";
+  do {
+    const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 5000);
+    cursor = next;
+    found.push(...keys);
+  } while (cursor !== "0");
+  return found;
+}
+
+async function cleanup(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl);
+  const keys = await scanKeys(redis, `${prefix}:*`);
+  for (let i = 0; i < keys.length; i += 5000) await redis.unlink(...keys.slice(i, i + 5000));
+  redis.disconnect();
+}
+
+/** Counts executions ending (the runtime publishes each end). */
+export async function endCounter(
+  redisUrl: string,
+  runtime: RedisRuntime,
+): Promise<{ count: () => number; close: () => void }> {
+  const sub = new Redis(redisUrl);
+  let n = 0;
+  await sub.subscribe(runtime.keys.endedChannel);
+  sub.on("message", () => (n += 1));
+  return { count: () => n, close: () => sub.disconnect() };
+}
+
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 600_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** A runtime on a fresh key prefix, whose keys are deleted afterwards. */
+export async function withRuntime<T>(
+  fn: (runtime: RedisRuntime, prefix: string) => Promise<T>,
+  redisUrl = REDIS_URL,
+): Promise<T> {
+  const prefix = `bench-${randomBytes(4).toString("hex")}`;
+  const runtime = createRedisRuntime({ redisUrl, prefix });
+  try {
+    return await fn(runtime, prefix);
+  } finally {
+    await runtime.close();
+    await cleanup(redisUrl, prefix);
+  }
+}
+
+/** Starts `n` executions, `batch` at a time. */
+export async function startMany(
+  runtime: RedisRuntime,
+  machine: string,
+  n: number,
+  options: (i: number) => Parameters<RedisRuntime["startExecution"]>[1],
+  batch = 500,
+): Promise<void> {
+  for (let i = 0; i < n; i += batch) {
+    await Promise.all(
+      Array.from({ length: Math.min(batch, n - i) }, (_, j) =>
+        runtime.startExecution(machine, options(i + j)),
+      ),
+    );
+  }
+}
