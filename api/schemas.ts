@@ -176,6 +176,13 @@ export const executionRecord = {
         costUsd: { type: "number" },
       },
     },
+    historyHead: {
+      type: "object",
+      description:
+        "The head of the history's hash chain: the last event's id and SHA-256 (id 0 and the chain's genesis before the first event). `GET /v1/executions/:id/audit` exports the chain, signed.",
+      required: ["eventId", "hash"],
+      properties: { eventId: { type: "integer" }, hash: { type: "string" } },
+    },
   },
 } as const;
 
@@ -185,6 +192,7 @@ const {
   output: _output,
   cause: _cause,
   pause: _pause,
+  historyHead: _historyHead,
   budget: _budget,
   usage: _usage,
   ...summaryProperties

@@ -28,6 +28,7 @@ import {
 import { OpenApiCollector } from "./openapi.js";
 import { awsApiPlugin } from "./aws/index.js";
 import { approvalsPlugin } from "./plugins/approvals.js";
+import { auditPlugin } from "./plugins/audit.js";
 import { consolePlugin } from "./plugins/console.js";
 import { eventsPlugin } from "./plugins/events.js";
 import { mePlugin } from "./plugins/me.js";
@@ -177,6 +178,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   };
   await app.register(stateMachinesPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(executionsPlugin, { ...pluginOptions, prefix: "/v1" });
+  await app.register(auditPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(taskTokensPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(activitiesPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(approvalsPlugin, { ...pluginOptions, prefix: "/v1" });

@@ -1,5 +1,6 @@
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import { approvalsCommand } from "./commands/approvals.js";
+import { auditCommand } from "./commands/audit.js";
 import { executionsCommand } from "./commands/executions.js";
 import { machinesCommand } from "./commands/machines.js";
 import { runCommand } from "./commands/run.js";
@@ -17,6 +18,7 @@ const COMMANDS: Command[] = [
   machinesCommand,
   executionsCommand,
   approvalsCommand,
+  auditCommand,
 ];
 
 function help(): string {

@@ -47,6 +47,8 @@ export type StateMachineType = "STANDARD" | "EXPRESS";
 export interface StateMachineOptions {
   type?: StateMachineType;
   roleArn?: string;
+  /** Who creates the version (recorded with it: runtime/audit/versions.ts). */
+  caller?: Caller;
   /** Stepwise's: the model budget of every execution (runtime/usage.ts). */
   budget?: ModelBudget;
 }
@@ -144,6 +146,12 @@ export interface ExecutionRecord {
   forkedFrom?: { executionId: string; eventId: number };
   /** While PAUSED: why, who paused it and when. */
   pause?: PauseInfo;
+  /**
+   * The history's hash chain head (runtime/audit/chain.ts): the last event's id
+   * and hash (id 0 and the genesis hash before the first event). Absent for an
+   * execution started before the chain existed.
+   */
+  historyHead?: { eventId: number; hash: string };
   /** The limits on its model calls (the start's `budget`). */
   budget?: ModelBudget;
   /** What its model calls spent, all its runs together (present with a budget or after a model call). */
@@ -245,7 +253,7 @@ export interface Runtime {
   updateStateMachine(
     name: string,
     definition: StateMachineDefinition | undefined,
-    options?: Pick<StateMachineOptions, "roleArn" | "budget">,
+    options?: Pick<StateMachineOptions, "roleArn" | "budget" | "caller">,
   ): Promise<StateMachineSummary & { created: boolean }>;
   /**
    * Deletes the state machine, its published versions, aliases and tags. Executions
@@ -391,6 +399,13 @@ export interface Runtime {
   ): Promise<ExecutionRecord>;
   /** Erases an ended execution now: record, history, journal, runs, approvals, index entries. */
   purgeExecution(executionId: string): Promise<void>;
+  /**
+   * The signed audit export of an execution (runtime/audit/document.ts): JSONL
+   * lines, header, one per history event with its chain hash, signed trailer.
+   */
+  exportAudit(executionId: string): Promise<string[]>;
+  /** The SPKI PEM public key that verifies audit exports. */
+  auditPublicKey(): Promise<string>;
   /** Resolves when the execution has ended or `timeoutMs` passed (then with its RUNNING record). */
   waitForExecution(executionId: string, timeoutMs: number): Promise<ExecutionRecord>;
 

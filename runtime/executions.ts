@@ -5,6 +5,7 @@ import type { HistoryEvent } from "../engine/core/history.js";
 import type { Json } from "../engine/core/json.js";
 import { newRun } from "../engine/step.js";
 import { DATA_LIMIT_BYTES } from "../engine/step-context.js";
+import { genesisHash, splitHash } from "./audit/chain.js";
 import { canonicalJson, decodeCursor, encodeCursor, inputDigest } from "./canonical.js";
 import {
   RuntimeError,
@@ -39,7 +40,8 @@ import { BUDGET_FIELD, readBudget, readUsage, USAGE_FIELDS } from "./usage.js";
 /**
  * Executions: start (idempotent by name), read, list, history, stop, wait.
  * The record is the hash `x:<machine>:<name>`: st status, sm machine, v version,
- * in input, ih input hash, t0/t1 start/stop, out, err, cause, nm name, hc history count.
+ * in input, ih input hash, t0/t1 start/stop, out, err, cause, nm name, hc history count,
+ * hh history chain head (hash of event hc), hg chain genesis (audit/chain.ts).
  */
 export class ExecutionStore {
   constructor(
@@ -87,6 +89,11 @@ export class ExecutionStore {
     }
     const program = await this.executions.program(machine, version);
     const arn = executionArn(machine, name);
+    const genesis = genesisHash({
+      executionArn: arn,
+      stateMachineVersionArn: stateMachineArn(machine, version),
+      definitionHash: await this.executions.definitionHash(machine, version),
+    });
     const exec = shortId(arn);
     const now = Date.now();
     const startedAt = new Date(now).toISOString();
@@ -130,6 +137,7 @@ export class ExecutionStore {
         timeout !== undefined ? now + timeout * 1000 : 0,
         name,
         this.keys.base,
+        genesis,
       ],
     );
     const code = Number(reply[0]);
@@ -315,7 +323,8 @@ export class ExecutionStore {
     const to = options.reverse ? start : Math.min(total - 1, start + limit - 1);
     const raw =
       total === 0 ? [] : await this.client.redis.lrangeBuffer(this.keys.history(exec), from, to);
-    const items = raw.map((stored) => JSON.parse(unpack(stored)) as HistoryEvent);
+    // The chain hash stays out of the AWS-shaped history (the audit export has it).
+    const items = raw.map((stored) => splitHash(JSON.parse(unpack(stored)) as HistoryEvent).event);
     if (options.reverse) items.reverse();
     const page: Page<HistoryEvent> = { items };
     const next = options.reverse ? from - 1 : to + 1;
@@ -457,6 +466,7 @@ function toRecord(executionId: string, f: Record<string, string>): ExecutionReco
   if (f.rf !== undefined) record.restartedFrom = f.rf;
   if (f.rc !== undefined) record.redriveCount = Number(f.rc);
   if (f.rd !== undefined) record.redrivenAt = f.rd;
+  if (f.hh !== undefined) record.historyHead = { eventId: Number(f.hc ?? 0), hash: f.hh };
   if (f.fk !== undefined) {
     const at = f.fk.lastIndexOf("@");
     record.forkedFrom = { executionId: f.fk.slice(0, at), eventId: Number(f.fk.slice(at + 1)) };

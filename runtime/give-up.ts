@@ -1,6 +1,6 @@
 import type { RunEventBody } from "../engine/core/events.js";
 import type { HistoryEvent } from "../engine/core/history.js";
-import { pack } from "./codec.js";
+import { chainOne, loadHistoryHead } from "./audit/head.js";
 import { executionOf, executionTimeoutTimer, longId, member } from "./ids.js";
 import { advance, type TransitionDeps } from "./transition.js";
 
@@ -68,7 +68,8 @@ async function requestGiveUp(
   const cause = giveUpCause(run, attempts, fault);
   const stop: RunEventBody = { type: "Stop", status: "FAILED", error: GIVE_UP_ERROR, cause };
   for (;;) {
-    const hc = Number((await client.redis.hget(keys.execution(exec), "hc")) ?? 0);
+    const head = await loadHistoryHead(client, keys, exec);
+    const hc = head.count;
     const now = Date.now();
     const failed: HistoryEvent = {
       id: hc + 1,
@@ -77,6 +78,7 @@ async function requestGiveUp(
       type: "ExecutionFailed",
       executionFailedEventDetails: { error: GIVE_UP_ERROR, cause },
     };
+    const chained = chainOne(head, failed);
     const reply = await client.run(
       "giveUp",
       [
@@ -96,12 +98,14 @@ async function requestGiveUp(
         JSON.stringify(stop),
         now + settings.leaseMs,
         hc,
-        pack(JSON.stringify(failed)),
+        chained.stored,
         GIVE_UP_ERROR,
         cause,
         failed.timestamp,
         member.timer(executionTimeoutTimer(exec)),
         settings.retentionSeconds,
+        head.hash,
+        chained.hash,
       ],
     );
     const kind = String(reply[0]);

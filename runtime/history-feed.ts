@@ -1,4 +1,5 @@
 import type { HistoryEvent } from "../engine/core/history.js";
+import { splitHash } from "./audit/chain.js";
 import { unpack } from "./codec.js";
 import { RuntimeError, type ExecutionStatus, type HistoryFollowItem } from "./contract.js";
 import { execOf } from "./executions.js";
@@ -52,7 +53,9 @@ export class HistoryFeed {
       while (sent < probe.count && !signal.aborted) {
         const to = Math.min(probe.count, sent + 500);
         const raw = await this.client.redis.lrangeBuffer(this.keys.history(exec), sent, to - 1);
-        const events = raw.map((stored) => JSON.parse(unpack(stored)) as HistoryEvent);
+        const events = raw.map(
+          (stored) => splitHash(JSON.parse(unpack(stored)) as HistoryEvent).event,
+        );
         if (events.length === 0) break;
         sent += events.length;
         yield { kind: "events", events };

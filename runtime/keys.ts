@@ -103,6 +103,11 @@ export interface Keys {
    * ids are the SSE event ids, so a client resumes where it left off.
    */
   approvalFeed: string;
+  /**
+   * String: the Ed25519 private key (PKCS#8 PEM) that signs audit exports when
+   * STEPWISE_AUDIT_KEY names none; generated on first use (runtime/audit/signing.ts).
+   */
+  auditKey: string;
 }
 
 /** How many approval changes the feed keeps for clients resuming with Last-Event-ID. */
@@ -165,5 +170,6 @@ export function makeKeys(prefix = "stepwise"): Keys {
       `${base}${LUA_KINDS.approvalIndex}${status}|${group}|${machine}`,
     approvalEvents: `${base}${LUA_KINDS.approvalEvents}`,
     approvalFeed: `${base}${LUA_KINDS.approvalFeed}`,
+    auditKey: `${base}audit-key`,
   };
 }

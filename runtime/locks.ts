@@ -5,13 +5,19 @@
  * (see transition.ts). Sibling runs of a Map or Parallel all write the same
  * history, so with many of them in flight in one worker nearly every commit lost
  * that race and re-stepped: 19 retries per commit for a 500-item Map. Taking
- * turns per execution inside the process, and remembering the count the last
+ * turns per execution inside the process, and remembering the count (and chain head) the last
  * commit left, makes the fence fail only when another process committed first.
  * Across processes nothing changes: the fence still decides.
  */
+/** The execution's history count (`hc`) and the chain hash of its last event (`hh`, audit/chain.ts). */
+export interface HistoryHead {
+  count: number;
+  hash: string;
+}
+
 export class ExecutionLocks {
   private readonly tails = new Map<string, Promise<void>>();
-  private readonly counts = new Map<string, number>();
+  private readonly heads = new Map<string, HistoryHead>();
 
   async run<T>(exec: string, fn: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(exec);
@@ -27,18 +33,21 @@ export class ExecutionLocks {
       if (this.tails.get(exec) === tail) {
         // Nobody waits: forget the execution (the next transition loads its count).
         this.tails.delete(exec);
-        this.counts.delete(exec);
+        this.heads.delete(exec);
       }
     }
   }
 
-  /** The history count to step with: the larger of what was loaded and what this process last committed. */
-  historyCount(exec: string, loaded: number): number {
-    const known = this.counts.get(exec);
-    return known !== undefined && known > loaded ? known : loaded;
+  /**
+   * The history head to step with: the later of what was loaded and what this
+   * process last committed (the count and its chain hash go together).
+   */
+  historyHead(exec: string, loaded: HistoryHead): HistoryHead {
+    const known = this.heads.get(exec);
+    return known !== undefined && known.count > loaded.count ? known : loaded;
   }
 
-  committed(exec: string, count: number): void {
-    if (this.tails.has(exec)) this.counts.set(exec, count);
+  committed(exec: string, head: HistoryHead): void {
+    if (this.tails.has(exec)) this.heads.set(exec, head);
   }
 }

@@ -11,6 +11,7 @@ import {
   type StateMachineType,
   type StateMachineVersion,
 } from "./contract.js";
+import { versionHash } from "./audit/versions.js";
 import { isValidName } from "./ids.js";
 import type { Keys } from "./keys.js";
 import type { RedisClient } from "./redis.js";
@@ -52,7 +53,7 @@ export class MachineStore {
     if (options.roleArn !== undefined) fields.role = options.roleArn;
     if (options.budget !== undefined) fields[BUDGET_FIELD] = JSON.stringify(options.budget);
     await this.client.redis.hset(this.keys.machine(name), fields);
-    return this.addVersion(name, def, createdAt);
+    return this.addVersion(name, def, createdAt, options.caller?.name);
   }
 
   /** Type, role and creation time of a state machine (StateMachineDoesNotExist if none). */
@@ -100,7 +101,7 @@ export class MachineStore {
   async update(
     name: string,
     definition: StateMachineDefinition | undefined,
-    options: Pick<StateMachineOptions, "roleArn" | "budget"> = {},
+    options: Pick<StateMachineOptions, "roleArn" | "budget" | "caller"> = {},
   ): Promise<StateMachineSummary & { created: boolean }> {
     checkName(name);
     const def = definition === undefined ? undefined : validated(definition);
@@ -129,23 +130,35 @@ export class MachineStore {
     if (hash === sha256(canonicalJson(def as unknown as Json)) && typeof createdAt === "string") {
       return { name, version: latest, definitionHash: hash, createdAt, created: false };
     }
-    return { ...(await this.addVersion(name, def, new Date().toISOString())), created: true };
+    const added = await this.addVersion(name, def, new Date().toISOString(), options.caller?.name);
+    return { ...added, created: true };
   }
 
   private async addVersion(
     name: string,
     definition: StateMachineDefinition,
     createdAt: string,
+    createdBy = "",
   ): Promise<StateMachineSummary> {
     const text = canonicalJson(definition as unknown as Json);
     const definitionHash = sha256(text);
     const version = await this.client.redis.hincrby(this.keys.machine(name), "next", 1);
+    // The version chain (audit/versions.ts). Two concurrent updates may read the
+    // previous version before it is written: that version's link then starts anew ('').
+    const previous =
+      version > 1
+        ? ((await this.client.redis.hget(this.keys.machineVersion(name, version - 1), "vh")) ?? "")
+        : "";
+    const link = { name, version, definitionHash, createdAt, createdBy, previous };
     await this.client.redis
       .multi()
       .hset(this.keys.machineVersion(name, version), {
         hash: definitionHash,
         createdAt,
         def: JSON.stringify(definition),
+        by: createdBy,
+        pvh: previous,
+        vh: versionHash(link),
       })
       .hset(this.keys.machine(name), "latest", version)
       .hsetnx(this.keys.machine(name), "createdAt", createdAt)

@@ -1,16 +1,19 @@
 import type { RunEvent } from "../engine/core/events.js";
 import { operatorEvent } from "../engine/core/history.js";
+import { chainOne, loadHistoryHead } from "./audit/head.js";
 import { pack } from "./codec.js";
 import { RuntimeError, type Caller, type PauseInfo } from "./contract.js";
 import { longId } from "./ids.js";
 import type { Keys } from "./keys.js";
+import type { HistoryHead } from "./locks.js";
 import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
 
 /**
  * Pause and resume (scripts/pause-execution.ts has the protocol). Both write one
- * history event, built here with the next id and fenced by the history count in
- * the script, as every commit is.
+ * history event, built here with the next id and chained on the chain head
+ * (audit/chain.ts), and fenced by the history count and head in the script, as
+ * every commit is.
  *
  * Choices, as Cloudflare Workflows and Azure Durable Functions make them:
  * - tasks already running are not cancelled; their results wait with the rest;
@@ -39,12 +42,21 @@ export class Pauses {
       type: "Paused" as const,
       ...(options.reason !== undefined ? { reason: options.reason } : {}),
     };
-    const reply = await this.fenced(exec, (hc) => {
-      const out = written(exec, hc, now, body, options.caller);
+    const reply = await this.fenced(exec, (head) => {
+      const out = written(exec, head, now, body, options.caller);
       return this.client.run(
         "pauseExecution",
         [this.keys.execution(exec), this.keys.history(exec), this.keys.journal(exec)],
-        [this.keys.base, exec, hc, out.history, JSON.stringify(info), out.journal],
+        [
+          this.keys.base,
+          exec,
+          head.count,
+          out.history,
+          JSON.stringify(info),
+          out.journal,
+          head.hash,
+          out.hash,
+        ],
       );
     });
     this.check(executionId, reply);
@@ -52,8 +64,8 @@ export class Pauses {
 
   async resume(executionId: string, exec: string, options: { caller?: Caller }): Promise<void> {
     const now = new Date();
-    const reply = await this.fenced(exec, (hc) => {
-      const out = written(exec, hc, now, { type: "Resumed" }, options.caller);
+    const reply = await this.fenced(exec, (head) => {
+      const out = written(exec, head, now, { type: "Resumed" }, options.caller);
       return this.client.run(
         "resumeExecution",
         [
@@ -63,7 +75,16 @@ export class Pauses {
           this.keys.schedule,
           this.keys.journal(exec),
         ],
-        [this.keys.base, exec, hc, out.history, now.getTime() + this.leaseMs, out.journal],
+        [
+          this.keys.base,
+          exec,
+          head.count,
+          out.history,
+          now.getTime() + this.leaseMs,
+          out.journal,
+          head.hash,
+          out.hash,
+        ],
       );
     });
     this.check(executionId, reply);
@@ -71,16 +92,14 @@ export class Pauses {
     await this.queues.ensure(reply.slice(1).join(" "));
   }
 
-  /** Runs `attempt` with the current history count until no other commit got in between. */
+  /** Runs `attempt` with the current history head until no other commit got in between. */
   private async fenced(
     exec: string,
-    attempt: (hc: number) => Promise<(string | number | null)[]>,
+    attempt: (head: HistoryHead) => Promise<(string | number | null)[]>,
   ): Promise<(string | number | null)[]> {
-    let hc = Number((await this.client.redis.hget(this.keys.execution(exec), "hc")) ?? 0);
     for (;;) {
-      const reply = await attempt(hc);
+      const reply = await attempt(await loadHistoryHead(this.client, this.keys, exec));
       if (reply[0] !== "raced") return reply;
-      hc = Number(reply[1]);
     }
   }
 
@@ -115,19 +134,21 @@ export class Pauses {
  */
 function written(
   exec: string,
-  hc: number,
+  head: HistoryHead,
   at: Date,
   body: { type: "Paused"; reason?: string } | { type: "Resumed" },
   caller: Caller | undefined,
-): { history: string; journal: string } {
+): { history: string; hash: string; journal: string } {
   const event = {
     ...body,
-    eventId: hc + 1,
+    eventId: head.count + 1,
     time: at.toISOString(),
     ...(caller ? { caller: caller.name } : {}),
   } as Extract<RunEvent, { type: "Paused" | "Resumed" }>;
+  const chained = chainOne(head, operatorEvent(event));
   return {
-    history: pack(JSON.stringify(operatorEvent(event))),
+    history: chained.stored,
+    hash: chained.hash,
     journal: pack(JSON.stringify({ runId: longId(exec), event })),
   };
 }

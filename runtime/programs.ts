@@ -18,6 +18,8 @@ export interface LoadedExecution {
 export class ExecutionCache {
   private readonly executions = new Map<string, LoadedExecution>();
   private readonly programs = new Map<string, Promise<Program>>();
+  /** Each compiled version's definition hash (the version hash's `hash`), for the history chain. */
+  private readonly hashes = new Map<string, string>();
 
   constructor(
     private readonly client: RedisClient,
@@ -65,14 +67,23 @@ export class ExecutionCache {
     let program = this.programs.get(id);
     if (!program) {
       program = this.client.redis
-        .hget(this.keys.machineVersion(machine, version), "def")
-        .then((def) => {
-          if (def === null) throw new Error(`state machine ${id} has no definition`);
+        .hmget(this.keys.machineVersion(machine, version), "def", "hash")
+        .then(([def, hash]) => {
+          if (!def) throw new Error(`state machine ${id} has no definition`);
+          if (hash) this.hashes.set(id, hash);
           return compileProgram(JSON.parse(def) as StateMachineDefinition);
         });
       program.catch(() => this.programs.delete(id));
       this.programs.set(id, program);
     }
     return program;
+  }
+
+  /** The definition hash machines.ts recorded for a version (the chain's identity, audit/chain.ts). */
+  async definitionHash(machine: string, version: number): Promise<string> {
+    await this.program(machine, version);
+    const hash = this.hashes.get(`${machine}@${version}`);
+    if (hash === undefined) throw new Error(`state machine ${machine}@${version} has no hash`);
+    return hash;
   }
 }

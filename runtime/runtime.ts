@@ -11,6 +11,8 @@ import { forkPoint } from "./fork.js";
 import { checkRedrivable, redrivePoint } from "./redrive.js";
 import { Pauses } from "./pause.js";
 import { purgeExecution } from "./purge.js";
+import { exportAudit } from "./audit/export.js";
+import { loadAuditSigner, type AuditSigner } from "./audit/signing.js";
 import {
   OperationStore,
   type BulkAction,
@@ -154,7 +156,7 @@ export class RedisRuntime implements Runtime {
   updateStateMachine(
     name: string,
     definition: StateMachineDefinition | undefined,
-    options?: Pick<StateMachineOptions, "roleArn" | "budget">,
+    options?: Pick<StateMachineOptions, "roleArn" | "budget" | "caller">,
   ): Promise<StateMachineSummary & { created: boolean }> {
     this.metaCache.delete(name);
     return this.machines.update(name, definition, options);
@@ -541,6 +543,26 @@ export class RedisRuntime implements Runtime {
 
   purgeExecution(executionId: string): Promise<void> {
     return purgeExecution(this.client, this.keys, executionId, execOf(executionId));
+  }
+
+  private signer: Promise<AuditSigner> | undefined;
+
+  /** Loaded (or generated) once per process; a failed load is tried again next time. */
+  private auditSigner(): Promise<AuditSigner> {
+    this.signer ??= loadAuditSigner(this.client, this.keys).catch((err: unknown) => {
+      this.signer = undefined;
+      throw err;
+    });
+    return this.signer;
+  }
+
+  async exportAudit(executionId: string): Promise<string[]> {
+    const record = await this.executions.describe(executionId);
+    return exportAudit(this.client, this.keys, await this.auditSigner(), record);
+  }
+
+  async auditPublicKey(): Promise<string> {
+    return (await this.auditSigner()).publicKeyPem;
   }
 
   followHistory(

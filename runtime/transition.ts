@@ -5,6 +5,7 @@ import type { Program } from "../engine/program.js";
 import { step, type StepResult } from "../engine/step.js";
 import { waitsForToken } from "../engine/states/task.js";
 import type { TaskMode } from "../task-runners/resources.js";
+import { chainEvents, UNANCHORED } from "./audit/chain.js";
 import { pack, unpack } from "./codec.js";
 import { crashPoint } from "./crash.js";
 import { closedJoin, dropRun, joinedChild } from "./ended-runs.js";
@@ -13,7 +14,7 @@ import { storedState, type InputCache, type StoredInput } from "./frame-input.js
 import { exceedsHistoryCap, historyCapStop } from "./history-cap.js";
 import { executionOf, randomToken } from "./ids.js";
 import type { Keys } from "./keys.js";
-import type { ExecutionLocks } from "./locks.js";
+import type { ExecutionLocks, HistoryHead } from "./locks.js";
 import type { ExecutionCache } from "./programs.js";
 import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
@@ -28,7 +29,8 @@ import type { RuntimeSettings } from "./settings.js";
  * A run needs processing exactly when its inbox is not empty.
  *
  * One transition = one BullMQ job `<run>@<seq>` (queue `steps`). The job:
- *   1. loads the run, its inbox head and the execution's history count (one script);
+ *   1. loads the run, its inbox head and the execution's history count and chain
+ *      head (one script);
  *   2. if the run's seq is not the job's, the job is stale (a duplicate, or a
  *      redelivery after its own commit): it re-enqueues `fx`, the follow-ups of the
  *      run's last commit (idempotent), and acknowledges;
@@ -42,7 +44,10 @@ import type { RuntimeSettings } from "./settings.js";
  *      records and tokens, children, events pushed to other runs, the execution's
  *      end). A history-count mismatch means another run of the same execution
  *      (a sibling Map iteration) committed first: the job re-steps with the new
- *      ids and commits again, so ids stay 1..N with no gap or duplicate;
+ *      ids and commits again, so ids stay 1..N with no gap or duplicate. The
+ *      events' chain hashes (audit/chain.ts) are computed from the chain head
+ *      loaded with the count, and the script checks and moves that head with the
+ *      count: the chain follows the ids and never forks;
  *   6. enqueues the follow-up jobs the script returned (`<run>@<seq>` of every run
  *      that received an event, task jobs) with deterministic ids, then acks.
  *
@@ -105,7 +110,8 @@ interface Loaded {
   state: RunState;
   seq: number;
   head: string;
-  hc: number;
+  /** The execution's history count and chain head (`hc`, `hh`) the step builds on. */
+  history: HistoryHead;
   /** The frame input the run hash keeps apart (field `in`), if it keeps one. */
   apart: StoredInput | undefined;
 }
@@ -182,7 +188,8 @@ async function load(
     [held?.version ?? ""],
   );
   if (reply.length === 0) return { result: "missing" };
-  const [stateStored, seqText, inboxHead, hcText, fx, inputStored, inputVersion, paused] = reply;
+  const [stateStored, seqText, inboxHead, hcText, fx, inputStored, inputVersion, paused, hh] =
+    reply;
   if (Number(seqText) !== seq) {
     await deps.queues.ensure(fx?.toString());
     return { result: "stale" };
@@ -208,7 +215,8 @@ async function load(
     }
     state.current.input = apart.value;
   }
-  return { state, seq, head: inboxHead.toString(), hc: Number(hcText), apart };
+  const history = { count: Number(hcText), hash: hh?.toString() ?? "" };
+  return { state, seq, head: inboxHead.toString(), history, apart };
 }
 
 type Outcome = { result: AdvanceResult; next?: Loaded; ensure?: string | null };
@@ -218,7 +226,7 @@ async function stepAndCommit(
   deps: TransitionDeps,
   run: string,
   seq: number,
-  { state, head, hc: loadedHc, apart }: Loaded,
+  { state, head, history: loadedHistory, apart }: Loaded,
   mayChain: boolean,
 ): Promise<Outcome | "reload"> {
   const { client, keys, locks } = deps;
@@ -228,7 +236,7 @@ async function stepAndCommit(
   const now = Date.now();
   const stamped = { ...body, time: new Date(now).toISOString() } as RunEvent;
   if (needsNonce(program, state, body)) stamped.nonce = randomToken();
-  let hc = locks ? locks.historyCount(exec, loadedHc) : loadedHc;
+  let { count: hc, hash: hh } = locks ? locks.historyHead(exec, loadedHistory) : loadedHistory;
   for (;;) {
     let { event, result } = stepOrFail(deps, program, context, state, {
       ...stamped,
@@ -241,6 +249,8 @@ async function stepAndCommit(
       result = step(program, context, state, event);
     }
     const history = result.history;
+    // An execution started before the chain has no head: its chain starts unanchored.
+    const chained = chainEvents(hh || UNANCHORED, history);
     const ops = planOps(result.run, event, result.effects, {
       now,
       retentionSeconds: deps.settings.retentionSeconds,
@@ -275,8 +285,10 @@ async function stepAndCommit(
         deps.settings.leaseMs,
         deps.settings.tombstoneTtlSeconds,
         head,
+        hh,
+        chained.head,
         history.length,
-        ...history.map((h) => pack(JSON.stringify(h))),
+        ...chained.stored.map(pack),
         ...ops,
         ...stored.ops,
       ],
@@ -288,7 +300,11 @@ async function stepAndCommit(
       // The child whose end this commit took in is needed no more (ended-runs.ts).
       const joined = joinedChild(event);
       if (joined) dropRun(client, keys, joined, closedJoin(event, result.run));
-      locks?.committed(exec, hc + history.length);
+      const committed =
+        history.length > 0
+          ? { count: hc + history.length, hash: chained.head }
+          : { count: hc, hash: hh };
+      locks?.committed(exec, committed);
       const newSeq = Number(reply[1]);
       const nextHead = reply[3] as string | null | undefined;
       const fx = reply[2] as string;
@@ -301,7 +317,7 @@ async function stepAndCommit(
           state: result.run,
           seq: newSeq,
           head: nextHead,
-          hc: hc + history.length,
+          history: committed,
           apart: stored.apart,
         },
         ensure: fx
@@ -312,7 +328,8 @@ async function stepAndCommit(
     }
     if (code === -2) {
       hc = Number(reply[1]);
-      locks?.committed(exec, hc);
+      hh = String(reply[3] ?? "");
+      locks?.committed(exec, { count: hc, hash: hh });
       // Paused meanwhile (a chained transition has no load of its own to see it).
       if (reply[2] && body.type !== "Stop") return "reload";
       continue;

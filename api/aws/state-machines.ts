@@ -94,6 +94,7 @@ async function create(body: Body, ctx: AwsContext): Promise<unknown> {
     const created = await ctx.runtime.createStateMachine(name, definition, {
       type,
       ...(roleArn !== undefined ? { roleArn } : {}),
+      ...(ctx.caller ? { caller: ctx.caller } : {}),
     });
     creationDate = created.createdAt;
     await ctx.runtime.tagResource({ kind: "stateMachine", name }, tags);
@@ -186,6 +187,7 @@ async function update(body: Body, ctx: AwsContext): Promise<unknown> {
   }
   const updated = await ctx.runtime.updateStateMachine(name, definition, {
     ...(roleArn !== undefined ? { roleArn } : {}),
+    ...(ctx.caller ? { caller: ctx.caller } : {}),
   });
   const out: Record<string, unknown> = {
     updateDate: epochSeconds(updated.created ? updated.createdAt : new Date().toISOString()),

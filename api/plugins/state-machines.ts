@@ -181,11 +181,10 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
         serves,
       );
       const budget = budgetOf(request.body);
-      const created = await runtime.createStateMachine(
-        name,
-        definition,
-        budget ? { budget } : undefined,
-      );
+      const created = await runtime.createStateMachine(name, definition, {
+        ...(budget ? { budget } : {}),
+        ...(request.caller ? { caller: request.caller } : {}),
+      });
       return reply.code(201).send(warnings.length > 0 ? { ...created, warnings } : created);
     },
   );
@@ -230,11 +229,10 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
         serves,
       );
       const budget = budgetOf(request.body);
-      const updated = await runtime.updateStateMachine(
-        request.params.name,
-        definition,
-        budget ? { budget } : undefined,
-      );
+      const updated = await runtime.updateStateMachine(request.params.name, definition, {
+        ...(budget ? { budget } : {}),
+        ...(request.caller ? { caller: request.caller } : {}),
+      });
       return warnings.length > 0 ? { ...updated, warnings } : updated;
     },
   );

@@ -19,8 +19,14 @@ import type { ScriptSpec } from "./spec.js";
  * ARGV[2] run (short id)      ARGV[8]  lease (ms)
  * ARGV[3] expected seq        ARGV[9]  tombstone TTL (s)
  * ARGV[4] expected history count (hc) ARGV[10] the inbox head the step consumed
- * ARGV[5] new run state JSON  ARGV[11] number of history events N
- * ARGV[6] journal entry JSON  ARGV[12..11+N] history events (JSON, ids hc+1..hc+N)
+ * ARGV[5] new run state JSON  ARGV[11] expected history head hash (hh, '' if none)
+ * ARGV[6] journal entry JSON  ARGV[12] new history head hash (the last event's)
+ * ARGV[13] number of history events N
+ * ARGV[14..13+N] history events (stored JSON with their chain `hash`, ids hc+1..hc+N)
+ * The history head (runtime/audit/chain.ts): the events' hashes are computed in
+ * TypeScript from the `hh` read with `hc`; `hh` is checked and set here with
+ * `hc`, so the chain moves only with the append (when N > 0; otherwise ARGV[11]
+ * and ARGV[12] are not looked at).
  * then ops, each an op name followed by its arguments:
  *   push   run event front("1"|"0")      deliver an event to another run (or this one)
  *   spawn  run state startedEvent         create a child run and start it
@@ -69,8 +75,9 @@ import type { ScriptSpec } from "./spec.js";
  *                    head = the run's next inbox event (nil when none), so a
  *                    chained transition need not load it
  *   {-1, seq, fx}    stale: the run is past the expected seq (fx: its last commit's)
- *   {-2, hc, paused} another run of this execution wrote history first: re-step with ids from hc + 1
- *                    (unless `paused`: the execution was paused meanwhile, load again)
+ *   {-2, hc, paused, hh} another run of this execution wrote history first: re-step with
+ *                    ids from hc + 1, chained on hh (unless `paused`: the execution was
+ *                    paused meanwhile, load again)
  *   {-3}             no such run
  *   {-4}             the inbox head changed (a stop was put in front): re-step
  */
@@ -84,13 +91,14 @@ local seq = redis.call('HGET', KEYS[1], 'q')
 if not seq then return {-3} end
 if seq ~= ARGV[3] then return {-1, tonumber(seq), redis.call('HGET', KEYS[1], 'fx') or ''} end
 if redis.call('LINDEX', KEYS[2], 0) ~= ARGV[10] then return {-4} end
-local nh = tonumber(ARGV[11])
+local nh = tonumber(ARGV[13])
 if nh > 0 then
-  local hc = redis.call('HGET', KEYS[3], 'hc') or '0'
-  if hc ~= ARGV[4] then return {-2, tonumber(hc), redis.call('HGET', KEYS[3], 'ps')} end
-  redis.call('HSET', KEYS[3], 'hc', tonumber(hc) + nh)
-  for i = 12, 11 + nh, 1000 do
-    redis.call('RPUSH', KEYS[4], unpack(ARGV, i, math.min(i + 999, 11 + nh)))
+  local x = redis.call('HMGET', KEYS[3], 'hc', 'hh', 'ps')
+  local hc, hh = x[1] or '0', x[2] or ''
+  if hc ~= ARGV[4] or hh ~= ARGV[11] then return {-2, tonumber(hc), x[3], hh} end
+  redis.call('HSET', KEYS[3], 'hc', tonumber(hc) + nh, 'hh', ARGV[12])
+  for i = 14, 13 + nh, 1000 do
+    redis.call('RPUSH', KEYS[4], unpack(ARGV, i, math.min(i + 999, 13 + nh)))
   end
 end
 redis.call('LPOP', KEYS[2])
@@ -107,7 +115,7 @@ local function wake(run)
   redis.call('ZADD', KEYS[6], lease, 'r:' .. run)
   ensure[#ensure + 1] = 's' .. run .. '@' .. q
 end
-local i = 12 + nh
+local i = 14 + nh
 local n = #ARGV
 while i <= n do
   local op = ARGV[i]

@@ -10,7 +10,7 @@ import type { ScriptSpec } from "./spec.js";
  * and tasks and stops the children. If that does not help either (the fault is
  * in the root run itself, or a run keeps failing after the stop), it is ended
  * here without the step: status FAILED, the ExecutionFailed event the caller
- * built (fenced by the history count, as a commit is), and the runs that cannot
+ * built (fenced by the history count and chain head, as a commit is), and the runs that cannot
  * advance are deleted so that nothing enqueues them again.
  *
  * KEYS[1] execution hash   KEYS[4] schedule zset   KEYS[7] history list
@@ -20,7 +20,8 @@ import type { ScriptSpec } from "./spec.js";
  * ARGV[4] Stop event JSON, ARGV[5] lease deadline (ms), ARGV[6] expected history
  * count, ARGV[7] ExecutionFailed event (stored form, id = count + 1), ARGV[8]
  * error, ARGV[9] cause, ARGV[10] stoppedAt, ARGV[11] execution timeout member,
- * ARGV[12] keepSeconds
+ * ARGV[12] keepSeconds, ARGV[13] expected history head hash (hh, read with the
+ * count), ARGV[14] the new head hash (ExecutionFailed's, runtime/audit/chain.ts)
  *
  * Replies: {'stopping', rootSeq} a Stop was queued (the caller commits it);
  * {'ended'} the execution was ended here; {'dropped'} it had ended already, the
@@ -54,10 +55,11 @@ if st == 'RUNNING' and tries == 1 then
   end
 end
 if st == 'RUNNING' then
-  local hc = redis.call('HGET', KEYS[1], 'hc') or '0'
-  if hc ~= ARGV[6] then return {'raced', tonumber(hc)} end
+  local x = redis.call('HMGET', KEYS[1], 'hc', 'hh')
+  local hc = x[1] or '0'
+  if hc ~= ARGV[6] or (x[2] or '') ~= ARGV[13] then return {'raced', tonumber(hc)} end
   if tries == 1 then redis.call('HINCRBY', base .. 'stats', 'poisoned', 1) end
-  redis.call('HSET', KEYS[1], 'gu', tries, 'hc', tonumber(hc) + 1)
+  redis.call('HSET', KEYS[1], 'gu', tries, 'hc', tonumber(hc) + 1, 'hh', ARGV[14])
   redis.call('RPUSH', KEYS[7], ARGV[7])
   endExecution(base, KEYS[1], KEYS[4], root, 'FAILED', '', ARGV[8], ARGV[9], ARGV[10], ARGV[11],
     ARGV[12], {KEYS[1], KEYS[7], KEYS[8]})

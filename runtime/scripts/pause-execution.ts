@@ -14,8 +14,9 @@ import type { ScriptSpec } from "./spec.js";
  * A Stop (the API's stop, the execution's timeout, a give-up) unpauses first: an
  * execution that is stopping must let its children report back to it.
  *
- * History events are built in TypeScript and fenced by the history count, as a
- * commit is: a reply 'raced' gives the new count to build them again.
+ * History events are built and chained (runtime/audit/chain.ts) in TypeScript and
+ * fenced by the history count and chain head `hh`, as a commit is: a reply
+ * 'raced' means read both again and build them again.
  */
 export const PAUSE_LUA = `
 local function unpause(base, execKey, exec)
@@ -32,7 +33,8 @@ end
  * KEYS[1] execution hash, KEYS[2] history list, KEYS[3] journal
  * ARGV[1] key base, ARGV[2] execution (short id), ARGV[3] expected history count,
  * ARGV[4] ExecutionPaused event (stored form, id = count + 1), ARGV[5] the pause (JSON),
- * ARGV[6] the journal entry of the Paused event (stored form: replay writes the same event)
+ * ARGV[6] the journal entry of the Paused event (stored form: replay writes the same event),
+ * ARGV[7] expected history head hash (hh), ARGV[8] the new head hash (the event's)
  * Replies: {'paused'}; {'already'} it was paused; {'ended', status}; {'raced', hc}; {'missing'}.
  */
 export const pauseExecution: ScriptSpec = {
@@ -43,11 +45,12 @@ local st = redis.call('HGET', KEYS[1], 'st')
 if not st then return {'missing'} end
 if st ~= 'RUNNING' then return {'ended', st} end
 if redis.call('HEXISTS', KEYS[1], 'ps') == 1 then return {'already'} end
-local hc = redis.call('HGET', KEYS[1], 'hc') or '0'
-if hc ~= ARGV[3] then return {'raced', tonumber(hc)} end
+local x = redis.call('HMGET', KEYS[1], 'hc', 'hh')
+local hc = x[1] or '0'
+if hc ~= ARGV[3] or (x[2] or '') ~= ARGV[7] then return {'raced', tonumber(hc)} end
 redis.call('RPUSH', KEYS[2], ARGV[4])
 redis.call('RPUSH', KEYS[3], ARGV[6])
-redis.call('HSET', KEYS[1], 'hc', tonumber(hc) + 1, 'ps', ARGV[5])
+redis.call('HSET', KEYS[1], 'hc', tonumber(hc) + 1, 'ps', ARGV[5], 'hh', ARGV[8])
 redis.call('HINCRBY', ARGV[1] .. 'stats', 'RUNNING', -1)
 redis.call('HINCRBY', ARGV[1] .. 'stats', 'PAUSED', 1)
 moveStatusIndex(ARGV[1], ARGV[2], 'RUNNING', 'PAUSED')
@@ -60,7 +63,8 @@ return {'paused'}
  * KEYS[5] journal
  * ARGV[1] key base, ARGV[2] execution (short id), ARGV[3] expected history count,
  * ARGV[4] ExecutionResumed event (stored form), ARGV[5] lease deadline (ms),
- * ARGV[6] the journal entry of the Resumed event (stored form)
+ * ARGV[6] the journal entry of the Resumed event (stored form),
+ * ARGV[7] expected history head hash (hh), ARGV[8] the new head hash (the event's)
  * Replies: {'resumed', job...} with `s<run>@<seq>` per parked run that has events
  * (each also gets a lease, so a crash before the enqueue delays it, never loses it);
  * {'notPaused'}; {'ended', status}; {'raced', hc}; {'missing'}.
@@ -74,12 +78,13 @@ local st = redis.call('HGET', KEYS[1], 'st')
 if not st then return {'missing'} end
 if st ~= 'RUNNING' then return {'ended', st} end
 if redis.call('HEXISTS', KEYS[1], 'ps') == 0 then return {'notPaused'} end
-local hc = redis.call('HGET', KEYS[1], 'hc') or '0'
-if hc ~= ARGV[3] then return {'raced', tonumber(hc)} end
+local x = redis.call('HMGET', KEYS[1], 'hc', 'hh')
+local hc = x[1] or '0'
+if hc ~= ARGV[3] or (x[2] or '') ~= ARGV[7] then return {'raced', tonumber(hc)} end
 local parked = redis.call('SMEMBERS', KEYS[3])
 redis.call('RPUSH', KEYS[2], ARGV[4])
 redis.call('RPUSH', KEYS[5], ARGV[6])
-redis.call('HSET', KEYS[1], 'hc', tonumber(hc) + 1)
+redis.call('HSET', KEYS[1], 'hc', tonumber(hc) + 1, 'hh', ARGV[8])
 unpause(base, KEYS[1], ARGV[2])
 local out = {'resumed'}
 for _, run in ipairs(parked) do

@@ -15,6 +15,8 @@ import type { ScriptSpec } from "./spec.js";
  * ARGV[5] input JSON       ARGV[6] startedAt ISO ARGV[7] start ms  ARGV[8] lease ms
  * ARGV[9] root run state   ARGV[10] Started event   ARGV[11] timeout member ('' = none)
  * ARGV[12] timeout at ms   ARGV[13] execution name ARGV[14] key base
+ * ARGV[15] the history chain's genesis hash (runtime/audit/chain.ts): the record's
+ *          chain head `hh` until the first event, and kept as `hg`
  *
  * Returns {1, startedAt} created; {0, startedAt} existed with the same input;
  *         {-1} existed with another input.
@@ -29,7 +31,7 @@ if existing[1] then
   return {-1}
 end
 redis.call('HSET', KEYS[1], 'st', 'RUNNING', 'sm', ARGV[3], 'v', ARGV[4], 'in', ARGV[5],
-  'ih', ARGV[2], 't0', ARGV[6], 'hc', 0, 'nm', ARGV[13])
+  'ih', ARGV[2], 't0', ARGV[6], 'hc', 0, 'nm', ARGV[13], 'hh', ARGV[15], 'hg', ARGV[15])
 redis.call('HSET', KEYS[2], 'q', 0)
 putState(KEYS[2], ARGV[9])
 redis.call('RPUSH', KEYS[3], ARGV[10])

@@ -2,8 +2,9 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeKeys } from "../../runtime/keys.js";
 import { shortId } from "../../runtime/ids.js";
+import { verifyAudit } from "../../runtime/audit/verify.js";
 import { sample } from "./prometheus.js";
-import { REDIS_URL, startStack, type Stack } from "./stack.js";
+import { KEYS, REDIS_URL, startStack, type Stack } from "./stack.js";
 
 /**
  * Issue 20, fault isolation: a fault inside one execution's transitions (here
@@ -142,6 +143,14 @@ describe("a poison execution fails alone", () => {
     });
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
     expect(await redis.exists(keys.run(exec))).toBe(0);
+    // The ExecutionFailed the give-up script appended extends the hash chain.
+    const audit = await fetch(`${stack.url}/v1/executions/${poisoned}/audit`, {
+      headers: { authorization: `Bearer ${KEYS.admin}` },
+    });
+    expect(verifyAudit(await audit.text())).toMatchObject({
+      ok: true,
+      head: { eventId: events.length },
+    });
 
     // The API is up, new executions run, and /metrics counts both poison executions.
     expect((await stack.client.get("/health")).status).toBe(200);

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { verifyAudit } from "../../runtime/audit/verify.js";
 import {
   createMachine,
   exited,
@@ -79,6 +80,10 @@ async function crashThenRecover(point: string, after: number): Promise<string[]>
       expect(historyProblems(history)).toEqual([]);
       expect(history.filter((e) => e.type === "MapIterationSucceeded")).toHaveLength(ITEMS);
       expect(history.filter((e) => e.type === "ExecutionSucceeded")).toHaveLength(1);
+      // The hash chain is whole: a crash between a commit and its acknowledgement
+      // neither forks it nor leaves a hole (the hash is written by the commit itself).
+      const audit = verifyAudit((await h.runtime.exportAudit(id)).join("\n"));
+      expect(audit).toMatchObject({ ok: true, head: { eventId: history.length } });
     }
   } finally {
     survivor.kill("SIGTERM");

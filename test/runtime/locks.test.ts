@@ -25,19 +25,20 @@ describe("ExecutionLocks", () => {
     expect(log.indexOf("b1-")).toBeLessThan(log.indexOf("a1-"));
   });
 
-  it("remembers the history count only while turns are queued, and never goes below what was loaded", async () => {
+  it("remembers the history head only while turns are queued, and never goes below what was loaded", async () => {
     const locks = new ExecutionLocks();
+    const at = (count: number) => ({ count, hash: `h${count}` });
     let inner: Promise<void> | undefined;
     await locks.run("x", async () => {
-      locks.committed("x", 10);
-      expect(locks.historyCount("x", 7)).toBe(10);
-      expect(locks.historyCount("x", 12)).toBe(12);
+      locks.committed("x", at(10));
+      expect(locks.historyHead("x", at(7))).toEqual(at(10));
+      expect(locks.historyHead("x", at(12))).toEqual(at(12));
       inner = locks.run("x", async () => {
-        expect(locks.historyCount("x", 3)).toBe(10);
+        expect(locks.historyHead("x", at(3))).toEqual(at(10));
       });
     });
     await inner;
-    expect(locks.historyCount("x", 3)).toBe(3);
+    expect(locks.historyHead("x", at(3))).toEqual(at(3));
   });
 
   it("releases the turn when the work throws", async () => {

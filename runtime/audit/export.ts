@@ -1,0 +1,114 @@
+import { sign } from "node:crypto";
+import type { HistoryEvent } from "../../engine/core/history.js";
+import type { Json } from "../../engine/core/json.js";
+import { unpack } from "../codec.js";
+import { RuntimeError, type ExecutionRecord } from "../contract.js";
+import { shortId, stateMachineArn } from "../ids.js";
+import type { Keys } from "../keys.js";
+import type { RedisClient } from "../redis.js";
+import { splitHash, UNANCHORED } from "./chain.js";
+import {
+  AUDIT_FORMAT,
+  signedPayload,
+  type AuditEventLine,
+  type AuditHeader,
+  type AuditTrailer,
+} from "./document.js";
+import type { AuditSigner } from "./signing.js";
+import type { VersionLink } from "./versions.js";
+
+const BATCH = 1000;
+
+/** The machine's version links up to `version` (those that have one: audit/versions.ts). */
+async function versionChain(
+  client: RedisClient,
+  keys: Keys,
+  name: string,
+  upTo: number,
+): Promise<VersionLink[]> {
+  const pipeline = client.redis.pipeline();
+  for (let v = 1; v <= upTo; v++) {
+    pipeline.hmget(keys.machineVersion(name, v), "hash", "createdAt", "by", "pvh", "vh");
+  }
+  const links: VersionLink[] = [];
+  for (const [i, [, row]] of ((await pipeline.exec()) ?? []).entries()) {
+    const [definitionHash, createdAt, createdBy, previous, hash] = row as (string | null)[];
+    if (!definitionHash || !createdAt || !hash) continue;
+    links.push({
+      name,
+      version: i + 1,
+      definitionHash,
+      createdAt,
+      createdBy: createdBy ?? "",
+      previous: previous ?? "",
+      hash,
+    });
+  }
+  return links;
+}
+
+/**
+ * The audit export of an execution (document.ts has the format), as lines
+ * without their newlines. The count, head and genesis are read together (one
+ * HMGET: the scripts that append history set `hc` and `hh` in one step), and
+ * exactly those `hc` events are exported, so the signed head is the last
+ * exported event's hash even while the execution goes on.
+ */
+export async function exportAudit(
+  client: RedisClient,
+  keys: Keys,
+  signer: AuditSigner,
+  record: ExecutionRecord,
+): Promise<string[]> {
+  const exec = shortId(record.executionId);
+  const [hcText, hh, hg] = await client.redis.hmget(keys.execution(exec), "hc", "hh", "hg");
+  if (hcText === null) {
+    throw new RuntimeError(
+      "ExecutionDoesNotExist",
+      `Execution '${record.executionId}' does not exist`,
+    );
+  }
+  const count = Number(hcText);
+  const [def, definitionHash] = await client.redis.hmget(
+    keys.machineVersion(record.stateMachine, record.version),
+    "def",
+    "hash",
+  );
+  const header: AuditHeader = {
+    type: "header",
+    format: AUDIT_FORMAT,
+    exportedAt: new Date().toISOString(),
+    execution: record as unknown as Json,
+    identity: {
+      executionArn: record.executionId,
+      stateMachineVersionArn: stateMachineArn(record.stateMachine, record.version),
+      definitionHash: definitionHash ?? "",
+    },
+    definition: def ? (JSON.parse(def) as Json) : null,
+  };
+  const versions = await versionChain(client, keys, record.stateMachine, record.version);
+  if (versions.length > 0) header.versions = versions;
+  const lines = [JSON.stringify(header)];
+  for (let from = 0; from < count; from += BATCH) {
+    const to = Math.min(count, from + BATCH) - 1;
+    for (const stored of await client.redis.lrangeBuffer(keys.history(exec), from, to)) {
+      const { event, hash } = splitHash(JSON.parse(unpack(stored)) as HistoryEvent);
+      const line: AuditEventLine = { type: "event", event, hash: hash ?? null };
+      lines.push(JSON.stringify(line));
+    }
+  }
+  const unsigned = {
+    executionArn: record.executionId,
+    genesis: hg ?? UNANCHORED,
+    head: { eventId: count, hash: hh ?? UNANCHORED },
+  };
+  const trailer: AuditTrailer = {
+    type: "trailer",
+    ...unsigned,
+    algorithm: "Ed25519",
+    publicKey: signer.publicKeyPem,
+    signature: sign(null, signedPayload(unsigned), signer.privateKey).toString("base64"),
+  };
+  lines.push(JSON.stringify(trailer));
+  return lines;
+}

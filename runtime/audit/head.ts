@@ -1,0 +1,26 @@
+import type { HistoryEvent } from "../../engine/core/history.js";
+import { pack } from "../codec.js";
+import type { Keys } from "../keys.js";
+import type { HistoryHead } from "../locks.js";
+import type { RedisClient } from "../redis.js";
+import { chainEvents, UNANCHORED } from "./chain.js";
+
+/**
+ * The history count and chain head of an execution, for the writers of history
+ * outside a transition (give-up, pause, resume): they build their one event with
+ * id count + 1, chain it here, and their script checks both fields as it appends.
+ */
+export async function loadHistoryHead(
+  client: RedisClient,
+  keys: Keys,
+  exec: string,
+): Promise<HistoryHead> {
+  const [hc, hh] = await client.redis.hmget(keys.execution(exec), "hc", "hh");
+  return { count: Number(hc ?? 0), hash: hh ?? "" };
+}
+
+/** One event chained on `head`: its stored form (packed) and the new head hash. */
+export function chainOne(head: HistoryHead, event: HistoryEvent): { stored: string; hash: string } {
+  const chained = chainEvents(head.hash || UNANCHORED, [event]);
+  return { stored: pack(chained.stored[0]!), hash: chained.head };
+}
