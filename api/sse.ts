@@ -42,6 +42,13 @@ export class EventStreams {
       // nginx buffers responses unless told not to; a buffered stream is not live.
       "x-accel-buffering": "no",
     });
+    if (request.method === "HEAD") {
+      // A HEAD has no body to stream, and Node sends its headers only when it ends.
+      this.open.delete(abort);
+      raw.end();
+      return;
+    }
+    raw.flushHeaders();
     // How long a client waits before reconnecting after the stream drops (ms).
     raw.write("retry: 2000\n\n");
     const gone = (): void => abort.abort();

@@ -186,6 +186,16 @@ describe("GET /v1/approvals/events", () => {
     resumed.close();
   });
 
+  it("answers a HEAD with the stream's headers at once (no stream to hang on)", async () => {
+    const head = await fetch(`${stack.url}/v1/approvals/events`, {
+      method: "HEAD",
+      headers: { authorization: `Bearer ${APPROVER}` },
+      signal: AbortSignal.timeout(5_000),
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toContain("text/event-stream");
+  });
+
   it("needs a key that may read approvals", async () => {
     expect((await openStream(`${stack.url}/v1/approvals/events`, { key: null })).status).toBe(401);
     expect((await openStream(`${stack.url}/v1/approvals/events`, { key: KEYS.run })).status).toBe(
