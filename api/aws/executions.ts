@@ -119,6 +119,19 @@ async function describe(body: Body, ctx: AwsContext): Promise<unknown> {
   };
   if (r.redrivenAt !== undefined) out.redriveDate = epochSeconds(r.redrivenAt);
   if (r.stoppedAt !== undefined) out.stopDate = epochSeconds(r.stoppedAt);
+  return { ...out, ...resultFields(r, metadataOnly) };
+}
+
+/**
+ * What DescribeExecution and StartSyncExecution say of a run's data: input and
+ * output as JSON strings with their `…Details` (left out with METADATA_ONLY), error
+ * and cause.
+ */
+export function resultFields(
+  r: { input: unknown; output?: unknown; error?: string; cause?: string },
+  metadataOnly: boolean,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
   if (!metadataOnly) {
     out.input = JSON.stringify(r.input);
     out.inputDetails = { included: true };

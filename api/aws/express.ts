@@ -1,7 +1,7 @@
 import type { Json } from "../../engine/core/json.js";
 import { stateMachineArn } from "../../runtime/ids.js";
 import { parseStateMachineArn } from "./arns.js";
-import { executionName, startTarget } from "./executions.js";
+import { executionName, resultFields, startTarget } from "./executions.js";
 import { epochSeconds, jsonString, optionalEnum, requiredString, type Body } from "./fields.js";
 import type { ActionTable, AwsContext } from "./protocol.js";
 import { ours } from "./state-machines.js";
@@ -42,17 +42,7 @@ async function startSync(body: Body, ctx: AwsContext): Promise<unknown> {
     status: r.status === "ABORTED" ? "FAILED" : r.status,
     billingDetails: billing(r.startedAt, r.stoppedAt),
   };
-  if (!metadataOnly) {
-    out.input = JSON.stringify(r.input);
-    out.inputDetails = { included: true };
-    if (r.output !== undefined) {
-      out.output = JSON.stringify(r.output);
-      out.outputDetails = { included: true };
-    }
-  }
-  if (r.error !== undefined) out.error = r.error;
-  if (r.cause !== undefined) out.cause = r.cause;
-  return out;
+  return { ...out, ...resultFields(r, metadataOnly) };
 }
 
 export const expressActions: ActionTable = {
