@@ -15,7 +15,6 @@ import { succeed } from "./states/succeed.js";
 import { cancelTask, task } from "./states/task.js";
 import { wait } from "./states/wait.js";
 import { stopRunning } from "./flow/join.js";
-import { upgradeLegacyJoin } from "./flow/legacy-join.js";
 import { jsonText, StepContext } from "./step-context.js";
 
 export interface StepResult {
@@ -159,7 +158,6 @@ function advanceRun(
     return ctx.finish();
   }
   if (run.status !== "RUNNING" || !run.current) return unchanged(run);
-  upgradeLegacyJoin(ctx);
   if (event.type === "Stop") {
     stop(ctx, event);
     return ctx.finish();

@@ -15,6 +15,8 @@ import type { Keys } from "./keys.js";
 import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
 import type { RuntimeSettings } from "./settings.js";
+import { stepJob } from "./job-ids.js";
+import { decideApproval } from "./scripts/decide-approval.js";
 import type { TaskRecord } from "./effects.js";
 
 export interface ApprovalFilter {
@@ -164,36 +166,40 @@ export class ApprovalStore {
         decisions: outcome.decisions,
         caller: approver.name,
       };
-      const reply = await this.client.run(
-        "decideApproval",
-        [this.keys.approval(approvalId), this.keys.tasks, this.keys.tokens, this.keys.schedule],
-        [
-          this.keys.base,
-          stored.n,
-          JSON.stringify(outcome.decisions),
-          stored.n + 1,
-          outcome.status,
-          JSON.stringify(event),
+      const reply = await this.client.call(
+        decideApproval,
+        {
+          approval: this.keys.approval(approvalId),
+          tasks: this.keys.tasks,
+          tokens: this.keys.tokens,
+          schedule: this.keys.schedule,
+        },
+        {
+          base: this.keys.base,
+          id: approvalId,
+          n: stored.n,
+          decisions: JSON.stringify(outcome.decisions),
+          status: outcome.status,
+          event: JSON.stringify(event),
           now,
-          this.settings.leaseMs,
-          this.settings.tombstoneTtlSeconds,
-        ],
+          leaseMs: this.settings.leaseMs,
+          tombstoneSeconds: this.settings.tombstoneTtlSeconds,
+        },
       );
-      const code = Number(reply[0]);
-      if (code === 1) {
-        await this.queues.ensure(`s${String(reply[1])}@${String(reply[2])}`);
+      if (reply.kind === "decided") {
+        await this.queues.ensure(stepJob(reply.run, reply.seq));
         return (await this.load(approvalId)).record;
       }
-      if (code === -1) {
+      if (reply.kind === "notPending") {
         throw new RuntimeError(
           "ApprovalNotPending",
-          `Approval '${approvalId}' is ${String(reply[1])}; only a PENDING approval takes decisions`,
+          `Approval '${approvalId}' is ${reply.status}; only a PENDING approval takes decisions`,
         );
       }
-      if (code === -3) {
+      if (reply.kind === "missing") {
         throw new RuntimeError("ApprovalDoesNotExist", `Approval '${approvalId}' does not exist`);
       }
-      // -2: another decision was recorded between our read and our write.
+      // raced: another decision was recorded between our read and our write.
     }
     throw new RuntimeError(
       "ApprovalNotPending",

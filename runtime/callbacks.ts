@@ -3,6 +3,10 @@ import { DATA_LIMIT_BYTES } from "../engine/step-context.js";
 import { RuntimeError, type ActivityTask, type Caller } from "./contract.js";
 import type { TaskRecord } from "./effects.js";
 import { EXECUTION_ARN_PREFIX } from "./ids.js";
+import type { RunEventBody } from "../engine/core/events.js";
+import { eventTemplate } from "./event-template.js";
+import { stepJob } from "./job-ids.js";
+import { claimActivityTask } from "./scripts/claim-activity-task.js";
 import { deliverTaskEvent, type TaskEventBody, type TaskJobDeps } from "./task-jobs.js";
 
 type Deps = Pick<TaskJobDeps, "client" | "keys" | "queues" | "settings">;
@@ -59,14 +63,25 @@ export async function pollActivity(
 ): Promise<ActivityTask | null> {
   const deadline = Date.now() + Math.max(0, waitSeconds) * 1000;
   for (;;) {
-    const reply = await deps.client.run(
-      "claimActivityTask",
-      [deps.keys.activity(activity), deps.keys.tasks, deps.keys.schedule],
-      [workerName ?? "", deps.keys.base, EXECUTION_ARN_PREFIX, Date.now() + deps.settings.leaseMs],
+    const started: RunEventBody = { type: "TaskStarted", taskId: "" };
+    if (workerName) started.workerName = workerName;
+    const reply = await deps.client.call(
+      claimActivityTask,
+      {
+        activity: deps.keys.activity(activity),
+        tasks: deps.keys.tasks,
+        schedule: deps.keys.schedule,
+      },
+      {
+        base: deps.keys.base,
+        started: eventTemplate(started, "taskId"),
+        idPrefix: EXECUTION_ARN_PREFIX,
+        leaseUntil: Date.now() + deps.settings.leaseMs,
+      },
     );
-    if (reply.length === 4) {
-      await deps.queues.ensure(`s${String(reply[2])}@${String(reply[3])}`);
-      const record = JSON.parse(String(reply[1])) as TaskRecord;
+    if (reply.kind === "claimed") {
+      await deps.queues.ensure(stepJob(reply.run, reply.seq));
+      const record = JSON.parse(reply.record) as TaskRecord;
       if (record.mode === "activity" && record.token !== undefined)
         return {
           taskToken: record.token,

@@ -12,11 +12,13 @@ import {
 } from "../task-runners/resources.js";
 import { recordFields } from "./approval-record.js";
 import { executionOf, executionTimeoutTimer, member, randomToken, shortId } from "./ids.js";
+import { eventTemplate } from "./event-template.js";
+import type { CommitOp } from "./scripts/commit-transition.js";
 import { usageOps } from "./usage.js";
 
 /**
- * Turns the effects of one step into the ops of `commitTransition` (see its
- * header), so that everything they mean inside Redis commits atomically with
+ * Turns the effects of one step into the ops of `commitTransition` (`CommitOp`),
+ * so that everything they mean inside Redis commits atomically with
  * the new state. The meaning of each effect follows the in-memory driver
  * (engine/drivers/memory.ts), which is the reference.
  */
@@ -71,11 +73,12 @@ export function planOps(
   event: RunEvent,
   effects: Effect[],
   options: PlanOptions,
-): (string | Buffer)[] {
-  const ops: (string | Buffer)[] = [];
+): CommitOp[] {
+  const ops: CommitOp[] = [];
   const modeOf = options.taskMode ?? taskMode;
+  const keepSeconds = options.retentionSeconds ?? 0;
   const push = (runId: string, body: RunEventBody, front = false): void => {
-    ops.push("push", shortId(runId), JSON.stringify(body), front ? "1" : "0");
+    ops.push({ op: "push", run: shortId(runId), event: JSON.stringify(body), front });
   };
   // A model call's spend joins the execution's totals in the commit of its result.
   if (event.type === "TaskSucceeded" && event.usage) ops.push(...usageOps(event.usage));
@@ -121,30 +124,30 @@ export function planOps(
           if (mode === "activity") called.activity = activityName(effect.resource) ?? "";
           record = called;
         }
-        const activity = mode === "activity" ? (activityName(effect.resource) ?? "") : "";
-        ops.push(
-          "task",
-          shortId(effect.taskId),
-          JSON.stringify(record),
-          record.token ?? "",
+        ops.push({
+          op: "task",
+          task: shortId(effect.taskId),
+          record: JSON.stringify(record),
           mode,
-          activity,
-        );
+          token: record.token,
+          activity: mode === "activity" ? (activityName(effect.resource) ?? "") : undefined,
+        });
         if (effect.approval && record.token !== undefined) {
-          ops.push(...approvalOp(effect, record.token, effects, options));
+          ops.push(approvalOp(effect, record.token, effects, options));
         }
         break;
       }
       case "ArmTimer":
-        ops.push("arm", member.timer(shortId(effect.timerId)), String(effect.at));
+        ops.push({ op: "arm", member: member.timer(shortId(effect.timerId)), at: effect.at });
         break;
       case "CancelTimer":
-        ops.push("disarm", member.timer(shortId(effect.timerId)));
+        ops.push({ op: "disarm", member: member.timer(shortId(effect.timerId)) });
         break;
       case "CancelTask":
-        ops.push("untask", shortId(effect.taskId), "timedout");
+        ops.push({ op: "untask", task: shortId(effect.taskId), why: "timedout" });
         if (effect.approvalId) {
-          ops.push("apclose", effect.approvalId, event.type === "Stop" ? "CANCELLED" : "EXPIRED");
+          const status = event.type === "Stop" ? "CANCELLED" : "EXPIRED";
+          ops.push({ op: "closeApproval", id: effect.approvalId, status });
         }
         break;
       case "SpawnChildren":
@@ -154,11 +157,23 @@ export function planOps(
           );
           if (child.input === undefined) {
             // A window's later child: its input is the one `KeepInputs` stored.
-            const prefix = shortId(child.runId.slice(0, child.runId.lastIndexOf("/")));
-            ops.push("spawnkept", shortId(child.runId), state, prefix, String(child.index));
+            const join = shortId(child.runId.slice(0, child.runId.lastIndexOf("/")));
+            ops.push({
+              op: "spawnKept",
+              run: shortId(child.runId),
+              state,
+              join,
+              index: child.index,
+              started: eventTemplate({ type: "Started", input: null }, "input"),
+            });
           } else {
             const started: RunEventBody = { type: "Started", input: child.input };
-            ops.push("spawn", shortId(child.runId), state, JSON.stringify(started));
+            ops.push({
+              op: "spawn",
+              run: shortId(child.runId),
+              state,
+              started: JSON.stringify(started),
+            });
           }
         }
         break;
@@ -166,37 +181,33 @@ export function planOps(
         push(effect.runId, { type: "ContinueJoin", prefix: effect.prefix });
         break;
       case "StopChildren":
-        ops.push("stopjoin", shortId(effect.prefix), String(effect.started));
+        ops.push({
+          op: "stopJoin",
+          join: shortId(effect.prefix),
+          started: effect.started,
+          event: JSON.stringify({ type: "Stop" } satisfies RunEventBody),
+        });
         break;
       case "CollectResults":
-        // The script appends the outputs (JSON texts, in index order) and `]}`.
-        ops.push(
-          "collect",
-          shortId(effect.prefix),
-          String(effect.total),
-          `{"type":"ResultsCollected","prefix":${JSON.stringify(effect.prefix)},"outputs":[`,
-        );
+        ops.push({
+          op: "collect",
+          join: shortId(effect.prefix),
+          total: effect.total,
+          event: eventTemplate(
+            { type: "ResultsCollected", prefix: effect.prefix, outputs: [] },
+            "outputs",
+          ),
+        });
         break;
       case "KeepInputs":
-        ops.push(
-          "inputs",
-          shortId(effect.prefix),
-          String(effect.from),
-          String(effect.inputs.length),
-          String(options.retentionSeconds ?? 0),
-        );
-        // A loop, not push(...list): a list as long as a Map's items would overflow the stack.
-        for (const input of effect.inputs) ops.push(JSON.stringify(input));
-        break;
-      case "KeepOutputs":
-        ops.push(
-          "keep",
-          shortId(effect.prefix),
-          String(effect.outputs.length),
-          String(options.retentionSeconds ?? 0),
-        );
-        for (const [index, output] of effect.outputs)
-          ops.push(String(index), JSON.stringify(output));
+        ops.push({
+          op: "keepInputs",
+          join: shortId(effect.prefix),
+          from: effect.from,
+          // map, not push(...list): a list as long as a Map's items would overflow the stack.
+          inputs: effect.inputs.map((input) => JSON.stringify(input)),
+          keepSeconds,
+        });
         break;
       case "RunEnded":
         if (effect.parent) {
@@ -209,18 +220,18 @@ export function planOps(
             index: parent.index,
             outcome: told,
           };
-          ops.push(
-            "joined",
-            shortId(runId.slice(0, runId.lastIndexOf("/"))),
-            String(parent.index),
-            outcome.status === "SUCCEEDED" ? JSON.stringify(outcome.output) : "null",
-            shortId(parent.runId),
-            JSON.stringify(ended),
-            String(options.retentionSeconds ?? 0),
-          );
-          if (options.retentionSeconds) ops.push("expire", String(options.retentionSeconds));
+          ops.push({
+            op: "joined",
+            join: shortId(runId.slice(0, runId.lastIndexOf("/"))),
+            index: parent.index,
+            output: outcome.status === "SUCCEEDED" ? JSON.stringify(outcome.output) : "null",
+            parent: shortId(parent.runId),
+            event: JSON.stringify(ended),
+            keepSeconds,
+          });
+          if (keepSeconds) ops.push({ op: "expire", seconds: keepSeconds });
         } else {
-          ops.push(...endOp(run, event, options.now), String(options.retentionSeconds ?? 0));
+          ops.push(endOp(run, event, options.now, keepSeconds));
         }
         break;
     }
@@ -229,30 +240,25 @@ export function planOps(
 }
 
 /** The execution's record when its root run ended: status, output or error and cause. */
-function endOp(run: RunState, event: RunEvent, now: number): string[] {
+function endOp(run: RunState, event: RunEvent, now: number, keepSeconds: number): CommitOp {
   const exec = executionOf(shortId(run.runId));
-  let output = "";
-  let error = "";
-  let cause = "";
-  if (run.status === "SUCCEEDED") output = JSON.stringify(run.output ?? null);
-  else if (run.status === "FAILED") {
-    error = run.error ?? "";
-    cause = run.cause ?? "";
-  } else if (event.type === "Stop") {
-    error = event.error ?? (run.status === "TIMED_OUT" ? "States.Timeout" : "");
-    cause = event.cause ?? "";
-  }
-  const stoppedAt = new Date(now).toISOString();
-  return [
-    "end",
+  const end: CommitOp = {
+    op: "end",
     exec,
-    run.status,
-    output,
-    error,
-    cause,
-    stoppedAt,
-    member.timer(executionTimeoutTimer(exec)),
-  ];
+    status: run.status,
+    stoppedAt: new Date(now).toISOString(),
+    timeoutMember: member.timer(executionTimeoutTimer(exec)),
+    keepSeconds,
+  };
+  if (run.status === "SUCCEEDED") end.output = JSON.stringify(run.output ?? null);
+  else if (run.status === "FAILED") {
+    end.error = run.error || undefined;
+    end.cause = run.cause || undefined;
+  } else if (event.type === "Stop") {
+    end.error = (event.error ?? (run.status === "TIMED_OUT" ? "States.Timeout" : "")) || undefined;
+    end.cause = event.cause || undefined;
+  }
+  return end;
 }
 
 /** The `approval` op: the record of an approval task, created in the commit that schedules it. */
@@ -261,7 +267,7 @@ function approvalOp(
   token: string,
   effects: Effect[],
   options: PlanOptions,
-): string[] {
+): CommitOp {
   // The task's own timers, armed in this same step: while they are armed no decision is late.
   const timers = effects.flatMap((e) =>
     e.type === "ArmTimer" &&
@@ -280,5 +286,5 @@ function approvalOp(
     notify: options.approvalEvents ?? false,
     keepSeconds: options.retentionSeconds ?? 0,
   });
-  return ["approval", effect.approval!.approvalId, String(fields.length / 2), ...fields];
+  return { op: "approval", id: effect.approval!.approvalId, fields };
 }

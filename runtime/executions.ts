@@ -27,11 +27,15 @@ import {
   shortId,
   stateMachineArn,
 } from "./ids.js";
+import { stepJob } from "./job-ids.js";
 import type { Keys } from "./keys.js";
 import type { MachineStore } from "./machines.js";
 import type { ExecutionCache } from "./programs.js";
 import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
+import { indexStatuses } from "./scripts/index-statuses.js";
+import { requestStop } from "./scripts/request-stop.js";
+import { startExecution } from "./scripts/start-execution.js";
 import type { RuntimeSettings } from "./settings.js";
 import { advance, type TransitionDeps } from "./transition.js";
 import type { ModelBudget } from "../task-runners/model/budget.js";
@@ -111,44 +115,46 @@ export class ExecutionStore {
     const first: RunEventBody = options.forked
       ? { ...options.forked, ...(options.caller ? { caller: options.caller.name } : {}) }
       : started;
-    const reply = await this.client.run(
-      "startExecution",
-      [
-        this.keys.execution(exec),
-        this.keys.run(exec),
-        this.keys.inbox(exec),
-        this.keys.executions,
-        this.keys.executionsOf(machine),
-        this.keys.schedule,
-        this.keys.stats,
-      ],
-      [
+    const reply = await this.client.call(
+      startExecution,
+      {
+        execution: this.keys.execution(exec),
+        run: this.keys.run(exec),
+        inbox: this.keys.inbox(exec),
+        executions: this.keys.executions,
+        executionsOf: this.keys.executionsOf(machine),
+        schedule: this.keys.schedule,
+        stats: this.keys.stats,
+      },
+      {
+        base: this.keys.base,
         exec,
-        inputDigest(canonicalJson(input)),
+        name,
         machine,
         version,
-        inputText,
+        input: inputText,
+        inputHash: inputDigest(canonicalJson(input)),
         startedAt,
         now,
-        this.settings.leaseMs,
-        pack(JSON.stringify(newRun(arn, ""))),
-        JSON.stringify(first),
-        timeout !== undefined ? member.timer(executionTimeoutTimer(exec)) : "",
-        timeout !== undefined ? now + timeout * 1000 : 0,
-        name,
-        this.keys.base,
+        leaseMs: this.settings.leaseMs,
+        state: pack(JSON.stringify(newRun(arn, ""))),
+        started: JSON.stringify(first),
+        timeout:
+          timeout !== undefined
+            ? { member: member.timer(executionTimeoutTimer(exec)), at: now + timeout * 1000 }
+            : undefined,
         genesis,
-      ],
+      },
     );
-    const code = Number(reply[0]);
-    if (code === -1) {
+    if (reply.kind === "conflict") {
       throw new RuntimeError(
         "ExecutionAlreadyExists",
         `Execution '${name}' of '${machine}' already exists with another input`,
       );
     }
+    const created = reply.kind === "created";
     if (
-      code === 1 &&
+      created &&
       (options.pinned ||
         options.restartedFrom !== undefined ||
         options.forked ||
@@ -166,8 +172,8 @@ export class ExecutionStore {
       if (options.budget !== undefined) fields[BUDGET_FIELD] = JSON.stringify(options.budget);
       await this.client.redis.hset(this.keys.execution(exec), fields);
     }
-    if (code === 1) await this.queues.ensure(`s${exec}@0`);
-    return { executionId: arn, startedAt: String(reply[1]), created: code === 1 };
+    if (created) await this.queues.ensure(stepJob(exec, 0));
+    return { executionId: arn, startedAt: reply.startedAt, created };
   }
 
   /** The status alone (null when there is no such execution): what waiters re-check. */
@@ -249,12 +255,10 @@ export class ExecutionStore {
       if ((await redis.exists(this.keys.statusIndexBuilt)) === 1) return;
       const slice = 1000;
       for (let from = 0; ; from += slice) {
-        const seen = Number(
-          await this.client.run(
-            "indexStatuses",
-            [this.keys.executions],
-            [this.keys.base, from, slice],
-          ),
+        const { seen } = await this.client.call(
+          indexStatuses,
+          { executions: this.keys.executions },
+          { base: this.keys.base, from, count: slice },
         );
         if (seen < slice) break;
       }
@@ -361,16 +365,25 @@ export class ExecutionStore {
     if (options.error !== undefined) stop.error = options.error;
     if (options.cause !== undefined) stop.cause = options.cause;
     if (options.caller) stop.caller = options.caller.name;
-    const reply = await this.client.run(
-      "requestStop",
-      [this.keys.execution(exec), this.keys.run(exec), this.keys.inbox(exec), this.keys.schedule],
-      [JSON.stringify(stop), exec, Date.now() + this.settings.leaseMs, this.keys.base],
+    const reply = await this.client.call(
+      requestStop,
+      {
+        execution: this.keys.execution(exec),
+        run: this.keys.run(exec),
+        inbox: this.keys.inbox(exec),
+        schedule: this.keys.schedule,
+      },
+      {
+        base: this.keys.base,
+        run: exec,
+        event: JSON.stringify(stop),
+        leaseUntil: Date.now() + this.settings.leaseMs,
+      },
     );
-    const code = Number(reply[0]);
-    if (code === -1) throw notFound(executionId);
-    if (code === 0)
+    if (reply.kind === "missing") throw notFound(executionId);
+    if (reply.kind === "notRunning")
       throw new RuntimeError("ExecutionNotRunning", `Execution '${executionId}' is not running`);
-    let seq = Number(reply[1]);
+    let seq = reply.seq;
     for (let i = 0; i < 50; i++) {
       const outcome = await advance(deps, exec, seq);
       const record = await this.describe(executionId);

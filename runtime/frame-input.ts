@@ -1,6 +1,7 @@
 import type { Json } from "../engine/core/json.js";
 import type { RunState } from "../engine/core/run.js";
 import { pack } from "./codec.js";
+import type { CommitOp } from "./scripts/commit-transition.js";
 
 /**
  * A large input of a run's current state, kept apart from its run state.
@@ -31,7 +32,7 @@ export function storedState(
   run: RunState,
   apart: StoredInput | undefined,
   version: string,
-): { state: string; ops: (string | Buffer)[]; apart: StoredInput | undefined } {
+): { state: string; ops: CommitOp[]; apart: StoredInput | undefined } {
   const frame = run.current;
   if (frame) {
     const kept = apart !== undefined && apart.value === frame.input;
@@ -41,12 +42,16 @@ export function storedState(
       if (kept) return { state, ops: [], apart };
       return {
         state,
-        ops: ["input", "set", version, pack(text)],
+        ops: [{ op: "keepInput", version, input: pack(text) }],
         apart: { value: frame.input, version },
       };
     }
   }
-  return { state: JSON.stringify(run), ops: apart ? ["input", "drop"] : [], apart: undefined };
+  return {
+    state: JSON.stringify(run),
+    ops: apart ? [{ op: "dropInput" }] : [],
+    apart: undefined,
+  };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { RunEventBody } from "../engine/core/events.js";
 import type { HistoryEvent } from "../engine/core/history.js";
 import { chainOne, loadHistoryHead } from "./audit/head.js";
 import { executionOf, executionTimeoutTimer, longId, member } from "./ids.js";
+import { giveUp, type GiveUpReply } from "./scripts/give-up.js";
 import { advance, type TransitionDeps } from "./transition.js";
 
 /**
@@ -23,7 +24,7 @@ export type GiveUpResult =
   | "dropped"
   | "missing";
 
-type ScriptOutcome = { kind: "stopping"; seq: number } | { kind: Exclude<GiveUpResult, "stopped"> };
+type ScriptOutcome = Exclude<GiveUpReply, { kind: "raced" }>;
 
 /**
  * Gives up on `run` after its job failed `attempts` times with `fault`. The
@@ -79,38 +80,40 @@ async function requestGiveUp(
       executionFailedEventDetails: { error: GIVE_UP_ERROR, cause },
     };
     const chained = chainOne(head, failed);
-    const reply = await client.run(
-      "giveUp",
-      [
-        keys.execution(exec),
-        keys.run(exec),
-        keys.inbox(exec),
-        keys.schedule,
-        keys.run(run),
-        keys.inbox(run),
-        keys.history(exec),
-        keys.journal(exec),
-      ],
-      [
-        keys.base,
-        exec,
+    const reply = await client.call(
+      giveUp,
+      {
+        execution: keys.execution(exec),
+        rootRun: keys.run(exec),
+        rootInbox: keys.inbox(exec),
+        schedule: keys.schedule,
+        run: keys.run(run),
+        inbox: keys.inbox(run),
+        history: keys.history(exec),
+        journal: keys.journal(exec),
+      },
+      {
+        base: keys.base,
+        root: exec,
         run,
-        JSON.stringify(stop),
-        now + settings.leaseMs,
-        hc,
-        chained.stored,
-        GIVE_UP_ERROR,
-        cause,
-        failed.timestamp,
-        member.timer(executionTimeoutTimer(exec)),
-        settings.retentionSeconds,
-        head.hash,
-        chained.hash,
-      ],
+        stop: JSON.stringify(stop),
+        leaseUntil: now + settings.leaseMs,
+        failed: chained.stored,
+        historyCount: hc,
+        historyHead: head.hash,
+        newHistoryHead: chained.hash,
+        end: {
+          exec,
+          status: "FAILED",
+          error: GIVE_UP_ERROR,
+          cause: cause || undefined,
+          stoppedAt: failed.timestamp,
+          timeoutMember: member.timer(executionTimeoutTimer(exec)),
+          keepSeconds: settings.retentionSeconds,
+        },
+      },
     );
-    const kind = String(reply[0]);
-    if (kind === "raced") continue;
-    if (kind === "stopping") return { kind, seq: Number(reply[1]) };
-    return { kind } as ScriptOutcome;
+    if (reply.kind === "raced") continue;
+    return reply;
   }
 }

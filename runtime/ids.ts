@@ -130,11 +130,16 @@ export function executionTimeoutTimer(exec: string): string {
   return `${exec}#timeout`;
 }
 
-/** Schedule members: timers fire, leases re-ensure a job (see scheduler.ts). */
+/**
+ * Schedule members: timers fire, leases re-ensure a job (see scheduler.ts). The
+ * kinds are injected into the Lua source (scripts/prelude.ts) as `MEMBER`.
+ */
+export const MEMBER_KINDS = { timer: "t:", run: "r:", task: "k:" } as const;
+
 export const member = {
-  timer: (shortTimerId: string) => `t:${shortTimerId}`,
-  run: (run: string) => `r:${run}`,
-  task: (task: string) => `k:${task}`,
+  timer: (shortTimerId: string) => `${MEMBER_KINDS.timer}${shortTimerId}`,
+  run: (run: string) => `${MEMBER_KINDS.run}${run}`,
+  task: (task: string) => `${MEMBER_KINDS.task}${task}`,
 };
 
 /** 128 random bits, URL-safe: task tokens and the nonce of token-waiting steps. */

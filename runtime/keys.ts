@@ -10,9 +10,7 @@
  *
  * Lua scripts receive the key prefix (`base`) and build the keys of other runs
  * themselves (a commit touches its parent's or its children's inboxes, known only
- * at run time); they use exactly the kinds below: `r:`, `i:`, `tomb:`, `act:`, `jr:`,
- * `ji:`, `xst:`, `pz:`, and for approvals `ap:`, `apx:`, `apev`, `apfeed`.
- * Keep `LUA_KINDS` and the scripts in step.
+ * at run time), from the kinds of `LUA_KINDS` and nothing else.
  *
  * Ids inside keys are "short ids": the execution ARN without its constant prefix
  * (`<machine>:<name>`), plus a child run's suffix (`/3/0`). See `ids.ts`.
@@ -108,12 +106,24 @@ export interface Keys {
    * STEPWISE_AUDIT_KEY names none; generated on first use (runtime/audit/signing.ts).
    */
   auditKey: string;
+  /** String: the storage format of this prefix's data (storage-version.ts). */
+  storageVersion: string;
 }
 
 /** How many approval changes the feed keeps for clients resuming with Last-Event-ID. */
 export const APPROVAL_FEED_LENGTH = 10_000;
 
+/**
+ * The kinds of key Lua builds itself (from `base`), injected into every script
+ * as `KIND` (scripts/prelude.ts): the builders below and the scripts spell them
+ * from this one table.
+ */
 export const LUA_KINDS = {
+  execution: "x:",
+  executions: "xs",
+  executionsOf: "xs:",
+  stats: "stats",
+  ended: "ended",
   run: "r:",
   inbox: "i:",
   tombstone: "tomb:",
@@ -144,9 +154,9 @@ export function makeKeys(prefix = "stepwise"): Keys {
     aliases: (name) => `${base}sma:${name}`,
     tags: (resource) => `${base}tag:${resource}`,
     activities: `${base}acts`,
-    execution: (exec) => `${base}x:${exec}`,
-    executions: `${base}xs`,
-    executionsOf: (machine) => `${base}xs:${machine}`,
+    execution: (exec) => `${base}${LUA_KINDS.execution}${exec}`,
+    executions: `${base}${LUA_KINDS.executions}`,
+    executionsOf: (machine) => `${base}${LUA_KINDS.executionsOf}${machine}`,
     statusIndexBuilt: `${base}xst-built`,
     executionsByStatus: (status, machine) =>
       `${base}${LUA_KINDS.statusIndex}${status}${machine !== undefined ? `:${machine}` : ""}`,
@@ -157,13 +167,13 @@ export function makeKeys(prefix = "stepwise"): Keys {
     parked: (exec) => `${base}${LUA_KINDS.parked}${exec}`,
     schedule: `${base}sched`,
     tasks: `${base}tasks`,
-    stats: `${base}stats`,
+    stats: `${base}${LUA_KINDS.stats}`,
     tokens: `${base}tok`,
     joinResults: (join) => `${base}${LUA_KINDS.joinResults}${join}`,
     joinInputs: (join) => `${base}${LUA_KINDS.joinInputs}${join}`,
     tombstone: (token) => `${base}${LUA_KINDS.tombstone}${token}`,
     activity: (name) => `${base}${LUA_KINDS.activity}${name}`,
-    endedChannel: `${base}ended`,
+    endedChannel: `${base}${LUA_KINDS.ended}`,
     operation: (id) => `${base}op:${id}`,
     approval: (id) => `${base}${LUA_KINDS.approval}${id}`,
     approvalIndex: (status, group, machine) =>
@@ -171,5 +181,6 @@ export function makeKeys(prefix = "stepwise"): Keys {
     approvalEvents: `${base}${LUA_KINDS.approvalEvents}`,
     approvalFeed: `${base}${LUA_KINDS.approvalFeed}`,
     auditKey: `${base}audit-key`,
+    storageVersion: `${base}storage-version`,
   };
 }

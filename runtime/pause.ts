@@ -8,6 +8,12 @@ import type { Keys } from "./keys.js";
 import type { HistoryHead } from "./locks.js";
 import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
+import {
+  pauseExecution,
+  resumeExecution,
+  type PauseReply,
+  type ResumeReply,
+} from "./scripts/pause-execution.js";
 
 /**
  * Pause and resume (scripts/pause-execution.ts has the protocol). Both write one
@@ -44,19 +50,14 @@ export class Pauses {
     };
     const reply = await this.fenced(exec, (head) => {
       const out = written(exec, head, now, body, options.caller);
-      return this.client.run(
-        "pauseExecution",
-        [this.keys.execution(exec), this.keys.history(exec), this.keys.journal(exec)],
-        [
-          this.keys.base,
-          exec,
-          head.count,
-          out.history,
-          JSON.stringify(info),
-          out.journal,
-          head.hash,
-          out.hash,
-        ],
+      return this.client.call(
+        pauseExecution,
+        {
+          execution: this.keys.execution(exec),
+          history: this.keys.history(exec),
+          journal: this.keys.journal(exec),
+        },
+        { ...this.fence(exec, head, out), pause: JSON.stringify(info) },
       );
     });
     this.check(executionId, reply);
@@ -66,45 +67,48 @@ export class Pauses {
     const now = new Date();
     const reply = await this.fenced(exec, (head) => {
       const out = written(exec, head, now, { type: "Resumed" }, options.caller);
-      return this.client.run(
-        "resumeExecution",
-        [
-          this.keys.execution(exec),
-          this.keys.history(exec),
-          this.keys.parked(exec),
-          this.keys.schedule,
-          this.keys.journal(exec),
-        ],
-        [
-          this.keys.base,
-          exec,
-          head.count,
-          out.history,
-          now.getTime() + this.leaseMs,
-          out.journal,
-          head.hash,
-          out.hash,
-        ],
+      return this.client.call(
+        resumeExecution,
+        {
+          execution: this.keys.execution(exec),
+          history: this.keys.history(exec),
+          parked: this.keys.parked(exec),
+          schedule: this.keys.schedule,
+          journal: this.keys.journal(exec),
+        },
+        { ...this.fence(exec, head, out), leaseUntil: now.getTime() + this.leaseMs },
       );
     });
     this.check(executionId, reply);
     // The parked runs, each with a lease in case this enqueue never happens.
-    await this.queues.ensure(reply.slice(1).join(" "));
+    if (reply.kind === "resumed") await this.queues.ensure(reply.jobs.join(" "));
+  }
+
+  private fence(exec: string, head: HistoryHead, out: ReturnType<typeof written>) {
+    return {
+      base: this.keys.base,
+      exec,
+      event: out.history,
+      journal: out.journal,
+      historyCount: head.count,
+      historyHead: head.hash,
+      newHistoryHead: out.hash,
+    };
   }
 
   /** Runs `attempt` with the current history head until no other commit got in between. */
-  private async fenced(
+  private async fenced<R extends PauseReply | ResumeReply>(
     exec: string,
-    attempt: (head: HistoryHead) => Promise<(string | number | null)[]>,
-  ): Promise<(string | number | null)[]> {
+    attempt: (head: HistoryHead) => Promise<R>,
+  ): Promise<R> {
     for (;;) {
       const reply = await attempt(await loadHistoryHead(this.client, this.keys, exec));
-      if (reply[0] !== "raced") return reply;
+      if (reply.kind !== "raced") return reply;
     }
   }
 
-  private check(executionId: string, reply: (string | number | null)[]): void {
-    switch (reply[0]) {
+  private check(executionId: string, reply: PauseReply | ResumeReply): void {
+    switch (reply.kind) {
       case "paused":
       case "already":
       case "resumed":
@@ -117,12 +121,12 @@ export class Pauses {
       case "ended":
         throw new RuntimeError(
           "ExecutionNotRunning",
-          `Execution '${executionId}' is not running (${String(reply[1])})`,
+          `Execution '${executionId}' is not running (${reply.status})`,
         );
       case "notPaused":
         throw new RuntimeError("ExecutionNotPaused", `Execution '${executionId}' is not paused`);
-      default:
-        throw new Error(`pause/resume: unexpected reply ${JSON.stringify(reply)}`);
+      case "raced":
+        throw new Error("pause/resume: a raced reply is fenced again, never checked");
     }
   }
 }

@@ -5,6 +5,7 @@ import { RuntimeError } from "./contract.js";
 import { machineOf, shortId } from "./ids.js";
 import type { Keys } from "./keys.js";
 import type { RedisClient } from "./redis.js";
+import { purgeExecution as purgeScript } from "./scripts/purge-execution.js";
 
 /**
  * Purging an ended execution now, ahead of its retention: the right to erasure.
@@ -68,22 +69,22 @@ export async function purgeExecution(
     if (entries.length < BATCH) break;
   }
 
-  const [reply] = await client.run(
-    "purgeExecution",
-    [
-      keys.execution(exec),
-      keys.history(exec),
-      keys.journal(exec),
-      keys.run(exec),
-      keys.inbox(exec),
-      keys.parked(exec),
-      keys.executions,
-      keys.executionsOf(machineOf(exec)),
-    ],
-    [keys.base, exec, ...approvals],
+  const reply = await client.call(
+    purgeScript,
+    {
+      execution: keys.execution(exec),
+      history: keys.history(exec),
+      journal: keys.journal(exec),
+      run: keys.run(exec),
+      inbox: keys.inbox(exec),
+      parked: keys.parked(exec),
+      executions: keys.executions,
+      executionsOf: keys.executionsOf(machineOf(exec)),
+    },
+    { base: keys.base, exec, approvals },
   );
-  if (reply === "running") throw running(executionId);
-  if (reply === "missing") {
+  if (reply.kind === "running") throw running(executionId);
+  if (reply.kind === "missing") {
     throw new RuntimeError("ExecutionDoesNotExist", `Execution '${executionId}' does not exist`);
   }
 }

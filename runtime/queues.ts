@@ -1,6 +1,7 @@
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { stepJobId, taskJobId } from "./ids.js";
+import { parseJobs } from "./job-ids.js";
 import { QUEUES, type Keys } from "./keys.js";
 
 /**
@@ -61,21 +62,19 @@ export class JobQueues {
   }
 
   /**
-   * Makes sure the follow-up jobs of a commit exist. `fx` is the commit script's
-   * list: `s<run>@<seq>` (transition) or `k<task>` (task call), space-separated.
+   * Makes sure the follow-up jobs of a commit exist. `fx` is a script's list of
+   * follow-ups (job-ids.ts).
    */
   async ensure(fx: string | null | undefined): Promise<void> {
     if (!fx) return;
     const steps: { name: string; data: StepJob; opts: { jobId: string } }[] = [];
     const tasks: { name: string; data: TaskJob; opts: { jobId: string } }[] = [];
-    for (const entry of fx.split(" ")) {
-      if (entry.startsWith("s")) {
-        const at = entry.lastIndexOf("@");
-        const r = entry.slice(1, at);
-        const q = Number(entry.slice(at + 1));
+    for (const job of parseJobs(fx)) {
+      if (job.kind === "step") {
+        const { run: r, seq: q } = job;
         steps.push({ name: "s", data: { r, q }, opts: { jobId: stepJobId(r, q) } });
-      } else if (entry.startsWith("k")) {
-        const t = entry.slice(1);
+      } else {
+        const t = job.task;
         tasks.push({ name: "k", data: { t }, opts: { jobId: taskJobId(t) } });
       }
     }

@@ -13,11 +13,12 @@ import { pruneIndex } from "./scripts/prune-index.js";
 import { purgeExecution } from "./scripts/purge-execution.js";
 import { redriveExecution } from "./scripts/redrive-execution.js";
 import { requestStop } from "./scripts/request-stop.js";
-import type { ScriptSpec } from "./scripts/spec.js";
+import type { AnyScript, Reply, Script } from "./scripts/spec.js";
 import { startExecution } from "./scripts/start-execution.js";
+import { decodeReply, encodeArgs } from "./wire.js";
 
 /** Every Lua script of the runtime, registered on each connection (EVALSHA). */
-const SCRIPTS = [
+const SCRIPTS: readonly AnyScript[] = [
   commitTransition,
   loadTransition,
   startExecution,
@@ -34,11 +35,7 @@ const SCRIPTS = [
   parkPaused,
   purgeExecution,
   redriveExecution,
-] as const;
-
-export type ScriptName = (typeof SCRIPTS)[number]["name"];
-type Arg = string | number | Buffer;
-export type ScriptReply = (string | number | null)[];
+];
 
 /**
  * A Redis connection with the runtime's scripts. `maxRetriesPerRequest: null`
@@ -61,30 +58,33 @@ export class RedisClient {
   }
 
   /**
-   * Runs a script: `keys` then `args`, as its header documents.
+   * Runs a script with its keys by name and its one argument (wire.ts), and
+   * returns its reply, checked to be one of the kinds the script declares.
    *
-   * The two lists go to ioredis as two arguments, never spread: a commit's
-   * argument list grows with what it writes (children, history events, kept
-   * inputs), and spreading tens of thousands of them into a call overflowed the
-   * stack inside ioredis's auto-pipeline, which then threw from a callback and
-   * took the process down (issue 20). ioredis flattens nested lists itself
-   * (`Command` does `args.flat()`), without recursion.
+   * However much a call carries (a commit's children, history events, kept
+   * inputs), it is one argument: spreading tens of thousands of arguments into a
+   * call once overflowed the stack inside ioredis's auto-pipeline, which then
+   * threw from a callback and took the process down (issue 20).
    */
-  async run(name: ScriptName, keys: string[], args: Arg[]): Promise<ScriptReply> {
-    return this.script<ScriptReply>(name)(keys, args);
-  }
-
-  /** As `run`, with the reply's strings as Buffers (for values stored packed, see codec.ts). */
-  async runBuffer(name: ScriptName, keys: string[], args: Arg[]): Promise<(Buffer | null)[]> {
-    return this.script<(Buffer | null)[]>(`${name}Buffer`)(keys, args);
-  }
-
-  private script<R>(name: string): (keys: string[], args: Arg[]) => Promise<R> {
-    const fn = (this.redis as unknown as Record<string, (k: string[], a: Arg[]) => Promise<R>>)[
-      name
-    ];
-    if (!fn) throw new Error(`script ${name} is not registered`);
-    return fn.bind(this.redis);
+  async call<K extends string, A, R extends Reply>(
+    script: Script<K, A, R>,
+    keys: Record<K, string>,
+    args: A,
+  ): Promise<R> {
+    const fn = (
+      this.redis as unknown as Record<string, (k: string[], a: Buffer[]) => Promise<Buffer>>
+    )[`${script.name}Buffer`];
+    if (!fn) throw new Error(`script ${script.name} is not registered`);
+    const raw = await fn.call(
+      this.redis,
+      script.keys.map((name) => keys[name]),
+      [encodeArgs(args)],
+    );
+    const reply = decodeReply(raw) as R;
+    if (!script.replies.includes(reply?.kind)) {
+      throw new Error(`script ${script.name} replied ${JSON.stringify(reply?.kind)}`);
+    }
+    return reply;
   }
 
   async close(): Promise<void> {
@@ -96,8 +96,8 @@ export class RedisClient {
   }
 }
 
-function define(redis: Redis, script: ScriptSpec): void {
-  redis.defineCommand(script.name, { numberOfKeys: script.keys, lua: script.lua });
+function define(redis: Redis, script: AnyScript): void {
+  redis.defineCommand(script.name, { numberOfKeys: script.keys.length, lua: script.lua });
 }
 
 /** A separate connection for BullMQ (blocking commands must not share ours). */

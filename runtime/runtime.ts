@@ -69,6 +69,8 @@ import { ExecutionCache } from "./programs.js";
 import { JobQueues } from "./queues.js";
 import { bullConnection, RedisClient } from "./redis.js";
 import { resolveSettings, type RuntimeSettings } from "./settings.js";
+import { redriveExecution } from "./scripts/redrive-execution.js";
+import { stepJob } from "./job-ids.js";
 import type { TransitionDeps } from "./transition.js";
 import { EndWaiters } from "./waiters.js";
 
@@ -428,34 +430,34 @@ export class RedisRuntime implements Runtime {
         redriveCount,
       };
       if (options.caller) event.caller = options.caller.name;
-      const reply = await this.client.run(
-        "redriveExecution",
-        [
-          this.keys.execution(exec),
-          this.keys.run(exec),
-          this.keys.inbox(exec),
-          this.keys.history(exec),
-          this.keys.journal(exec),
-          this.keys.schedule,
-          this.keys.stats,
-        ],
-        [
-          this.keys.base,
+      const reply = await this.client.call(
+        redriveExecution,
+        {
+          execution: this.keys.execution(exec),
+          run: this.keys.run(exec),
+          inbox: this.keys.inbox(exec),
+          history: this.keys.history(exec),
+          journal: this.keys.journal(exec),
+          schedule: this.keys.schedule,
+          stats: this.keys.stats,
+        },
+        {
+          base: this.keys.base,
           exec,
-          JSON.stringify(event),
-          Date.now() + this.settings.leaseMs,
-          record.status,
-          String(record.redriveCount ?? 0),
-          options.clientToken ?? "",
-          new Date().toISOString(),
-        ],
+          event: JSON.stringify(event),
+          leaseUntil: Date.now() + this.settings.leaseMs,
+          status: record.status,
+          redriveCount: record.redriveCount ?? 0,
+          clientToken: options.clientToken || undefined,
+          now: new Date().toISOString(),
+        },
       );
-      if (reply[0] === "redriven") {
-        await this.queues.ensure(`s${exec}@${String(reply[1])}`);
+      if (reply.kind === "redriven") {
+        await this.queues.ensure(stepJob(exec, reply.seq));
         return this.executions.describe(executionId);
       }
-      if (reply[0] === "again") return this.executions.describe(executionId);
-      if (reply[0] === "missing") {
+      if (reply.kind === "again") return this.executions.describe(executionId);
+      if (reply.kind === "missing") {
         throw new RuntimeError(
           "ExecutionDoesNotExist",
           `Execution '${executionId}' does not exist`,

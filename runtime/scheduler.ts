@@ -1,8 +1,23 @@
+import type { RunEventBody } from "../engine/core/events.js";
+import { eventTemplate } from "./event-template.js";
 import { EXECUTION_ARN_PREFIX } from "./ids.js";
+import { parseJob, type FollowUp } from "./job-ids.js";
 import type { Keys } from "./keys.js";
 import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
+import { claimDue } from "./scripts/claim-due.js";
+import { pruneIndex } from "./scripts/prune-index.js";
 import type { RuntimeSettings } from "./settings.js";
+
+/** What a fired timer delivers to its run; the script puts in the timer's id. */
+const TIMER_FIRED = eventTemplate({ type: "TimerFired", timerId: "" }, "timerId");
+/** What the execution's own timeout delivers. */
+const TIMED_OUT = JSON.stringify({
+  type: "Stop",
+  status: "TIMED_OUT",
+  error: "States.Timeout",
+  cause: "",
+} satisfies RunEventBody);
 
 /**
  * Durable timers (Wait, Retry backoff, Task TimeoutSeconds/HeartbeatSeconds, the
@@ -93,16 +108,23 @@ export class Scheduler {
    * returns the next due time (ms) if any, `now` when more may be due already.
    */
   async tick(now = Date.now(), max = CLAIM_MAX): Promise<number | undefined> {
-    const reply = await this.client.run(
-      "claimDue",
-      [this.keys.schedule, this.keys.tasks],
-      [this.keys.base, now, max, this.settings.leaseMs, EXECUTION_ARN_PREFIX],
+    const { jobs, next } = await this.client.call(
+      claimDue,
+      { schedule: this.keys.schedule, tasks: this.keys.tasks },
+      {
+        base: this.keys.base,
+        now,
+        max,
+        leaseMs: this.settings.leaseMs,
+        timerFired: TIMER_FIRED,
+        timedOut: TIMED_OUT,
+        idPrefix: EXECUTION_ARN_PREFIX,
+      },
     );
-    const [next, ...jobs] = reply as string[];
     if (this.options.fire) {
       // Task calls stay jobs: they may be slow and have their own queue.
-      const tasks = jobs.filter((j) => !j.startsWith("s"));
-      this.backlog.push(...jobs.filter((j) => j.startsWith("s")));
+      const tasks = jobs.filter((j) => parseJob(j)?.kind !== "step");
+      this.backlog.push(...jobs.filter((j) => parseJob(j)?.kind === "step"));
       this.pump();
       if (tasks.length > 0) await this.queues.ensure(tasks.join(" "));
     } else if (jobs.length > 0) {
@@ -110,7 +132,7 @@ export class Scheduler {
     }
     // A full batch means more may be due already.
     if (jobs.length >= max) return now;
-    return next ? Number(next) : undefined;
+    return next;
   }
 
   /**
@@ -119,13 +141,18 @@ export class Scheduler {
    */
   async prune(now = Date.now(), slice = 1000): Promise<number> {
     if (this.settings.retentionSeconds <= 0) return 0;
-    const [removed, next] = (await this.client.run(
-      "pruneIndex",
-      [this.keys.executions],
-      [this.keys.base, now - this.settings.retentionSeconds * 1000, this.pruneFrom, slice],
-    )) as [number, number];
-    this.pruneFrom = Number(next);
-    return Number(removed);
+    const { removed, next } = await this.client.call(
+      pruneIndex,
+      { executions: this.keys.executions },
+      {
+        base: this.keys.base,
+        cutoff: now - this.settings.retentionSeconds * 1000,
+        from: this.pruneFrom,
+        count: slice,
+      },
+    );
+    this.pruneFrom = next;
+    return removed;
   }
 
   private pruneFrom = 0;
@@ -136,9 +163,9 @@ export class Scheduler {
     const fire = this.options.fire!;
     while (this.firing < this.concurrency && this.backlog.length > 0) {
       const job = this.backlog.shift()!;
-      const at = job.lastIndexOf("@");
+      const step = parseJob(job) as Extract<FollowUp, { kind: "step" }>;
       this.firing++;
-      fire(job.slice(1, at), Number(job.slice(at + 1)))
+      fire(step.run, step.seq)
         .catch(() => this.queues.ensure(job))
         .catch(this.onError)
         .finally(() => {

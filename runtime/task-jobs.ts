@@ -10,6 +10,10 @@ import type { Keys } from "./keys.js";
 import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
 import type { RuntimeSettings } from "./settings.js";
+import type { RunEventBody } from "../engine/core/events.js";
+import { eventTemplate } from "./event-template.js";
+import { stepJob } from "./job-ids.js";
+import { completeTask } from "./scripts/complete-task.js";
 
 export interface TaskJobDeps {
   client: RedisClient;
@@ -39,30 +43,28 @@ export async function deliverTaskEvent(
   body: TaskEventBody,
 ): Promise<DeliverResult> {
   const { keys } = deps;
-  const reply = await deps.client.run(
-    "completeTask",
-    [keys.tasks, keys.tokens, keys.schedule],
-    [
-      keys.base,
-      "task" in by ? "id" : "token",
-      "task" in by ? by.task : by.token,
-      JSON.stringify(body),
+  const reply = await deps.client.call(
+    completeTask,
+    { tasks: keys.tasks, tokens: keys.tokens, schedule: keys.schedule },
+    {
+      base: keys.base,
+      by,
+      event: eventTemplate({ ...body, taskId: "" } as RunEventBody, "taskId"),
+      idPrefix: EXECUTION_ARN_PREFIX,
       // A heartbeat or a submission leaves the task waiting for its answer.
-      body.type === "TaskHeartbeat" || body.type === "TaskSubmitted" ? "0" : "1",
-      Date.now(),
-      deps.settings.leaseMs,
-      deps.settings.tombstoneTtlSeconds,
-      EXECUTION_ARN_PREFIX,
-    ],
+      ends: body.type !== "TaskHeartbeat" && body.type !== "TaskSubmitted",
+      now: Date.now(),
+      leaseMs: deps.settings.leaseMs,
+      tombstoneSeconds: deps.settings.tombstoneTtlSeconds,
+    },
   );
-  const code = Number(reply[0]);
-  if (code === 1) {
-    await deps.queues.ensure(`s${String(reply[1])}@${String(reply[2])}`);
+  if (reply.kind === "delivered") {
+    await deps.queues.ensure(stepJob(reply.run, reply.seq));
     return { ok: true };
   }
-  if (code === -1) return { ok: false, reason: "InvalidToken" };
-  if (code === -2)
-    return { ok: false, reason: reply[1] === "done" ? "TaskDoesNotExist" : "TaskTimedOut" };
+  if (reply.kind === "unknownToken") return { ok: false, reason: "InvalidToken" };
+  if (reply.kind === "ended")
+    return { ok: false, reason: reply.why === "done" ? "TaskDoesNotExist" : "TaskTimedOut" };
   return { ok: false, reason: "TaskTimedOut" };
 }
 

@@ -13,11 +13,15 @@ import { planOps } from "./effects.js";
 import { storedState, type InputCache, type StoredInput } from "./frame-input.js";
 import { exceedsHistoryCap, historyCapStop } from "./history-cap.js";
 import { executionOf, randomToken } from "./ids.js";
+import { stepJob } from "./job-ids.js";
 import type { Keys } from "./keys.js";
 import type { ExecutionLocks, HistoryHead } from "./locks.js";
 import type { ExecutionCache } from "./programs.js";
 import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
+import { commitTransition } from "./scripts/commit-transition.js";
+import { loadTransition } from "./scripts/load-transition.js";
+import { parkPaused } from "./scripts/pause-execution.js";
 import type { RuntimeSettings } from "./settings.js";
 
 /**
@@ -137,7 +141,7 @@ export async function advance(
   for (let n = 1; done.next; n++) {
     if (n >= budget.transitions || Date.now() >= deadline) {
       // Budget spent with events left: the run goes back to the queue like any follow-up.
-      await deps.queues.ensure(`s${run}@${done.next.seq}`);
+      await deps.queues.ensure(stepJob(run, done.next.seq));
       break;
     }
     done = await transition(deps, run, done.next.seq, done.next, n + 1 < budget.transitions);
@@ -182,29 +186,28 @@ async function load(
   const { keys } = deps;
   const exec = executionOf(run);
   const held = deps.inputs?.get(run);
-  const reply = await deps.client.runBuffer(
-    "loadTransition",
-    [keys.run(run), keys.inbox(run), keys.execution(exec)],
-    [held?.version ?? ""],
+  const loaded = await deps.client.call(
+    loadTransition,
+    { run: keys.run(run), inbox: keys.inbox(run), execution: keys.execution(exec) },
+    { inputVersion: held?.version },
   );
-  if (reply.length === 0) return { result: "missing" };
-  const [stateStored, seqText, inboxHead, hcText, fx, inputStored, inputVersion, paused, hh] =
-    reply;
-  if (Number(seqText) !== seq) {
-    await deps.queues.ensure(fx?.toString());
+  if (loaded.kind === "missing") return { result: "missing" };
+  if (loaded.seq !== seq) {
+    await deps.queues.ensure(loaded.fx);
     return { result: "stale" };
   }
+  const inboxHead = loaded.head;
   if (!inboxHead) return { result: "idle" };
-  if (paused && !isStop(inboxHead.toString()) && (await park(deps, run))) {
+  if (loaded.paused && !isStop(inboxHead) && (await park(deps, run))) {
     return { result: "paused" };
   }
+  const { state: stateStored, input: inputStored, inputVersion: version } = loaded;
   if (!stateStored) return { result: "missing" };
   const state = JSON.parse(unpack(stateStored)) as RunState;
   let apart: StoredInput | undefined;
-  if (inputVersion && state.current) {
+  if (version && state.current) {
     // A large frame input is kept apart from the state (frame-input.ts): sent only
     // when this process does not hold that version already.
-    const version = inputVersion.toString();
     if (inputStored) {
       apart = { value: JSON.parse(unpack(inputStored)) as Json, version };
       deps.inputs?.set(run, apart);
@@ -215,8 +218,8 @@ async function load(
     }
     state.current.input = apart.value;
   }
-  const history = { count: Number(hcText), hash: hh?.toString() ?? "" };
-  return { state, seq, head: inboxHead.toString(), history, apart };
+  const history = { count: loaded.historyCount, hash: loaded.historyHead };
+  return { state, seq, head: inboxHead, history, apart };
 }
 
 type Outcome = { result: AdvanceResult; next?: Loaded; ensure?: string | null };
@@ -262,81 +265,81 @@ async function stepAndCommit(
     const child = run !== exec;
     const collects = result.effects.some((e) => e.type === "CollectResults");
     crashPoint("beforeCommit", child, collects);
-    const reply = await client.run(
-      "commitTransition",
-      [
-        keys.run(run),
-        keys.inbox(run),
-        keys.execution(exec),
-        keys.history(exec),
-        keys.journal(exec),
-        keys.schedule,
-        keys.tasks,
-        keys.tokens,
-      ],
-      [
-        keys.base,
+    const reply = await client.call(
+      commitTransition,
+      {
+        run: keys.run(run),
+        inbox: keys.inbox(run),
+        execution: keys.execution(exec),
+        history: keys.history(exec),
+        journal: keys.journal(exec),
+        schedule: keys.schedule,
+        tasks: keys.tasks,
+        tokens: keys.tokens,
+      },
+      {
+        base: keys.base,
         run,
         seq,
-        hc,
-        pack(stored.state),
-        pack(journal),
-        now,
-        deps.settings.leaseMs,
-        deps.settings.tombstoneTtlSeconds,
         head,
-        hh,
-        chained.head,
-        history.length,
-        ...chained.stored.map(pack),
-        ...ops,
-        ...stored.ops,
-      ],
+        state: pack(stored.state),
+        journal: pack(journal),
+        events: chained.stored.map(pack),
+        historyCount: hc,
+        historyHead: hh,
+        newHistoryHead: chained.head,
+        now,
+        leaseMs: deps.settings.leaseMs,
+        tombstoneSeconds: deps.settings.tombstoneTtlSeconds,
+        ops: [...ops, ...stored.ops],
+      },
     );
-    const code = Number(reply[0]);
-    if (code === 1) {
-      if (stored.apart !== apart) deps.inputs?.set(run, stored.apart);
-      crashPoint("afterCommit", child, collects);
-      // The child whose end this commit took in is needed no more (ended-runs.ts).
-      const joined = joinedChild(event);
-      if (joined) dropRun(client, keys, joined, closedJoin(event, result.run));
-      const committed =
-        history.length > 0
-          ? { count: hc + history.length, hash: chained.head }
-          : { count: hc, hash: hh };
-      locks?.committed(exec, committed);
-      const newSeq = Number(reply[1]);
-      const nextHead = reply[3] as string | null | undefined;
-      const fx = reply[2] as string;
-      if (!mayChain || !nextHead) return { result: "committed", ensure: fx };
-      // Every follow-up but this run's own next job: the chain takes that one.
-      const self = `s${run}@${newSeq}`;
-      return {
-        result: "committed",
-        next: {
-          state: result.run,
-          seq: newSeq,
-          head: nextHead,
-          history: committed,
-          apart: stored.apart,
-        },
-        ensure: fx
-          .split(" ")
-          .filter((f) => f !== self)
-          .join(" "),
-      };
+    switch (reply.kind) {
+      case "committed": {
+        if (stored.apart !== apart) deps.inputs?.set(run, stored.apart);
+        crashPoint("afterCommit", child, collects);
+        // The child whose end this commit took in is needed no more (ended-runs.ts).
+        const joined = joinedChild(event);
+        if (joined) dropRun(client, keys, joined, closedJoin(event, result.run));
+        const committed =
+          history.length > 0
+            ? { count: hc + history.length, hash: chained.head }
+            : { count: hc, hash: hh };
+        locks?.committed(exec, committed);
+        const { seq: newSeq, fx, head: nextHead } = reply;
+        if (!mayChain || !nextHead) return { result: "committed", ensure: fx };
+        // Every follow-up but this run's own next job: the chain takes that one.
+        const self = stepJob(run, newSeq);
+        return {
+          result: "committed",
+          next: {
+            state: result.run,
+            seq: newSeq,
+            head: nextHead,
+            history: committed,
+            apart: stored.apart,
+          },
+          ensure: fx
+            .split(" ")
+            .filter((f) => f !== self)
+            .join(" "),
+        };
+      }
+      case "raced":
+        hc = reply.historyCount;
+        hh = reply.historyHead;
+        locks?.committed(exec, { count: hc, hash: hh });
+        // Paused meanwhile (a chained transition has no load of its own to see it).
+        if (reply.paused && body.type !== "Stop") return "reload";
+        continue;
+      case "stale":
+        return { result: "stale", ensure: reply.fx };
+      case "missing":
+        return { result: "missing" };
+      case "headChanged":
+        // A stop went in front: load again.
+        return "reload";
     }
-    if (code === -2) {
-      hc = Number(reply[1]);
-      hh = String(reply[3] ?? "");
-      locks?.committed(exec, { count: hc, hash: hh });
-      // Paused meanwhile (a chained transition has no load of its own to see it).
-      if (reply[2] && body.type !== "Stop") return "reload";
-      continue;
-    }
-    if (code === -1) return { result: "stale", ensure: reply[2] as string };
-    if (code === -3) return { result: "missing" };
-    return "reload"; // -4: the inbox head changed (a stop went in front): load again
   }
 }
 
@@ -348,12 +351,16 @@ function isStop(head: string): boolean {
 /** Parks the run of a paused execution; false when it was resumed meanwhile (go on). */
 async function park(deps: TransitionDeps, run: string): Promise<boolean> {
   const exec = executionOf(run);
-  const [reply] = await deps.client.run(
-    "parkPaused",
-    [deps.keys.execution(exec), deps.keys.parked(exec), deps.keys.schedule],
-    [run],
+  const reply = await deps.client.call(
+    parkPaused,
+    {
+      execution: deps.keys.execution(exec),
+      parked: deps.keys.parked(exec),
+      schedule: deps.keys.schedule,
+    },
+    { run },
   );
-  return reply === "parked";
+  return reply.kind === "parked";
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   type ModelBudget,
 } from "../task-runners/model/budget.js";
 import type { Json } from "../engine/core/json.js";
+import type { CommitOp } from "./scripts/commit-transition.js";
 
 /**
  * Where an execution keeps its model budget and what it spent: fields of the execution
@@ -23,10 +24,11 @@ export const USAGE_FIELDS: Readonly<Record<keyof MeteredUsage, string>> = {
 const ORDER = ["modelCalls", "inputTokens", "outputTokens", "costUsd"] as const;
 
 /** The `usage` ops of a commit: field and amount for each non-zero part. */
-export function usageOps(usage: MeteredUsage): string[] {
-  const ops: string[] = [];
+export function usageOps(usage: MeteredUsage): CommitOp[] {
+  const ops: CommitOp[] = [];
   for (const part of ORDER) {
-    if (usage[part] > 0) ops.push("usage", USAGE_FIELDS[part], String(usage[part]));
+    if (usage[part] > 0)
+      ops.push({ op: "usage", field: USAGE_FIELDS[part], amount: String(usage[part]) });
   }
   return ops;
 }

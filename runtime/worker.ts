@@ -19,6 +19,7 @@ import {
 } from "./queues.js";
 import { createRedisRuntime, type RedisRuntime } from "./runtime.js";
 import { bullConnection, RedisClient } from "./redis.js";
+import { checkStorageVersion } from "./storage-version.js";
 import { Scheduler } from "./scheduler.js";
 import { resolveSettings, type RuntimeSettings } from "./settings.js";
 import { runTaskJob } from "./task-jobs.js";
@@ -60,6 +61,12 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
   const keys = makeKeys(settings.prefix);
   const onError = options.onError ?? ((err: unknown) => console.error("stepwise worker:", err));
   const client = new RedisClient(settings.redisUrl, { name: "stepwise-worker" });
+  try {
+    await checkStorageVersion(client.redis, keys);
+  } catch (err) {
+    await client.close();
+    throw err;
+  }
   const queueConnection = bullConnection(settings.redisUrl, "stepwise-queues");
   const queues = new JobQueues(queueConnection, keys);
   const executions = new ExecutionCache(client, keys);

@@ -63,13 +63,6 @@ export type Effect =
    */
   | { type: "CollectResults"; runId: string; prefix: string; total: number }
   /**
-   * Keep these `[index, output]` as ends of the join's children (null: did not
-   * succeed), where the driver has none yet. Only for a join stored before joins
-   * kept counters, whose outputs so far are in the parent's state or in `ChildEnded`
-   * events (a Map in flight while Stepwise is upgraded; engine/flow/legacy-join.ts).
-   */
-  | { type: "KeepOutputs"; runId: string; prefix: string; outputs: [number, Json][] }
-  /**
    * The inputs of a Map window's children that start later: child `from + k` gets
    * `inputs[k]`. The driver keeps them and gives each to its child when the child
    * is spawned without an input, so the parent's state never carries them (it is

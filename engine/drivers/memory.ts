@@ -316,13 +316,6 @@ class MemoryDriver {
         });
         break;
       }
-      case "KeepOutputs": {
-        let ended = this.joins.get(effect.prefix);
-        if (!ended) this.joins.set(effect.prefix, (ended = new Map()));
-        for (const [index, output] of effect.outputs)
-          if (!ended.has(index)) ended.set(index, output);
-        break;
-      }
       case "RunEnded":
         if (effect.parent) this.childEnded(effect.runId, effect.parent, effect.outcome);
         else this.outcome = effect.outcome;

@@ -8,7 +8,6 @@ import {
   continueJoin,
   type JoinVerdict,
 } from "../flow/join.js";
-import { keepOutputs, legacyOutput } from "../flow/legacy-join.js";
 import { io } from "../io/index.js";
 import type { StepContext } from "../step-context.js";
 import type { StateHandler } from "./handler.js";
@@ -67,10 +66,6 @@ export function childrenState<S extends ParallelState | MapState>(
         childScopesOf(ctx),
       );
       ctx.setPhase({ kind: "children", join });
-      const legacy = legacyOutput(outcome);
-      if (legacy !== undefined && join !== phase.join && outcome.status === "SUCCEEDED") {
-        keepOutputs(ctx, join.prefix, [[index, legacy]]);
-      }
       // The outputs stay with the driver until now; the state ends when they arrive.
       if (verdict.kind === "complete") collectResults(ctx, join);
       else if (verdict.kind === "failed") {

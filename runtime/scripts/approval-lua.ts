@@ -18,14 +18,14 @@ export const APPROVAL_LUA = `
 local function approvalIndex(base, id, key, from, to)
   local f = redis.call('HMGET', key, 'ix', 't0')
   for dim in string.gmatch(f[1] or '', '%S+') do
-    if from then redis.call('ZREM', base .. 'apx:' .. from .. '|' .. dim, id) end
-    redis.call('ZADD', base .. 'apx:' .. to .. '|' .. dim, f[2], id)
+    if from then redis.call('ZREM', base .. KIND.approvalIndex .. from .. '|' .. dim, id) end
+    redis.call('ZADD', base .. KIND.approvalIndex .. to .. '|' .. dim, f[2], id)
   end
 end
 local function approvalEvent(base, key, id, event)
-  redis.call('XADD', base .. 'apfeed', 'MAXLEN', '~', '${APPROVAL_FEED_LENGTH}', '*', 'e', event, 'id', id)
+  redis.call('XADD', base .. KIND.approvalFeed, 'MAXLEN', '~', '${APPROVAL_FEED_LENGTH}', '*', 'e', event, 'id', id)
   if redis.call('HGET', key, 'nt') == '1' then
-    redis.call('XADD', base .. 'apev', '*', 'e', event, 'id', id)
+    redis.call('XADD', base .. KIND.approvalEvents, '*', 'e', event, 'id', id)
   end
 end
 local function approvalEnded(key)
@@ -33,14 +33,14 @@ local function approvalEnded(key)
   if keep > 0 then redis.call('EXPIRE', key, keep) end
 end
 local function openApproval(base, id, fields)
-  local key = base .. 'ap:' .. id
+  local key = base .. KIND.approval .. id
   redis.call('HSET', key, unpack(fields))
   approvalIndex(base, id, key, nil, '*')
   approvalIndex(base, id, key, nil, 'PENDING')
   approvalEvent(base, key, id, 'approval.created')
 end
 local function closeApproval(base, id, status, now)
-  local key = base .. 'ap:' .. id
+  local key = base .. KIND.approval .. id
   if redis.call('HGET', key, 'st') ~= 'PENDING' then return false end
   redis.call('HSET', key, 'st', status, 'cl', now)
   approvalIndex(base, id, key, 'PENDING', status)

@@ -1,6 +1,27 @@
+import type { EventTemplate } from "../event-template.js";
 import { PAUSE_LUA } from "./pause-execution.js";
-import type { ScriptSpec } from "./spec.js";
+import { defineScript } from "./spec.js";
 import { STATUS_INDEX_LUA } from "./status-index.js";
+
+export interface ClaimDueArgs {
+  base: string;
+  now: number;
+  /** At most this many entries. */
+  max: number;
+  leaseMs: number;
+  /** TimerFired, with `timerId` left for the timer (event-template.ts). */
+  timerFired: EventTemplate;
+  /** What the execution timeout (`#timeout`) delivers: a Stop, TIMED_OUT (JSON). */
+  timedOut: string;
+  /** What timer ids are short for (ids.ts EXECUTION_ARN_PREFIX): events carry the long id. */
+  idPrefix: string;
+}
+
+/**
+ * `jobs`: follow-ups (job-ids.ts) to fire or enqueue; `next`: the next due time
+ * (ms), absent when nothing is scheduled.
+ */
+export type ClaimDueReply = { kind: "claimed"; jobs: string[]; next?: number };
 
 /**
  * claimDue: hands the due entries of the schedule to exactly one worker.
@@ -12,74 +33,69 @@ import { STATUS_INDEX_LUA } from "./status-index.js";
  *    still has events (the task is still pending) the lease is renewed and the
  *    job is handed back to be (re-)enqueued; enqueueing an existing job id is a
  *    no-op. Otherwise the lease is dropped.
- *
- * KEYS[1] schedule zset, KEYS[2] tasks hash
- * ARGV[1] key base, ARGV[2] now (ms), ARGV[3] max entries, ARGV[4] lease (ms), ARGV[5] execution ARN prefix
- *
- * Returns {nextDueMs or '', job...}: `s<run>@<seq>` (transition) or `k<task>` (task call).
  */
-export const claimDue: ScriptSpec = {
+export const claimDue = defineScript<ClaimDueArgs, ClaimDueReply>()({
   name: "claimDue",
-  keys: 2,
+  keys: ["schedule", "tasks"],
+  replies: ["claimed"],
   lua: `${STATUS_INDEX_LUA}${PAUSE_LUA}
-local base, now, arn = ARGV[1], tonumber(ARGV[2]), ARGV[5]
-local lease = now + tonumber(ARGV[4])
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
-local out = {''}
+local base, now = ARG.base, ARG.now
+local lease = now + ARG.leaseMs
+local due = redis.call('ZRANGEBYSCORE', KEY.schedule, '-inf', now, 'LIMIT', 0, ARG.max)
+local jobs = {}
 local woken = {}
 local fired = 0
+local function wake(run, q)
+  redis.call('ZADD', KEY.schedule, lease, MEMBER.run .. run)
+  if not woken[run] then
+    woken[run] = true
+    jobs[#jobs + 1] = stepJob(run, q)
+  end
+end
 for _, m in ipairs(due) do
-  local kind, id = string.sub(m, 1, 1), string.sub(m, 3)
-  if kind == 't' then
-    redis.call('ZREM', KEYS[1], m)
+  local kind = string.sub(m, 1, 2)
+  local id = string.sub(m, 3)
+  if kind == MEMBER.timer then
+    redis.call('ZREM', KEY.schedule, m)
     fired = fired + 1
     local run, timer = string.match(id, '^(.*)#([^#]*)$')
-    local q = run and redis.call('HGET', base .. 'r:' .. run, 'q')
+    local q = run and redis.call('HGET', base .. KIND.run .. run, 'q')
     if q then
+      local inbox = base .. KIND.inbox .. run
       if timer == 'timeout' then
-        local event = '{"type":"Stop","status":"TIMED_OUT","error":"States.Timeout","cause":""}'
         -- A paused execution still times out: unpaused, with the Stop ahead of
         -- what it held back, so none of that runs before the execution ends.
-        if unpause(base, base .. 'x:' .. run, run) and q ~= '0' then
-          redis.call('LPUSH', base .. 'i:' .. run, event)
+        if unpause(base, base .. KIND.execution .. run, run) and q ~= '0' then
+          redis.call('LPUSH', inbox, ARG.timedOut)
         else
-          redis.call('RPUSH', base .. 'i:' .. run, event)
+          redis.call('RPUSH', inbox, ARG.timedOut)
         end
       else
-        redis.call('RPUSH', base .. 'i:' .. run, '{"type":"TimerFired","timerId":' .. cjson.encode(arn .. id) .. '}')
+        redis.call('RPUSH', inbox, fill(ARG.timerFired, cjson.encode(ARG.idPrefix .. id)))
       end
-      redis.call('ZADD', KEYS[1], lease, 'r:' .. run)
-      if not woken[run] then
-        woken[run] = true
-        out[#out + 1] = 's' .. run .. '@' .. q
-      end
+      wake(run, q)
     end
-  elseif kind == 'r' then
-    local q = redis.call('HGET', base .. 'r:' .. id, 'q')
-    if q and redis.call('LLEN', base .. 'i:' .. id) > 0 then
-      redis.call('ZADD', KEYS[1], lease, m)
-      if not woken[id] then
-        woken[id] = true
-        out[#out + 1] = 's' .. id .. '@' .. q
-      end
+  elseif kind == MEMBER.run then
+    local q = redis.call('HGET', base .. KIND.run .. id, 'q')
+    if q and redis.call('LLEN', base .. KIND.inbox .. id) > 0 then
+      wake(id, q)
     else
-      redis.call('ZREM', KEYS[1], m)
+      redis.call('ZREM', KEY.schedule, m)
     end
-  elseif kind == 'k' then
-    if redis.call('HEXISTS', KEYS[2], id) == 1 then
-      redis.call('ZADD', KEYS[1], lease, m)
-      out[#out + 1] = 'k' .. id
+  elseif kind == MEMBER.task then
+    if redis.call('HEXISTS', KEY.tasks, id) == 1 then
+      redis.call('ZADD', KEY.schedule, lease, m)
+      jobs[#jobs + 1] = taskJob(id)
     else
-      redis.call('ZREM', KEYS[1], m)
+      redis.call('ZREM', KEY.schedule, m)
     end
   else
-    redis.call('ZREM', KEYS[1], m)
+    redis.call('ZREM', KEY.schedule, m)
   end
 end
 -- One count for the batch: a burst claims thousands at a time.
-if fired > 0 then redis.call('HINCRBY', base .. 'stats', 'timers', -fired) end
-local nxt = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-if nxt[2] then out[1] = nxt[2] end
-return out
+if fired > 0 then redis.call('HINCRBY', base .. KIND.stats, 'timers', -fired) end
+local nxt = redis.call('ZRANGE', KEY.schedule, 0, 0, 'WITHSCORES')
+return reply('claimed', {jobs = jobs, next = nxt[2] and tonumber(nxt[2]) or nil})
 `,
-};
+});

@@ -1,53 +1,65 @@
-import type { ScriptSpec } from "./spec.js";
+import type { EventTemplate } from "../event-template.js";
+import { defineScript } from "./spec.js";
+
+export interface CompleteTaskArgs {
+  base: string;
+  /** The task: by its id (short), from its task job, or by its token, from a callback. */
+  by: { task: string } | { token: string };
+  /** The run's event, with `taskId` left for the task (event-template.ts). */
+  event: EventTemplate;
+  /** What task ids are short for (ids.ts EXECUTION_ARN_PREFIX): the event carries the long id. */
+  idPrefix: string;
+  /** A result or failure ends the task; a heartbeat or a submission keeps it pending. */
+  ends: boolean;
+  now: number;
+  leaseMs: number;
+  tombstoneSeconds: number;
+}
+
+export type CompleteTaskReply =
+  /** Delivered: enqueue the run's `stepJob(run, seq)`. */
+  | { kind: "delivered"; run: string; seq: number }
+  /** No token like it was ever issued (forged or malformed). */
+  | { kind: "unknownToken" }
+  /** The token's task ended: answered (`done`) or timed out / stopped (`timedout`). */
+  | { kind: "ended"; why: string }
+  | { kind: "notPending" };
 
 /**
  * completeTask: delivers a task's result (or a heartbeat) to its run, once, and
- * only while the task is pending. Called by the task job with the task id, or by
- * a callback with the task token; the token is checked → task → run atomically.
- *
- * KEYS[1] tasks hash, KEYS[2] tokens hash, KEYS[3] schedule zset
- * ARGV[1] key base
- * ARGV[2] 'id' | 'token'          ARGV[3] task id (short) or token
- * ARGV[4] event JSON without `taskId` (an object with at least one field)
- * ARGV[5] '1' ends the task (success/failure), '0' keeps it (heartbeat)
- * ARGV[6] now (ms)  ARGV[7] lease (ms)  ARGV[8] tombstone TTL (s)  ARGV[9] execution ARN prefix
- *
- * Returns {1, run, seq}  delivered (enqueue the transition job `<run>@<seq>`)
- *         {-1}           unknown token (forged or malformed)
- *         {-2, why}      the token's task ended: 'done' (answered) or 'timedout'
- *         {-3}           no such pending task
+ * only while the task is pending. The token is checked → task → run atomically.
  */
-export const completeTask: ScriptSpec = {
+export const completeTask = defineScript<CompleteTaskArgs, CompleteTaskReply>()({
   name: "completeTask",
-  keys: 3,
+  keys: ["tasks", "tokens", "schedule"],
+  replies: ["delivered", "unknownToken", "ended", "notPending"],
   lua: `
-local base = ARGV[1]
-local task = ARGV[3]
-if ARGV[2] == 'token' then
-  task = redis.call('HGET', KEYS[2], ARGV[3])
+local base = ARG.base
+local task = ARG.by.task
+if ARG.by.token then
+  task = redis.call('HGET', KEY.tokens, ARG.by.token)
   if not task then
-    local why = redis.call('GET', base .. 'tomb:' .. ARGV[3])
-    if why then return {-2, why} end
-    return {-1}
+    local why = redis.call('GET', base .. KIND.tombstone .. ARG.by.token)
+    if why then return reply('ended', {why = why}) end
+    return reply('unknownToken')
   end
 end
-local rec = redis.call('HGET', KEYS[1], task)
-if not rec then return {-3} end
+local rec = redis.call('HGET', KEY.tasks, task)
+if not rec then return reply('notPending') end
 local run = string.match(task, '^(.*)#[^#]*$')
-local q = redis.call('HGET', base .. 'r:' .. run, 'q')
-if not q then return {-3} end
-if ARGV[5] == '1' then
-  redis.call('HDEL', KEYS[1], task)
-  redis.call('ZREM', KEYS[3], 'k:' .. task)
+local q = redis.call('HGET', base .. KIND.run .. run, 'q')
+if not q then return reply('notPending') end
+if ARG.ends then
+  redis.call('HDEL', KEY.tasks, task)
+  redis.call('ZREM', KEY.schedule, MEMBER.task .. task)
   local token = cjson.decode(rec).token
   if token then
-    redis.call('HDEL', KEYS[2], token)
-    redis.call('SET', base .. 'tomb:' .. token, 'done', 'EX', ARGV[8])
+    redis.call('HDEL', KEY.tokens, token)
+    redis.call('SET', base .. KIND.tombstone .. token, 'done', 'EX', ARG.tombstoneSeconds)
   end
 end
-local event = '{"taskId":' .. cjson.encode(ARGV[9] .. task) .. ',' .. string.sub(ARGV[4], 2)
-redis.call('RPUSH', base .. 'i:' .. run, event)
-redis.call('ZADD', KEYS[3], tonumber(ARGV[6]) + tonumber(ARGV[7]), 'r:' .. run)
-return {1, run, q}
+redis.call('RPUSH', base .. KIND.inbox .. run, fill(ARG.event, cjson.encode(ARG.idPrefix .. task)))
+redis.call('ZADD', KEY.schedule, ARG.now + ARG.leaseMs, MEMBER.run .. run)
+return reply('delivered', {run = run, seq = tonumber(q)})
 `,
-};
+});

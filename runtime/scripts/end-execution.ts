@@ -1,36 +1,50 @@
 import { PAUSE_LUA } from "./pause-execution.js";
 import { STATUS_INDEX_LUA } from "./status-index.js";
 
+/** How an execution ended: the fields of its record that its end sets. */
+export interface ExecutionEnd {
+  /** The execution (short id). */
+  exec: string;
+  status: string;
+  /** JSON, when it succeeded. */
+  output?: string;
+  error?: string;
+  cause?: string;
+  /** ISO time. */
+  stoppedAt: string;
+  /** The execution timeout's schedule member (dropped whether armed or not). */
+  timeoutMember: string;
+  /** Its keys expire this long after (0 = kept forever). */
+  keepSeconds: number;
+}
+
 /**
  * Lua helper shared by the scripts that end an execution: the commit of its
  * root run's last transition (`commitTransition`, op `end`) and the worker that
  * gives up on it (`giveUp`). One place sets the record's final fields, moves the
  * status counts, drops the execution timeout and announces the end.
  *
- * endExecution(base, execKey, scheduleKey, exec, status, out, err, cause,
- *              stoppedAt, timeoutMember, keepSeconds, expireKeys)
- * Does nothing unless the record is RUNNING; returns true when it ended it.
- * `expireKeys` expire after `keepSeconds` (0 = kept forever).
+ * endExecution(base, execKey, scheduleKey, e, expireKeys), `e` an ExecutionEnd:
+ * does nothing unless the record is RUNNING; returns true when it ended it.
  */
 export const END_EXECUTION_LUA = `${STATUS_INDEX_LUA}${PAUSE_LUA}
-local function endExecution(base, execKey, scheduleKey, exec, status, out, err, cause, stoppedAt, timeoutMember, keep, expireKeys)
+local function endExecution(base, execKey, scheduleKey, e, expireKeys)
   if redis.call('HGET', execKey, 'st') ~= 'RUNNING' then return false end
-  redis.call('HSET', execKey, 'st', status, 't1', stoppedAt)
-  if out ~= '' then redis.call('HSET', execKey, 'out', out) end
-  if err ~= '' then redis.call('HSET', execKey, 'err', err) end
-  if cause ~= '' then redis.call('HSET', execKey, 'cause', cause) end
-  if redis.call('ZREM', scheduleKey, timeoutMember) == 1 then
-    redis.call('HINCRBY', base .. 'stats', 'timers', -1)
+  redis.call('HSET', execKey, 'st', e.status, 't1', e.stoppedAt)
+  if e.output then redis.call('HSET', execKey, 'out', e.output) end
+  if e.error then redis.call('HSET', execKey, 'err', e.error) end
+  if e.cause then redis.call('HSET', execKey, 'cause', e.cause) end
+  if redis.call('ZREM', scheduleKey, e.timeoutMember) == 1 then
+    redis.call('HINCRBY', base .. KIND.stats, 'timers', -1)
   end
-  redis.call('HINCRBY', base .. 'stats', 'RUNNING', -1)
-  redis.call('HINCRBY', base .. 'stats', status, 1)
+  redis.call('HINCRBY', base .. KIND.stats, 'RUNNING', -1)
+  redis.call('HINCRBY', base .. KIND.stats, e.status, 1)
   -- Stops unpause first; a forced end (give-up) may still find the execution paused.
-  unpause(base, execKey, exec)
-  moveStatusIndex(base, exec, 'RUNNING', status)
-  redis.call('PUBLISH', base .. 'ended', exec)
-  keep = tonumber(keep)
-  if keep > 0 then
-    for _, key in ipairs(expireKeys) do redis.call('EXPIRE', key, keep) end
+  unpause(base, execKey, e.exec)
+  moveStatusIndex(base, e.exec, 'RUNNING', e.status)
+  redis.call('PUBLISH', base .. KIND.ended, e.exec)
+  if e.keepSeconds > 0 then
+    for _, key in ipairs(expireKeys) do redis.call('EXPIRE', key, e.keepSeconds) end
   end
   return true
 end

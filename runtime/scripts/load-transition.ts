@@ -1,27 +1,57 @@
 import { RUN_STATE_LUA } from "./run-state.js";
-import type { ScriptSpec } from "./spec.js";
+import { defineScript } from "./spec.js";
+
+export interface LoadArgs {
+  /** The version of the run's frame input the caller holds, if it holds one. */
+  inputVersion?: string;
+}
 
 /**
- * loadTransition: one consistent snapshot of what a transition needs.
- *
- * KEYS[1] run hash, KEYS[2] run inbox, KEYS[3] execution hash
- * ARGV[1] the version of the run's frame input the caller holds ('' if none)
- * Returns {state, seq, inboxHead, hc, fx, input, inputVersion, paused, hh} (false where
- * absent; `paused` is the execution's pause, scripts/pause-execution.ts; `hh` the
- * history chain head read with `hc`, runtime/audit/chain.ts, '' when none),
- * or {} when the run does not exist. `input` is the frame input kept apart from the
- * state (field `in`, runtime/frame-input.ts), sent only when its version (`iv`) is
- * not the caller's.
+ * What a transition needs, read in one consistent snapshot. Absent fields are
+ * absent in Redis. `input` is the frame input kept apart from the state (field
+ * `in`, runtime/frame-input.ts), sent only when its version is not the caller's.
  */
-export const loadTransition: ScriptSpec = {
+export type LoadReply =
+  | {
+      kind: "loaded";
+      /** Stored form (codec.ts). */
+      state?: string;
+      seq: number;
+      /** The inbox head: the event the next transition takes. */
+      head?: string;
+      /** The last commit's follow-ups (job-ids.ts). */
+      fx?: string;
+      input?: string;
+      inputVersion?: string;
+      /** The execution's history count and chain head (runtime/audit/chain.ts, '' when none). */
+      historyCount: number;
+      historyHead: string;
+      /** The execution is paused (scripts/pause-execution.ts). */
+      paused: boolean;
+    }
+  | { kind: "missing" };
+
+/** loadTransition: one consistent snapshot of what a transition needs (runtime/transition.ts). */
+export const loadTransition = defineScript<LoadArgs, LoadReply>()({
   name: "loadTransition",
-  keys: 3,
+  keys: ["run", "inbox", "execution"],
+  replies: ["loaded", "missing"],
   lua: `${RUN_STATE_LUA}
-local run = redis.call('HMGET', KEYS[1], 'q', 'fx', 'iv')
-if not run[1] then return {} end
-local input = false
-if run[3] and run[3] ~= ARGV[1] then input = redis.call('HGET', KEYS[1], 'in') end
-local x = redis.call('HMGET', KEYS[3], 'hc', 'ps', 'hh')
-return {getState(KEYS[1]), run[1], redis.call('LINDEX', KEYS[2], 0), x[1] or '0', run[2], input, run[3], x[2], x[3] or ''}
+local run = redis.call('HMGET', KEY.run, 'q', 'fx', 'iv')
+if not run[1] then return reply('missing') end
+local input = nil
+if run[3] and run[3] ~= ARG.inputVersion then input = redis.call('HGET', KEY.run, 'in') end
+local x = redis.call('HMGET', KEY.execution, 'hc', 'ps', 'hh')
+return reply('loaded', {
+  state = getState(KEY.run) or nil,
+  seq = tonumber(run[1]),
+  head = redis.call('LINDEX', KEY.inbox, 0) or nil,
+  fx = run[2] or nil,
+  input = input or nil,
+  inputVersion = run[3] or nil,
+  historyCount = tonumber(x[1] or '0'),
+  historyHead = x[3] or '',
+  paused = x[2] ~= false,
+})
 `,
-};
+});

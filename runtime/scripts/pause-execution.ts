@@ -1,5 +1,5 @@
 import { STATUS_INDEX_LUA } from "./status-index.js";
-import type { ScriptSpec } from "./spec.js";
+import { defineScript } from "./spec.js";
 
 /**
  * Pausing an execution (runtime/pause.ts). A paused execution keeps status
@@ -15,105 +15,125 @@ import type { ScriptSpec } from "./spec.js";
  * execution that is stopping must let its children report back to it.
  *
  * History events are built and chained (runtime/audit/chain.ts) in TypeScript and
- * fenced by the history count and chain head `hh`, as a commit is: a reply
- * 'raced' means read both again and build them again.
+ * fenced by the history count and chain head `hh`, as a commit is.
  */
 export const PAUSE_LUA = `
 local function unpause(base, execKey, exec)
   if redis.call('HDEL', execKey, 'ps') == 0 then return false end
-  redis.call('HINCRBY', base .. 'stats', 'PAUSED', -1)
-  redis.call('HINCRBY', base .. 'stats', 'RUNNING', 1)
+  redis.call('HINCRBY', base .. KIND.stats, 'PAUSED', -1)
+  redis.call('HINCRBY', base .. KIND.stats, 'RUNNING', 1)
   moveStatusIndex(base, exec, 'PAUSED', 'RUNNING')
-  redis.call('DEL', base .. 'pz:' .. exec)
+  redis.call('DEL', base .. KIND.parked .. exec)
   return true
 end
 `;
 
-/**
- * KEYS[1] execution hash, KEYS[2] history list, KEYS[3] journal
- * ARGV[1] key base, ARGV[2] execution (short id), ARGV[3] expected history count,
- * ARGV[4] ExecutionPaused event (stored form, id = count + 1), ARGV[5] the pause (JSON),
- * ARGV[6] the journal entry of the Paused event (stored form: replay writes the same event),
- * ARGV[7] expected history head hash (hh), ARGV[8] the new head hash (the event's)
- * Replies: {'paused'}; {'already'} it was paused; {'ended', status}; {'raced', hc}; {'missing'}.
- */
-export const pauseExecution: ScriptSpec = {
-  name: "pauseExecution",
-  keys: 3,
-  lua: `${STATUS_INDEX_LUA}
-local st = redis.call('HGET', KEYS[1], 'st')
-if not st then return {'missing'} end
-if st ~= 'RUNNING' then return {'ended', st} end
-if redis.call('HEXISTS', KEYS[1], 'ps') == 1 then return {'already'} end
-local x = redis.call('HMGET', KEYS[1], 'hc', 'hh')
-local hc = x[1] or '0'
-if hc ~= ARGV[3] or (x[2] or '') ~= ARGV[7] then return {'raced', tonumber(hc)} end
-redis.call('RPUSH', KEYS[2], ARGV[4])
-redis.call('RPUSH', KEYS[3], ARGV[6])
-redis.call('HSET', KEYS[1], 'hc', tonumber(hc) + 1, 'ps', ARGV[5], 'hh', ARGV[8])
-redis.call('HINCRBY', ARGV[1] .. 'stats', 'RUNNING', -1)
-redis.call('HINCRBY', ARGV[1] .. 'stats', 'PAUSED', 1)
-moveStatusIndex(ARGV[1], ARGV[2], 'RUNNING', 'PAUSED')
-return {'paused'}
-`,
-};
+/** An operator's event (ExecutionPaused / ExecutionResumed), fenced as a commit's history is. */
+interface OperatorEventArgs {
+  base: string;
+  /** The execution (short id). */
+  exec: string;
+  /** The history event (stored form, id = historyCount + 1) and its journal entry (stored form). */
+  event: string;
+  journal: string;
+  historyCount: number;
+  historyHead: string;
+  /** The event's hash: the chain head after it. */
+  newHistoryHead: string;
+}
 
-/**
- * KEYS[1] execution hash, KEYS[2] history list, KEYS[3] parked runs set, KEYS[4] schedule zset,
- * KEYS[5] journal
- * ARGV[1] key base, ARGV[2] execution (short id), ARGV[3] expected history count,
- * ARGV[4] ExecutionResumed event (stored form), ARGV[5] lease deadline (ms),
- * ARGV[6] the journal entry of the Resumed event (stored form),
- * ARGV[7] expected history head hash (hh), ARGV[8] the new head hash (the event's)
- * Replies: {'resumed', job...} with `s<run>@<seq>` per parked run that has events
- * (each also gets a lease, so a crash before the enqueue delays it, never loses it);
- * {'notPaused'}; {'ended', status}; {'raced', hc}; {'missing'}.
- */
-export const resumeExecution: ScriptSpec = {
+type OperatorReply =
+  | { kind: "ended"; status: string }
+  /** History moved since it was read: read the head again and build the event again. */
+  | { kind: "raced" }
+  | { kind: "missing" };
+
+export type PauseArgs = OperatorEventArgs & {
+  /** The pause (JSON: reason, caller, time), kept in the record as `ps`. */
+  pause: string;
+};
+export type PauseReply = { kind: "paused" } | { kind: "already" } | OperatorReply;
+
+export type ResumeArgs = OperatorEventArgs & { leaseUntil: number };
+/** `jobs`: the transition of every parked run that has events (each with a lease, so a crash before the enqueue delays it, never loses it). */
+export type ResumeReply =
+  { kind: "resumed"; jobs: string[] } | { kind: "notPaused" } | OperatorReply;
+
+/** The fence and append both share; the caller returns when it yields a reply. */
+const APPEND_OPERATOR_EVENT_LUA = `
+local function operatorFence()
+  local st = redis.call('HGET', KEY.execution, 'st')
+  if not st then return reply('missing') end
+  if st ~= 'RUNNING' then return reply('ended', {status = st}) end
+  local x = redis.call('HMGET', KEY.execution, 'hc', 'hh')
+  if tonumber(x[1] or '0') ~= ARG.historyCount or (x[2] or '') ~= ARG.historyHead then
+    return reply('raced')
+  end
+  return nil
+end
+local function appendOperatorEvent()
+  redis.call('RPUSH', KEY.history, ARG.event)
+  redis.call('RPUSH', KEY.journal, ARG.journal)
+  redis.call('HSET', KEY.execution, 'hc', ARG.historyCount + 1, 'hh', ARG.newHistoryHead)
+end
+`;
+
+export const pauseExecution = defineScript<PauseArgs, PauseReply>()({
+  name: "pauseExecution",
+  keys: ["execution", "history", "journal"],
+  replies: ["paused", "already", "ended", "raced", "missing"],
+  lua: `${STATUS_INDEX_LUA}${APPEND_OPERATOR_EVENT_LUA}
+local refused = operatorFence()
+if refused then return refused end
+if redis.call('HEXISTS', KEY.execution, 'ps') == 1 then return reply('already') end
+appendOperatorEvent()
+redis.call('HSET', KEY.execution, 'ps', ARG.pause)
+redis.call('HINCRBY', ARG.base .. KIND.stats, 'RUNNING', -1)
+redis.call('HINCRBY', ARG.base .. KIND.stats, 'PAUSED', 1)
+moveStatusIndex(ARG.base, ARG.exec, 'RUNNING', 'PAUSED')
+return reply('paused')
+`,
+});
+
+export const resumeExecution = defineScript<ResumeArgs, ResumeReply>()({
   name: "resumeExecution",
-  keys: 5,
-  lua: `${STATUS_INDEX_LUA}${PAUSE_LUA}
-local base = ARGV[1]
-local st = redis.call('HGET', KEYS[1], 'st')
-if not st then return {'missing'} end
-if st ~= 'RUNNING' then return {'ended', st} end
-if redis.call('HEXISTS', KEYS[1], 'ps') == 0 then return {'notPaused'} end
-local x = redis.call('HMGET', KEYS[1], 'hc', 'hh')
-local hc = x[1] or '0'
-if hc ~= ARGV[3] or (x[2] or '') ~= ARGV[7] then return {'raced', tonumber(hc)} end
-local parked = redis.call('SMEMBERS', KEYS[3])
-redis.call('RPUSH', KEYS[2], ARGV[4])
-redis.call('RPUSH', KEYS[5], ARGV[6])
-redis.call('HSET', KEYS[1], 'hc', tonumber(hc) + 1, 'hh', ARGV[8])
-unpause(base, KEYS[1], ARGV[2])
-local out = {'resumed'}
+  keys: ["execution", "history", "parked", "schedule", "journal"],
+  replies: ["resumed", "notPaused", "ended", "raced", "missing"],
+  lua: `${STATUS_INDEX_LUA}${PAUSE_LUA}${APPEND_OPERATOR_EVENT_LUA}
+local base = ARG.base
+local refused = operatorFence()
+if refused then return refused end
+if redis.call('HEXISTS', KEY.execution, 'ps') == 0 then return reply('notPaused') end
+local parked = redis.call('SMEMBERS', KEY.parked)
+appendOperatorEvent()
+unpause(base, KEY.execution, ARG.exec)
+local jobs = {}
 for _, run in ipairs(parked) do
-  local q = redis.call('HGET', base .. 'r:' .. run, 'q')
-  if q and redis.call('LLEN', base .. 'i:' .. run) > 0 then
-    redis.call('ZADD', KEYS[4], ARGV[5], 'r:' .. run)
-    out[#out + 1] = 's' .. run .. '@' .. q
+  local q = redis.call('HGET', base .. KIND.run .. run, 'q')
+  if q and redis.call('LLEN', base .. KIND.inbox .. run) > 0 then
+    redis.call('ZADD', KEY.schedule, ARG.leaseUntil, MEMBER.run .. run)
+    jobs[#jobs + 1] = stepJob(run, q)
   end
 end
-return out
+return reply('resumed', {jobs = jobs})
 `,
-};
+});
+
+export type ParkReply = { kind: "parked" } | { kind: "running" };
 
 /**
  * parkPaused: a transition job found its execution paused. Atomically with that
  * check, its run joins the parked set (and its lease goes: resuming re-enqueues
  * it); had the execution been resumed meanwhile, the job goes on instead.
- *
- * KEYS[1] execution hash, KEYS[2] parked runs set, KEYS[3] schedule zset
- * ARGV[1] run (short id)
- * Replies: {'parked'} or {'running'}.
  */
-export const parkPaused: ScriptSpec = {
+export const parkPaused = defineScript<{ run: string }, ParkReply>()({
   name: "parkPaused",
-  keys: 3,
+  keys: ["execution", "parked", "schedule"],
+  replies: ["parked", "running"],
   lua: `
-if redis.call('HEXISTS', KEYS[1], 'ps') == 0 then return {'running'} end
-redis.call('SADD', KEYS[2], ARGV[1])
-redis.call('ZREM', KEYS[3], 'r:' .. ARGV[1])
-return {'parked'}
+if redis.call('HEXISTS', KEY.execution, 'ps') == 0 then return reply('running') end
+redis.call('SADD', KEY.parked, ARG.run)
+redis.call('ZREM', KEY.schedule, MEMBER.run .. ARG.run)
+return reply('parked')
 `,
-};
+});

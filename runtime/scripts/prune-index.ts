@@ -1,40 +1,46 @@
 import { EXECUTION_STATUSES } from "../contract.js";
-import type { ScriptSpec } from "./spec.js";
+import { defineScript } from "./spec.js";
+
+export interface PruneArgs {
+  base: string;
+  /** Only executions started before this (ms) can have expired. */
+  cutoff: number;
+  /** The slice: `count` entries from rank `from`. */
+  from: number;
+  count: number;
+}
+
+/** `next`: the rank to go on from, 0 when the slice reached the cutoff. */
+export type PruneReply = { kind: "pruned"; removed: number; next: number };
 
 /**
  * pruneIndex: drops from the execution indexes the executions whose records
  * expired (see `retentionSeconds`). Redis expires the execution's own keys; the
  * index entries (sorted sets shared by all executions) are removed here, a slice
  * at a time, so listings stay fast without a full scan.
- *
- * KEYS[1] executions zset
- * ARGV[1] key base, ARGV[2] cutoff (ms: only executions started before it can have
- * expired), ARGV[3] rank to start from, ARGV[4] how many to look at
- *
- * Returns {removed, nextRank}: nextRank 0 when the slice reached the cutoff.
  */
-export const pruneIndex: ScriptSpec = {
+export const pruneIndex = defineScript<PruneArgs, PruneReply>()({
   name: "pruneIndex",
-  keys: 1,
+  keys: ["executions"],
+  replies: ["pruned"],
   lua: `
 local STATUSES = {${EXECUTION_STATUSES.map((s) => `'${s}'`).join(", ")}}
-local base = ARGV[1]
-local from, count = tonumber(ARGV[3]), tonumber(ARGV[4])
-local old = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[2], 'LIMIT', from, count)
+local base = ARG.base
+local old = redis.call('ZRANGEBYSCORE', KEY.executions, '-inf', ARG.cutoff, 'LIMIT', ARG.from, ARG.count)
 local removed = 0
 for _, exec in ipairs(old) do
-  if redis.call('EXISTS', base .. 'x:' .. exec) == 0 then
-    redis.call('ZREM', KEYS[1], exec)
+  if redis.call('EXISTS', base .. KIND.execution .. exec) == 0 then
+    redis.call('ZREM', KEY.executions, exec)
     local machine = string.match(exec, '^([^:]+):')
-    if machine then redis.call('ZREM', base .. 'xs:' .. machine, exec) end
+    if machine then redis.call('ZREM', base .. KIND.executionsOf .. machine, exec) end
     for _, status in ipairs(STATUSES) do
-      redis.call('ZREM', base .. 'xst:' .. status, exec)
-      if machine then redis.call('ZREM', base .. 'xst:' .. status .. ':' .. machine, exec) end
+      redis.call('ZREM', base .. KIND.statusIndex .. status, exec)
+      if machine then redis.call('ZREM', base .. KIND.statusIndex .. status .. ':' .. machine, exec) end
     end
     removed = removed + 1
   end
 end
-if #old < count then return {removed, 0} end
-return {removed, from + #old - removed}
+if #old < ARG.count then return reply('pruned', {removed = removed, next = 0}) end
+return reply('pruned', {removed = removed, next = ARG.from + #old - removed})
 `,
-};
+});

@@ -1,46 +1,50 @@
 import { EXECUTION_STATUSES } from "../contract.js";
-import type { ScriptSpec } from "./spec.js";
+import { defineScript } from "./spec.js";
+
+export interface PurgeArgs {
+  base: string;
+  /** The execution (short id). */
+  exec: string;
+  /** Its approvals' ids (from its history). */
+  approvals: string[];
+}
+
+export type PurgeReply = { kind: "purged" } | { kind: "running" } | { kind: "missing" };
 
 /**
  * purgeExecution: the last step of erasing an ended execution (runtime/purge.ts):
  * its record, history, journal, root run, its approval records and every index
  * entry. The children's keys went before it, in batches; this script goes last
  * because the journal it deletes is what names them, so a purge that died
- * half-way is finished by running it again.
- *
- * KEYS[1] execution hash, KEYS[2] history, KEYS[3] journal, KEYS[4] root run hash,
- * KEYS[5] root inbox, KEYS[6] parked runs, KEYS[7] executions zset, KEYS[8] the
- * machine's executions zset
- * ARGV[1] key base, ARGV[2] execution (short id), ARGV[3..] approval ids
- * Replies: {'purged'}; {'running'} it has not ended (nothing deleted); {'missing'}.
+ * half-way is finished by running it again. A running execution is left whole.
  */
-export const purgeExecution: ScriptSpec = {
+export const purgeExecution = defineScript<PurgeArgs, PurgeReply>()({
   name: "purgeExecution",
-  keys: 8,
+  keys: ["execution", "history", "journal", "run", "inbox", "parked", "executions", "executionsOf"],
+  replies: ["purged", "running", "missing"],
   lua: `
 local STATUSES = {${EXECUTION_STATUSES.map((s) => `'${s}'`).join(", ")}}
-local base, exec = ARGV[1], ARGV[2]
-local st = redis.call('HGET', KEYS[1], 'st')
-if not st then return {'missing'} end
-if st == 'RUNNING' then return {'running'} end
-for a = 3, #ARGV do
-  local id = ARGV[a]
-  local key = base .. 'ap:' .. id
+local base, exec = ARG.base, ARG.exec
+local st = redis.call('HGET', KEY.execution, 'st')
+if not st then return reply('missing') end
+if st == 'RUNNING' then return reply('running') end
+for _, id in ipairs(ARG.approvals) do
+  local key = base .. KIND.approval .. id
   local f = redis.call('HMGET', key, 'ix', 'st')
   for dim in string.gmatch(f[1] or '', '%S+') do
-    redis.call('ZREM', base .. 'apx:*|' .. dim, id)
-    if f[2] then redis.call('ZREM', base .. 'apx:' .. f[2] .. '|' .. dim, id) end
+    redis.call('ZREM', base .. KIND.approvalIndex .. '*|' .. dim, id)
+    if f[2] then redis.call('ZREM', base .. KIND.approvalIndex .. f[2] .. '|' .. dim, id) end
   end
   redis.call('DEL', key)
 end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6])
-redis.call('ZREM', KEYS[7], exec)
-redis.call('ZREM', KEYS[8], exec)
+redis.call('DEL', KEY.execution, KEY.history, KEY.journal, KEY.run, KEY.inbox, KEY.parked)
+redis.call('ZREM', KEY.executions, exec)
+redis.call('ZREM', KEY.executionsOf, exec)
 local machine = string.match(exec, '^([^:]+):')
 for _, status in ipairs(STATUSES) do
-  redis.call('ZREM', base .. 'xst:' .. status, exec)
-  if machine then redis.call('ZREM', base .. 'xst:' .. status .. ':' .. machine, exec) end
+  redis.call('ZREM', base .. KIND.statusIndex .. status, exec)
+  if machine then redis.call('ZREM', base .. KIND.statusIndex .. status .. ':' .. machine, exec) end
 end
-return {'purged'}
+return reply('purged')
 `,
-};
+});

@@ -1,5 +1,28 @@
 import { STATUS_INDEX_LUA } from "./status-index.js";
-import type { ScriptSpec } from "./spec.js";
+import { defineScript } from "./spec.js";
+
+export interface RedriveArgs {
+  base: string;
+  /** The execution (short id). */
+  exec: string;
+  /** The Redriven event for its top level (JSON). */
+  event: string;
+  leaseUntil: number;
+  /** The status and redrive count it was read with (fences). */
+  status: string;
+  redriveCount: number;
+  clientToken?: string;
+  /** ISO time. */
+  now: string;
+}
+
+export type RedriveReply =
+  | { kind: "redriven"; seq: number }
+  /** The same client token redrove it already. */
+  | { kind: "again" }
+  /** It changed since it was read: read again. */
+  | { kind: "raced" }
+  | { kind: "missing" };
 
 /**
  * redriveExecution: an ended execution (FAILED, TIMED_OUT, ABORTED) runs again
@@ -7,35 +30,29 @@ import type { ScriptSpec } from "./spec.js";
  * redrive counted, and the Redriven event (built in TypeScript: the state to enter
  * again and its input) queued for its top level, whose next step writes
  * ExecutionRedriven and enters that state.
- *
- * KEYS[1] execution hash  KEYS[3] root run inbox  KEYS[5] journal  KEYS[7] stats hash
- * KEYS[2] root run hash   KEYS[4] history         KEYS[6] schedule zset
- * ARGV[1] key base, ARGV[2] execution (short id), ARGV[3] Redriven event JSON,
- * ARGV[4] lease deadline (ms), ARGV[5] the status it was read with, ARGV[6] the
- * redrive count it was read with, ARGV[7] client token ('' = none), ARGV[8] now (ISO)
- *
- * Replies: {'redriven', rootSeq}; {'again'} the same client token redrove it already;
- * {'raced'} it changed since it was read (read again); {'missing'}.
  */
-export const redriveExecution: ScriptSpec = {
+export const redriveExecution = defineScript<RedriveArgs, RedriveReply>()({
   name: "redriveExecution",
-  keys: 7,
+  keys: ["execution", "run", "inbox", "history", "journal", "schedule", "stats"],
+  replies: ["redriven", "again", "raced", "missing"],
   lua: `${STATUS_INDEX_LUA}
-local base, exec = ARGV[1], ARGV[2]
-local f = redis.call('HMGET', KEYS[1], 'st', 'rc', 'rt')
-if not f[1] then return {'missing'} end
-if ARGV[7] ~= '' and f[3] == ARGV[7] then return {'again'} end
-if f[1] ~= ARGV[5] or (f[2] or '0') ~= ARGV[6] then return {'raced'} end
-local q = redis.call('HGET', KEYS[2], 'q')
-if not q then return {'missing'} end
-redis.call('HSET', KEYS[1], 'st', 'RUNNING', 'rc', tonumber(ARGV[6]) + 1, 'rd', ARGV[8], 'rt', ARGV[7])
-redis.call('HDEL', KEYS[1], 't1', 'out', 'err', 'cause')
-for k = 1, 5 do redis.call('PERSIST', KEYS[k]) end
-redis.call('HINCRBY', KEYS[7], f[1], -1)
-redis.call('HINCRBY', KEYS[7], 'RUNNING', 1)
-moveStatusIndex(base, exec, f[1], 'RUNNING')
-redis.call('RPUSH', KEYS[3], ARGV[3])
-redis.call('ZADD', KEYS[6], ARGV[4], 'r:' .. exec)
-return {'redriven', tonumber(q)}
+local f = redis.call('HMGET', KEY.execution, 'st', 'rc', 'rt')
+if not f[1] then return reply('missing') end
+if ARG.clientToken and f[3] == ARG.clientToken then return reply('again') end
+if f[1] ~= ARG.status or tonumber(f[2] or '0') ~= ARG.redriveCount then return reply('raced') end
+local q = redis.call('HGET', KEY.run, 'q')
+if not q then return reply('missing') end
+redis.call('HSET', KEY.execution, 'st', 'RUNNING', 'rc', ARG.redriveCount + 1, 'rd', ARG.now,
+  'rt', ARG.clientToken or '')
+redis.call('HDEL', KEY.execution, 't1', 'out', 'err', 'cause')
+for _, key in ipairs({KEY.execution, KEY.run, KEY.inbox, KEY.history, KEY.journal}) do
+  redis.call('PERSIST', key)
+end
+redis.call('HINCRBY', KEY.stats, f[1], -1)
+redis.call('HINCRBY', KEY.stats, 'RUNNING', 1)
+moveStatusIndex(ARG.base, ARG.exec, f[1], 'RUNNING')
+redis.call('RPUSH', KEY.inbox, ARG.event)
+redis.call('ZADD', KEY.schedule, ARG.leaseUntil, MEMBER.run .. ARG.exec)
+return reply('redriven', {seq = tonumber(q)})
 `,
-};
+});

@@ -36,7 +36,7 @@ local function putState(key, state)
 end
 local function getState(key)
   local n = tonumber(redis.call('HGET', key, 'n') or '0')
-  -- n = 0: one field, as large states are kept and as every state was before slices.
+  -- n = 0: one field, as large states are kept.
   if n == 0 then return redis.call('HGET', key, 's') end
   local fields = {}
   for i = 1, n do fields[i] = 's' .. i end

@@ -1,48 +1,63 @@
 import { RUN_STATE_LUA } from "./run-state.js";
 import { STATUS_INDEX_LUA } from "./status-index.js";
-import type { ScriptSpec } from "./spec.js";
+import { defineScript } from "./spec.js";
+
+export interface StartArgs {
+  base: string;
+  /** The execution (short id) and its name. */
+  exec: string;
+  name: string;
+  machine: string;
+  version: number;
+  input: string;
+  /** What makes a second start with the same name the same start (runtime/executions.ts). */
+  inputHash: string;
+  startedAt: string;
+  /** startedAt in ms. */
+  now: number;
+  leaseMs: number;
+  /** The root run's state (stored form) and its first event. */
+  state: string;
+  started: string;
+  /** The execution timeout's schedule member and due time, when it has one. */
+  timeout?: { member: string; at: number };
+  /** The history chain's genesis hash (runtime/audit/chain.ts): the chain head until the first event, kept as `hg`. */
+  genesis: string;
+}
+
+export type StartReply =
+  | { kind: "created"; startedAt: string }
+  /** The same name with the same input: the existing execution. */
+  | { kind: "existed"; startedAt: string }
+  | { kind: "conflict" };
 
 /**
  * startExecution: creates an execution, its root run and its first event, once.
- * Idempotent by name: the same name with the same input hash returns the existing
- * execution.
- *
- * KEYS[1] execution hash   KEYS[4] executions zset
- * KEYS[2] root run hash    KEYS[5] executions-of-machine zset
- * KEYS[3] root run inbox   KEYS[6] schedule zset   KEYS[7] stats hash
- *
- * ARGV[1] exec (short id)  ARGV[2] input hash   ARGV[3] machine   ARGV[4] version
- * ARGV[5] input JSON       ARGV[6] startedAt ISO ARGV[7] start ms  ARGV[8] lease ms
- * ARGV[9] root run state   ARGV[10] Started event   ARGV[11] timeout member ('' = none)
- * ARGV[12] timeout at ms   ARGV[13] execution name ARGV[14] key base
- * ARGV[15] the history chain's genesis hash (runtime/audit/chain.ts): the record's
- *          chain head `hh` until the first event, and kept as `hg`
- *
- * Returns {1, startedAt} created; {0, startedAt} existed with the same input;
- *         {-1} existed with another input.
+ * Idempotent by name: the same name with the same input hash is the existing execution.
  */
-export const startExecution: ScriptSpec = {
+export const startExecution = defineScript<StartArgs, StartReply>()({
   name: "startExecution",
-  keys: 7,
+  keys: ["execution", "run", "inbox", "executions", "executionsOf", "schedule", "stats"],
+  replies: ["created", "existed", "conflict"],
   lua: `${RUN_STATE_LUA}${STATUS_INDEX_LUA}
-local existing = redis.call('HMGET', KEYS[1], 'ih', 't0')
+local existing = redis.call('HMGET', KEY.execution, 'ih', 't0')
 if existing[1] then
-  if existing[1] == ARGV[2] then return {0, existing[2]} end
-  return {-1}
+  if existing[1] == ARG.inputHash then return reply('existed', {startedAt = existing[2]}) end
+  return reply('conflict')
 end
-redis.call('HSET', KEYS[1], 'st', 'RUNNING', 'sm', ARGV[3], 'v', ARGV[4], 'in', ARGV[5],
-  'ih', ARGV[2], 't0', ARGV[6], 'hc', 0, 'nm', ARGV[13], 'hh', ARGV[15], 'hg', ARGV[15])
-redis.call('HSET', KEYS[2], 'q', 0)
-putState(KEYS[2], ARGV[9])
-redis.call('RPUSH', KEYS[3], ARGV[10])
-redis.call('HINCRBY', KEYS[7], 'RUNNING', 1)
-redis.call('ZADD', KEYS[4], ARGV[7], ARGV[1])
-redis.call('ZADD', KEYS[5], ARGV[7], ARGV[1])
-moveStatusIndex(ARGV[14], ARGV[1], '', 'RUNNING')
-redis.call('ZADD', KEYS[6], tonumber(ARGV[7]) + tonumber(ARGV[8]), 'r:' .. ARGV[1])
-if ARGV[11] ~= '' and redis.call('ZADD', KEYS[6], ARGV[12], ARGV[11]) == 1 then
-  redis.call('HINCRBY', KEYS[7], 'timers', 1)
+redis.call('HSET', KEY.execution, 'st', 'RUNNING', 'sm', ARG.machine, 'v', ARG.version, 'in', ARG.input,
+  'ih', ARG.inputHash, 't0', ARG.startedAt, 'hc', 0, 'nm', ARG.name, 'hh', ARG.genesis, 'hg', ARG.genesis)
+redis.call('HSET', KEY.run, 'q', 0)
+putState(KEY.run, ARG.state)
+redis.call('RPUSH', KEY.inbox, ARG.started)
+redis.call('HINCRBY', KEY.stats, 'RUNNING', 1)
+redis.call('ZADD', KEY.executions, ARG.now, ARG.exec)
+redis.call('ZADD', KEY.executionsOf, ARG.now, ARG.exec)
+moveStatusIndex(ARG.base, ARG.exec, '', 'RUNNING')
+redis.call('ZADD', KEY.schedule, ARG.now + ARG.leaseMs, MEMBER.run .. ARG.exec)
+if ARG.timeout and redis.call('ZADD', KEY.schedule, ARG.timeout.at, ARG.timeout.member) == 1 then
+  redis.call('HINCRBY', KEY.stats, 'timers', 1)
 end
-return {1, ARGV[6]}
+return reply('created', {startedAt = ARG.startedAt})
 `,
-};
+});

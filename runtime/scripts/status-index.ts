@@ -8,13 +8,14 @@
 export const STATUS_INDEX_LUA = `
 local function moveStatusIndex(base, exec, from, to)
   local machine = string.match(exec, '^([^:]+):')
-  local score = redis.call('ZSCORE', base .. 'xs', exec)
+  local score = redis.call('ZSCORE', base .. KIND.executions, exec)
   if not score or not machine then return end
+  local index = base .. KIND.statusIndex
   if from ~= '' then
-    redis.call('ZREM', base .. 'xst:' .. from, exec)
-    redis.call('ZREM', base .. 'xst:' .. from .. ':' .. machine, exec)
+    redis.call('ZREM', index .. from, exec)
+    redis.call('ZREM', index .. from .. ':' .. machine, exec)
   end
-  redis.call('ZADD', base .. 'xst:' .. to, score, exec)
-  redis.call('ZADD', base .. 'xst:' .. to .. ':' .. machine, score, exec)
+  redis.call('ZADD', index .. to, score, exec)
+  redis.call('ZADD', index .. to .. ':' .. machine, score, exec)
 end
 `;

@@ -103,7 +103,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 }
 
 /** Removes every key of the test's prefix (SCAN, never KEYS, and in batches). */
-async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
   let cursor = "0";
   do {
     const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);

@@ -4,6 +4,7 @@ import type { Json } from "../../engine/core/json.js";
 import type { Join, RunState } from "../../engine/core/run.js";
 import { pack, unpack } from "../../runtime/codec.js";
 import { runOfTask, shortId } from "../../runtime/ids.js";
+import { loadTransition } from "../../runtime/scripts/load-transition.js";
 import { RedisClient } from "../../runtime/redis.js";
 import { createMachine, fullHistory, harness, historyProblems, type Harness } from "./helpers.js";
 
@@ -183,11 +184,18 @@ describe("a wide Map on Redis", () => {
     expect(JSON.parse(unpack(input!))).toEqual(Array.from({ length: ITEMS }, (_, i) => i));
     const client = new RedisClient(h.redisUrl);
     try {
-      const keys = [key, h.runtime.keys.inbox(exec), h.runtime.keys.execution(exec)];
-      const fresh = await client.runBuffer("loadTransition", keys, [""]);
-      expect(fresh[5]?.toString()).toBe(input);
-      const held = await client.runBuffer("loadTransition", keys, [version!]);
-      expect([held[5], held[6]?.toString()]).toEqual([null, version]);
+      const keys = {
+        run: key,
+        inbox: h.runtime.keys.inbox(exec),
+        execution: h.runtime.keys.execution(exec),
+      };
+      const fresh = await client.call(loadTransition, keys, {});
+      expect(fresh.kind === "loaded" && fresh.input).toBe(input);
+      const held = await client.call(loadTransition, keys, { inputVersion: version! });
+      expect(held.kind === "loaded" && [held.input, held.inputVersion]).toEqual([
+        undefined,
+        version,
+      ]);
     } finally {
       await client.close();
     }
@@ -296,46 +304,5 @@ describe("a wide Map on Redis", () => {
     expect(history.filter((e) => e.type === "MapIterationStarted")).toHaveLength(4);
     expect(history.filter((e) => e.type === "MapIterationSucceeded")).toHaveLength(1);
     expect(history.filter((e) => e.type === "MapIterationFailed")).toHaveLength(1);
-  });
-
-  // Executions survive deploys (DESIGN.md): a parent stored mid-Map by the previous
-  // version (outputs so far in its state; engine/flow/legacy-join.ts) finishes right.
-  it("a Map parent stored the previous way goes on with its outputs so far", async () => {
-    await createMachine(h.runtime, "legacy", fanOut(1, { MaxConcurrency: 2 }));
-    const items = [0, 1, 2, 3];
-    const { executionId } = await h.runtime.startExecution("legacy", { input: items });
-    const exec = shortId(executionId);
-    const join = `${h.runtime.keys.base}jr:${exec}/1`;
-    // Item 0 ends at once (item 2 starts in its place); items 1 and 2 park.
-    await settledAt(exec, 1);
-    await parkedTokens(2);
-    const key = h.runtime.keys.run(exec);
-    const { run } = await storedState(exec);
-    const phase = run.current!.phase as { kind: "children"; join: Join };
-    const { started: _s, ...rest } = phase.join;
-    const legacy = {
-      ...rest,
-      progress: "srr.",
-      results: [{ i: 0, ok: true }, null, null, null],
-      pendingInputs: { 3: { i: 3 } },
-    };
-    const stored = { ...run, current: { ...run.current!, phase: { ...phase, join: legacy } } };
-    const n = Number(await redis.hget(key, "n"));
-    await redis.hset(key, "n", 0, "s", pack(JSON.stringify(stored)));
-    for (let i = 1; i <= n; i++) await redis.hdel(key, `s${i}`);
-    await redis.hdel(join, "0"); // the previous version never wrote it
-    const parked = await parkedTokens(2);
-    await release(parked, 1, 3);
-    const last = await until("item 3 to park", async () => {
-      const tokens = await parkedTokens(1);
-      return tokens.has(3) ? tokens : undefined;
-    });
-    await release(last, 3, 4);
-    const record = await h.runtime.waitForExecution(executionId, 10_000);
-    expect(record).toMatchObject({
-      status: "SUCCEEDED",
-      output: items.map((i) => ({ i, ok: true })),
-    });
-    expect(await redis.exists(join)).toBe(0);
   });
 });

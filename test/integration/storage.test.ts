@@ -5,6 +5,7 @@ import { unpack } from "../../runtime/codec.js";
 import { JobQueues } from "../../runtime/queues.js";
 import { RedisClient } from "../../runtime/redis.js";
 import { Scheduler } from "../../runtime/scheduler.js";
+import { STORAGE_VERSION } from "../../runtime/storage-version.js";
 import { resolveSettings } from "../../runtime/settings.js";
 import { functionRunner } from "../../task-runners/function.js";
 import { createMachine, fullHistory, harness, historyProblems, type Harness } from "./helpers.js";
@@ -188,7 +189,7 @@ describe("a run the interpreter cannot advance", () => {
     await createMachine(h.runtime, "w", {
       StartAt: "Nap",
       States: {
-        Nap: { Type: "Wait", Seconds: 1, Next: "After" },
+        Nap: { Type: "Wait", Seconds: 3, Next: "After" },
         After: { Type: "Pass", End: true },
       },
     });
@@ -316,37 +317,6 @@ describe("a stop before the first transition", () => {
   });
 });
 
-describe("a run stored before this format", () => {
-  it("(one plain-JSON field `s`, no slices) is read, and rewritten in slices", async () => {
-    await h.startWorker();
-    await createMachine(h.runtime, "w", {
-      StartAt: "Nap",
-      States: {
-        Nap: { Type: "Wait", Seconds: 1, Next: "After" },
-        After: { Type: "Pass", End: true },
-      },
-    });
-    const { executionId } = await h.runtime.startExecution("w", { input: { k: 1 }, name: "old" });
-    const key = h.runtime.keys.run("w:old");
-    await until(async () =>
-      (await h.runtime.getHistory(executionId, { limit: 100 })).items.some(
-        (e) => e.type === "WaitStateEntered",
-      ),
-    );
-    const n = Number(await redis.hget(key, "n"));
-    const slices = Array.from({ length: n }, (_, i) => `s${i + 1}`);
-    const state = unpack(Buffer.concat((await redis.hmgetBuffer(key, ...slices)) as Buffer[]));
-    await redis.hdel(key, "n", ...slices);
-    await redis.hset(key, "s", state);
-
-    const record = await h.runtime.waitForExecution(executionId, 10_000);
-    expect(record.status).toBe("SUCCEEDED");
-    expect(record.output).toEqual({ k: 1 });
-    expect(await redis.hexists(key, "s")).toBe(0);
-    expect(Number(await redis.hget(key, "n"))).toBeGreaterThan(0);
-  });
-});
-
 describe("listing executions page by page", () => {
   it("neither repeats nor skips one when executions start between pages or share a start time", async () => {
     await createMachine(h.runtime, "l", {
@@ -422,5 +392,16 @@ describe("a .waitForTaskToken call that returns", () => {
       resource: "notify.waitForTaskToken",
       output: '{"MessageId":"m-1"}',
     });
+  });
+});
+
+describe("the storage version", () => {
+  it("is written by the first worker on a prefix; a worker refuses data of another version", async () => {
+    await h.startWorker();
+    expect(await redis.get(h.runtime.keys.storageVersion)).toBe(String(STORAGE_VERSION));
+    await redis.set(h.runtime.keys.storageVersion, String(STORAGE_VERSION + 1));
+    await expect(h.startWorker()).rejects.toThrow(
+      `is in storage version ${STORAGE_VERSION + 1}; this Stepwise reads version ${STORAGE_VERSION}`,
+    );
   });
 });

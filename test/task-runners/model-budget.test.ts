@@ -36,15 +36,9 @@ describe("budgets", () => {
     });
     expect(usage).toEqual({ modelCalls: 1, inputTokens: 12, outputTokens: 0, costUsd: 0.001 });
     expect(usageOps(usage!)).toEqual([
-      "usage",
-      "mc",
-      "1",
-      "usage",
-      "mi",
-      "12",
-      "usage",
-      "mu",
-      "0.001",
+      { op: "usage", field: "mc", amount: "1" },
+      { op: "usage", field: "mi", amount: "12" },
+      { op: "usage", field: "mu", amount: "0.001" },
     ]);
     expect(usageOfOutput("text")).toBeUndefined();
   });
