@@ -3,7 +3,7 @@ import { runCases, type TestCase } from "../../engine/testing/cases.js";
 import { loadCases } from "./load.js";
 
 /** docs-examples.jsonl may grow, never shrink below what has been verified. */
-const MIN_DOCS_EXAMPLES = 1;
+const MIN_DOCS_EXAMPLES = 150;
 
 // Regression gate on the executions recorded against AWS Step Functions: the
 // in-memory driver must reproduce every recorded status, error name and output.
