@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runCases, type TestCase } from "../../engine/testing/cases.js";
+import { validateDefinition } from "../../schema/index.js";
 import { loadCases } from "./load.js";
 
 /** docs-examples.jsonl may grow, never shrink below what has been verified. */
@@ -28,6 +29,14 @@ describe("conformance with the examples of AWS's documentation", () => {
     const failures = results.filter((r) => !r.passed).map((r) => `${r.id}: ${r.difference}`);
     expect(failures).toEqual([]);
     expect(results.length).toBeGreaterThanOrEqual(MIN_DOCS_EXAMPLES);
+  });
+
+  it("validates every definition of docs-examples.jsonl", () => {
+    const invalid = loadCases("docs-examples.jsonl")
+      .map((tc) => ({ id: tc.id, result: validateDefinition(tc.definition) }))
+      .filter(({ result }) => !result.valid)
+      .map(({ id, result }) => `${id}: ${result.diagnostics.map((d) => d.message).join("; ")}`);
+    expect(invalid).toEqual([]);
   });
 
   it("names the page and quotes the documented result of every case", () => {
