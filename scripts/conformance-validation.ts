@@ -1,6 +1,7 @@
 /**
  * How the validator agrees with the verdicts in <dir>/validation.jsonl, and whether
- * every definition of cases.jsonl and task-cases.jsonl (all run on AWS) validates.
+ * every definition of cases.jsonl and task-cases.jsonl (all run on AWS) and of
+ * docs-examples.jsonl (taken from AWS's documentation) validates.
  *
  *   npx tsx scripts/conformance-validation.ts [DIR]   (default test/conformance/data)
  *
@@ -61,7 +62,7 @@ export async function validationConformance(dir: string): Promise<string[]> {
     lines.push(`validation.jsonl, other verdicts (asl-validator, unconfirmed): ${ratio(others)}`);
     lines.push(...others.disagreements);
   }
-  for (const file of ["cases.jsonl", "task-cases.jsonl"]) {
+  for (const file of ["cases.jsonl", "task-cases.jsonl", "docs-examples.jsonl"]) {
     const path = join(dir, file);
     if (!existsSync(path)) continue;
     const tally: Tally = { agree: 0, total: 0, disagreements: [] };

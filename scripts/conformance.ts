@@ -1,7 +1,9 @@
 /**
  * Prints how Stepwise agrees with the results recorded against AWS Step Functions
  * in test/conformance/data (or DIR): validation verdicts, then executions (per
- * feature). A report of agreement, not a gate: the test suite is what gates CI.
+ * feature) from three sources: the recorded cases, the recorded task cases (mocked
+ * service calls) and the worked examples of AWS's documentation. A report of
+ * agreement, not a gate: the test suite is what gates CI.
  * Missing data is an error, though: a report of nothing must not pass for one.
  *
  *   npx tsx scripts/conformance.ts [DIR]
@@ -11,7 +13,19 @@ import { join, resolve } from "node:path";
 import { parseCases, runCases, type CaseResult } from "../engine/testing/cases.js";
 import { validationConformance } from "./conformance-validation.js";
 
-const DATA_FILES = ["validation.jsonl", "cases.jsonl", "task-cases.jsonl"] as const;
+const DATA_FILES = [
+  "validation.jsonl",
+  "cases.jsonl",
+  "task-cases.jsonl",
+  "docs-examples.jsonl",
+] as const;
+
+/** The three sources of executions, in the order they are printed. */
+const SOURCES = [
+  { file: "cases.jsonl", label: "recorded cases (AWS)" },
+  { file: "task-cases.jsonl", label: "task cases (AWS, mocked service calls)" },
+  { file: "docs-examples.jsonl", label: "docs examples (AWS documentation)" },
+] as const;
 const dir = process.argv[2] ?? resolve(import.meta.dirname, "../test/conformance/data");
 
 function perFeature(results: CaseResult[]): string[] {
@@ -54,9 +68,10 @@ async function main(): Promise<void> {
     return;
   }
   for (const line of await validationConformance(dir)) console.log(line);
-  for (const file of ["cases.jsonl", "task-cases.jsonl"]) {
+  for (const { file, label } of SOURCES) {
     const cases = parseCases(readFileSync(join(dir, file), "utf8"));
     const results = await runCases(cases, { clock: "virtual", concurrency: 1 });
+    console.log(`== ${label}`);
     for (const line of summary(file, results)) console.log(line);
   }
 }

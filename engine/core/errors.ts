@@ -25,12 +25,22 @@ export type PredefinedError = (typeof PREDEFINED_ERRORS)[number];
 
 /** An error a state raises: `error` is the ASL error name, `cause` the human-readable text. */
 export class StatesError extends Error {
+  override readonly cause: string;
+  /**
+   * False when the failure came without any cause (a task failure reported with an
+   * error name only): its error output then has no `Cause` field, as AWS documents
+   * (`{"Error": "Error here"}`, developer guide, "Use ResultPath to Include Both
+   * Error and Input in a Catch").
+   */
+  readonly hasCause: boolean;
   constructor(
     readonly error: string,
-    override readonly cause: string,
+    cause: string | undefined,
   ) {
-    super(`${error}: ${cause}`);
+    super(`${error}: ${cause ?? ""}`);
     this.name = "StatesError";
+    this.cause = cause ?? "";
+    this.hasCause = cause !== undefined;
   }
 }
 

@@ -50,7 +50,9 @@ export function handleStateError(ctx: StepContext, state: State, err: StatesErro
 }
 
 function recover(ctx: StepContext, state: Recoverable, catcher: Catcher, err: StatesError): void {
-  const errorOutput: Json = { Error: err.error, Cause: err.cause };
+  const errorOutput: Json = err.hasCause
+    ? { Error: err.error, Cause: err.cause }
+    : { Error: err.error };
   let output: Json;
   try {
     output = catchOutput(ctx, state, catcher, ctx.frame.input, errorOutput);

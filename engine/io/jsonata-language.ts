@@ -203,8 +203,12 @@ export const jsonataLanguage: LanguageIO = {
 
   mapItemInput(ctx, state, effective, item, index) {
     if (state.ItemSelector === undefined) return item;
-    // $states.context.Map.Item holds the item and its index (AWS "Map state context object").
-    const context = { ...ctx.contextObject(), Map: { Item: { Index: index, Value: item } } };
+    // $states.context.Map.Item holds the item, its index and its source: STATE_DATA for items
+    // taken from the state input (AWS "Context object data for Map states").
+    const context = {
+      ...ctx.contextObject(),
+      Map: { Item: { Index: index, Value: item, Source: "STATE_DATA" } },
+    };
     return new JsonataScope(ctx, { input: effective, context }).json(
       state.ItemSelector,
       "ItemSelector",

@@ -165,8 +165,12 @@ export const jsonPathLanguage: LanguageIO = {
   mapItemInput(ctx, state, effective, item, index) {
     const template = state.ItemSelector ?? state.Parameters;
     if (template === undefined) return item;
-    // $$.Map.Item holds the item and its index (AWS "Map state context object").
-    const context = { ...ctx.contextObject(), Map: { Item: { Index: index, Value: item } } };
+    // $$.Map.Item holds the item, its index and its source: STATE_DATA for items taken from
+    // the state input (AWS "Context object data for Map states").
+    const context = {
+      ...ctx.contextObject(),
+      Map: { Item: { Index: index, Value: item, Source: "STATE_DATA" } },
+    };
     const scope = { input: effective, context, variables: ctx.variables() };
     return evaluatePayloadTemplate(template, scope, ctx.random, "ItemSelector");
   },

@@ -226,7 +226,7 @@ export const task: StateHandler<TaskState> = {
   onTaskFailed(ctx, state, error, cause) {
     settle(ctx);
     recordFailed(ctx, state, error, cause);
-    handleStateError(ctx, state, new StatesError(error, cause ?? ""));
+    handleStateError(ctx, state, new StatesError(error, cause));
   },
 
   onTaskStarted(ctx, state, workerName) {

@@ -8,7 +8,12 @@ import { parseCases, type TestCase } from "../../engine/testing/cases.js";
  */
 export const CONFORMANCE_DIR = resolve(import.meta.dirname, "data");
 
-export type ConformanceFile = "cases.jsonl" | "task-cases.jsonl" | "validation.jsonl";
+export type ConformanceFile =
+  "cases.jsonl" | "task-cases.jsonl" | "docs-examples.jsonl" | "validation.jsonl";
+
+/** The execution files: two recorded on AWS, one taken from AWS's documentation. */
+export const EXECUTION_FILES = ["cases.jsonl", "task-cases.jsonl", "docs-examples.jsonl"] as const;
+export type ExecutionFile = (typeof EXECUTION_FILES)[number];
 
 /** The text of one data file; missing data fails the suite rather than emptying it. */
 export function readConformanceFile(file: ConformanceFile): string {
@@ -17,6 +22,6 @@ export function readConformanceFile(file: ConformanceFile): string {
   return readFileSync(path, "utf8");
 }
 
-export function loadCases(file: "cases.jsonl" | "task-cases.jsonl"): TestCase[] {
+export function loadCases(file: ExecutionFile): TestCase[] {
   return parseCases(readConformanceFile(file));
 }

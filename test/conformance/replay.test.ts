@@ -2,13 +2,13 @@ import { describe, expect, it } from "vitest";
 import { runExecution } from "../../engine/drivers/memory.js";
 import { compileProgram } from "../../engine/program.js";
 import { replay } from "../../engine/replay.js";
-import { loadCases } from "./load.js";
+import { EXECUTION_FILES, loadCases } from "./load.js";
 
 // Deterministic replay (DESIGN.md, "The one principle"): feeding an execution's
 // recorded events back through `step` must rebuild exactly the same run states and
 // history, for every execution the conformance suite produces.
 describe("deterministic replay of every conformance execution", () => {
-  for (const file of ["cases.jsonl", "task-cases.jsonl"] as const) {
+  for (const file of EXECUTION_FILES) {
     it(`rebuilds the runs and history of each case in ${file}`, async () => {
       const cases = loadCases(file);
       let replayed = 0;

@@ -37,6 +37,45 @@ function maxActive(history: HistoryEvent[]): number {
 }
 
 describe("Map state: items and item input", () => {
+  it("gives each iteration's ItemSelector $$.Map.Item.Source = STATE_DATA, in JSONPath and JSONata", async () => {
+    // AWS developer guide, "Context object data for Map states": for items of the state
+    // input, Source is STATE_DATA.
+    const input = [{ who: "bob" }, { who: "meg" }];
+    const expected = [
+      { i: 0, v: { who: "bob" }, s: "STATE_DATA" },
+      { i: 1, v: { who: "meg" }, s: "STATE_DATA" },
+    ];
+    const jsonPath = await execute(
+      single(
+        map({
+          ItemSelector: {
+            "i.$": "$$.Map.Item.Index",
+            "v.$": "$$.Map.Item.Value",
+            "s.$": "$$.Map.Item.Source",
+          },
+        }),
+      ),
+      { input },
+    );
+    expect(jsonPath.output).toEqual(expected);
+    const jsonata = await execute(
+      {
+        QueryLanguage: "JSONata",
+        ...single(
+          map({
+            ItemSelector: {
+              i: "{% $states.context.Map.Item.Index %}",
+              v: "{% $states.context.Map.Item.Value %}",
+              s: "{% $states.context.Map.Item.Source %}",
+            },
+          }),
+        ),
+      },
+      { input },
+    );
+    expect(jsonata.output).toEqual(expected);
+  });
+
   it("iterates the input array and outputs the results in item order", async () => {
     const items = [
       { s: 5, v: "a" },

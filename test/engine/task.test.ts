@@ -174,6 +174,26 @@ describe("Task state with in-process handlers", () => {
     expect(r.output).toEqual({ Error: "X", Cause: "why" });
   });
 
+  it("an error reported without a cause gives an error output without Cause", async () => {
+    // AWS developer guide, "Use ResultPath to Include Both Error and Input in a Catch":
+    // input {"foo": "bar"}, output {"foo": "bar", "error": {"Error": "Error here"}}.
+    const r = await execute(
+      {
+        StartAt: "T",
+        States: {
+          T: task({
+            End: undefined,
+            Next: "R",
+            Catch: [{ ErrorEquals: ["States.ALL"], ResultPath: "$.error", Next: "R" }],
+          }),
+          R: { Type: "Pass", End: true },
+        },
+      },
+      { input: { foo: "bar" }, mocks: { T: [{ Throw: { Error: "Error here" } }] } },
+    );
+    expect(r.output).toEqual({ foo: "bar", error: { Error: "Error here" } });
+  });
+
   it("a thrown Error names the error by the exception's class", async () => {
     class QuotaError extends Error {
       override name = "QuotaError";
