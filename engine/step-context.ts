@@ -143,6 +143,16 @@ export class StepContext {
    * when the caller has it already (the previous state's output).
    */
   enter(name: string, input: Json, inputText?: string): void {
+    this.place(name, input, inputText);
+    this.emit({ type: "Continue", runId: this.run.runId });
+  }
+
+  /**
+   * Moves the run into state `name` and writes `<Type>StateEntered`, but executes
+   * nothing: the caller sets the phase the state goes on from (a redriven Map or
+   * Parallel takes up its children, engine/flow/redrive-join.ts).
+   */
+  place(name: string, input: Json, inputText?: string): void {
     const enteredEventId = this.record(STATE_ENTERED[this.state(name).Type], {
       name,
       input: inputText ?? jsonText(input),
@@ -154,7 +164,6 @@ export class StepContext {
       enteredEventId,
       phase: { kind: "entering" },
     };
-    this.emit({ type: "Continue", runId: this.run.runId });
   }
 
   /** Leaves the current state with `output`: follow `Next`, or end the run at `End`. */

@@ -16,6 +16,7 @@ import { cancelTask, task } from "./states/task.js";
 import { wait } from "./states/wait.js";
 import { stopRunning } from "./flow/join.js";
 import { upgradeLegacyJoin } from "./flow/legacy-join.js";
+import { redriveJoin } from "./flow/redrive-join.js";
 import { jsonText, StepContext } from "./step-context.js";
 
 export interface StepResult {
@@ -149,7 +150,8 @@ function advanceRun(
     delete ctx.run.error;
     delete ctx.run.cause;
     ctx.record("ExecutionRedriven", { redriveCount: event.redriveCount });
-    ctx.enter(event.state, event.input);
+    if (event.join) redriveJoin(ctx, event.state, event.input, event.join);
+    else ctx.enter(event.state, event.input);
     return ctx.finish();
   }
   if (event.type === "Stop" && run.status === "RUNNING" && !run.current && run.parent) {

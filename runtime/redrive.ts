@@ -1,7 +1,5 @@
 import type { RunEvent } from "../engine/core/events.js";
-import type { Json } from "../engine/core/json.js";
-import { replaySteps } from "../engine/replay.js";
-import type { step } from "../engine/step.js";
+import { redrivePoint, type RedrivePoint } from "../engine/redrive.js";
 import { RuntimeError, type ExecutionRecord } from "./contract.js";
 
 /**
@@ -11,8 +9,9 @@ import { RuntimeError, type ExecutionRecord } from "./contract.js";
  * goes up, and it keeps its variables and everything it did before.
  *
  * Which state, and with which input: the journal replayed through the pure `step`
- * gives the top level's frame before the step that ended it. A Map or Parallel
- * state runs again whole (AWS runs only a Map's failed iterations again: not yet).
+ * gives the top level's frame before the step that ended it (engine/redrive.ts). A
+ * Map or Parallel state runs again only the children that did not succeed, as
+ * AWS's does for inline Map and Parallel states.
  */
 export const REDRIVE_WINDOW_MS = 14 * 24 * 3600 * 1000;
 const REDRIVABLE = new Set(["FAILED", "TIMED_OUT", "ABORTED"]);
@@ -32,23 +31,18 @@ export function checkRedrivable(record: ExecutionRecord, now: number): void {
   }
 }
 
-/** The state the top level ended in and the input it entered it with. */
-export function redrivePoint(
-  program: Parameters<typeof step>[0],
-  context: Parameters<typeof step>[1],
+/** Where the execution runs again (engine/redrive.ts); refused when it never entered a state. */
+export function redriveFrom(
+  program: Parameters<typeof redrivePoint>[0],
+  context: Parameters<typeof redrivePoint>[1],
   journal: readonly { runId: string; event: RunEvent }[],
-): { state: string; input: Json } {
-  let last: { state: string; input: Json } | undefined;
-  for (const { runId, result } of replaySteps(program, context, journal)) {
-    if (runId === context.executionId && result.run.current) {
-      last = { state: result.run.current.name, input: result.run.current.input };
-    }
-  }
-  if (!last) {
+): RedrivePoint {
+  const point = redrivePoint(program, context, journal);
+  if (!point) {
     throw new RuntimeError(
       "ExecutionNotRedrivable",
       `Execution '${context.executionId}' ended before it entered any state`,
     );
   }
-  return last;
+  return point;
 }

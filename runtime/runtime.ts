@@ -8,7 +8,7 @@ import { ApprovalFeed } from "./approval-feed.js";
 import { ApprovalStore } from "./approvals.js";
 import { HistoryFeed } from "./history-feed.js";
 import { forkPoint } from "./fork.js";
-import { checkRedrivable, redrivePoint } from "./redrive.js";
+import { checkRedrivable, redriveFrom } from "./redrive.js";
 import { Pauses } from "./pause.js";
 import { purgeExecution } from "./purge.js";
 import { exportAudit } from "./audit/export.js";
@@ -419,7 +419,7 @@ export class RedisRuntime implements Runtime {
       }
       checkRedrivable(record, Date.now());
       const { program, context } = await this.cache.get(exec);
-      const point = redrivePoint(program, context, await this.executions.journal(executionId));
+      const point = redriveFrom(program, context, await this.executions.journal(executionId));
       const redriveCount = (record.redriveCount ?? 0) + 1;
       const event: RunEventBody = {
         type: "Redriven",
@@ -427,6 +427,7 @@ export class RedisRuntime implements Runtime {
         input: point.input,
         redriveCount,
       };
+      if (point.join) event.join = point.join;
       if (options.caller) event.caller = options.caller.name;
       const reply = await this.client.run(
         "redriveExecution",

@@ -60,11 +60,19 @@ export type RunEvent =
       serial: number;
     })
   /**
-   * A redrive (runtime/redrive.ts): the ended top level runs again from `state`, the
+   * A redrive (engine/redrive.ts): the ended top level runs again from `state`, the
    * state it ended in, entered again with the `input` it had; its variables, random
-   * stream and ids go on from where they were.
+   * stream and ids go on from where they were. A Map or Parallel state it ended in
+   * waiting for its children comes with `join`: only the children that did not
+   * succeed run again (AWS's RedriveExecution).
    */
-  | (Base & { type: "Redriven"; state: string; input: Json; redriveCount: number })
+  | (Base & {
+      type: "Redriven";
+      state: string;
+      input: Json;
+      redriveCount: number;
+      join?: RedriveJoin;
+    })
   /**
    * An operator paused or resumed the execution (runtime/pause.ts). The driver
    * writes these without stepping the run (it is paused, or resuming); they are in
@@ -121,6 +129,28 @@ export type RunEvent =
       /** ABORTED by default; FAILED when the driver gives up on a run it cannot advance. */
       status?: "ABORTED" | "TIMED_OUT" | "FAILED";
     });
+
+/**
+ * A Map or Parallel state's children as the redriven execution found them, carried
+ * whole in the `Redriven` event so that the step stays pure and its journal replays
+ * on its own: what succeeded is kept, what failed, was aborted or never started runs
+ * again with the input it had. The join's window and tolerance are the old join's.
+ */
+export interface RedriveJoin {
+  total: number;
+  maxConcurrency: number;
+  toleratedFailureCount?: number;
+  toleratedFailurePercentage?: number;
+  /** The variables the children see, as the state captured them when it started. */
+  outer: Record<string, Json>;
+  /** `[index, output]` of the children that succeeded: not run again. */
+  kept: [number, Json][];
+  /** `[index, input]` of the started children that did not succeed: they start again at once. */
+  rerun: [number, Json][];
+  /** Children `started ..` never started: they start as the window makes room, with these inputs. */
+  started: number;
+  waiting: Json[];
+}
 
 export type RunOutcome =
   | { status: "SUCCEEDED"; output: Json }

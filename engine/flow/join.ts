@@ -101,7 +101,7 @@ export function continueJoin(ctx: StepContext, join: Join, children: ChildScopes
 }
 
 /** A child to spawn; a Map iteration first gets its MapIterationStarted, which its history follows. */
-function startChild(
+export function startChild(
   ctx: StepContext,
   join: Join,
   children: ChildScopes,

@@ -1,0 +1,65 @@
+import type { RedriveJoin } from "../core/events.js";
+import type { Json } from "../core/json.js";
+import type { Join } from "../core/run.js";
+import type { StepContext } from "../step-context.js";
+import { childScopesOf, collectResults, startChild } from "./join.js";
+import { keepOutputs } from "./legacy-join.js";
+
+/**
+ * A redriven Map or Parallel state takes up its children where they ended. AWS's
+ * RedriveExecution: "For workflows that include an Inline Map or Parallel state,
+ * RedriveExecution API action reschedules and redrives only the iterations and
+ * branches that failed or aborted." The children that succeeded keep their outputs
+ * (handed to the driver as the ends of the new join, `KeepOutputs`); the others
+ * start again with the input they had, so the state's output is what it would have
+ * been had every child succeeded the first time, in index order.
+ *
+ * The children run under a new join (a new prefix): ends of the old one still on
+ * their way (children that were being stopped) are stale for it and change nothing.
+ * The children that start again do so at once, as they were running when the state
+ * ended; the ones never started wait for the window (`MaxConcurrency`) as before.
+ */
+export function redriveJoin(ctx: StepContext, name: string, input: Json, plan: RedriveJoin): void {
+  ctx.place(name, input);
+  const state = ctx.currentState;
+  if (state.Type === "Map") ctx.record("MapStateStarted", { length: plan.total });
+  else ctx.record("ParallelStateStarted");
+  const runId = ctx.run.runId;
+  const join: Join = {
+    prefix: `${runId}/${ctx.nextSerial()}`,
+    total: plan.total,
+    started: plan.started,
+    succeeded: plan.kept.length,
+    failed: 0,
+    maxConcurrency: plan.maxConcurrency,
+    outer: plan.outer,
+  };
+  if (plan.toleratedFailureCount !== undefined) {
+    join.toleratedFailureCount = plan.toleratedFailureCount;
+  }
+  if (plan.toleratedFailurePercentage !== undefined) {
+    join.toleratedFailurePercentage = plan.toleratedFailurePercentage;
+  }
+  if (plan.kept.length > 0) keepOutputs(ctx, join.prefix, plan.kept);
+  if (plan.waiting.length > 0) {
+    ctx.emit({
+      type: "KeepInputs",
+      runId,
+      prefix: join.prefix,
+      from: plan.started,
+      inputs: plan.waiting,
+    });
+  }
+  const children = childScopesOf(ctx);
+  const specs = plan.rerun.map(([index, given]) => startChild(ctx, join, children, index, given));
+  if (specs.length > 0) ctx.emit({ type: "SpawnChildren", runId, children: specs });
+  if (join.succeeded === join.total) {
+    // Every child had succeeded (the state failed on their outputs): collect them again.
+    collectResults(ctx, join);
+    return;
+  }
+  ctx.setPhase({ kind: "children", join });
+  if (join.started < join.total) {
+    ctx.emit({ type: "ContinueJoin", runId, prefix: join.prefix });
+  }
+}
