@@ -17,6 +17,7 @@ import { wait } from "./states/wait.js";
 import { stopRunning } from "./flow/join.js";
 import { upgradeLegacyJoin } from "./flow/legacy-join.js";
 import { redriveJoin } from "./flow/redrive-join.js";
+import { resumeRun } from "./flow/fork-resume.js";
 import { jsonText, StepContext } from "./step-context.js";
 
 export interface StepResult {
@@ -63,6 +64,17 @@ export function newRun(
   if (options.outer && Object.keys(options.outer).length > 0) run.outer = options.outer;
   if (options.iteration !== undefined) run.iteration = options.iteration;
   return run;
+}
+
+/**
+ * The record the driver creates for a run of a fork before its `Restored` event
+ * (engine/fork.ts), which carries the run as it was: replay makes the same one.
+ */
+export function restoredRun(run: RunState): RunState {
+  return newRun(run.runId, run.scope, {
+    ...(run.parent ? { parent: run.parent } : {}),
+    ...(run.iteration !== undefined ? { iteration: run.iteration } : {}),
+  });
 }
 
 /**
@@ -140,7 +152,14 @@ function advanceRun(
       input: jsonText(event.input),
       roleArn: execution.roleArn ?? "arn:aws:iam::000000000000:role/stepwise",
     });
-    ctx.enter(event.state, event.input);
+    if (event.run && event.resume) resumeRun(ctx, event.resume);
+    else ctx.enter(event.state, event.input);
+    return ctx.finish();
+  }
+  if (event.type === "Restored") {
+    // A Map iteration or Parallel branch of a fork, in the fresh record `restoredRun` made.
+    if (run.current || run.status !== "RUNNING" || run.lastEventId !== 0) return unchanged(run);
+    resumeRun(ctx, event.resume);
     return ctx.finish();
   }
   if (event.type === "Redriven") {

@@ -68,6 +68,8 @@ export class ExecutionStore {
       restartedFrom?: string;
       /** A fork (runtime/fork.ts): its first event, in place of Started. */
       forked?: Extract<RunEventBody, { type: "Forked" }>;
+      /** A fork's other runs, created with it: short id, packed state, first event JSON. */
+      restored?: { run: string; state: string | Buffer; event: string }[];
       /** Limits on the model calls of this execution (runtime/usage.ts). */
       budget?: ModelBudget;
     },
@@ -138,6 +140,7 @@ export class ExecutionStore {
         name,
         this.keys.base,
         genesis,
+        ...(options.restored ?? []).flatMap((r) => [r.run, r.state, r.event]),
       ],
     );
     const code = Number(reply[0]);
@@ -166,7 +169,11 @@ export class ExecutionStore {
       if (options.budget !== undefined) fields[BUDGET_FIELD] = JSON.stringify(options.budget);
       await this.client.redis.hset(this.keys.execution(exec), fields);
     }
-    if (code === 1) await this.queues.ensure(`s${exec}@0`);
+    if (code === 1) {
+      await this.queues.ensure(
+        [exec, ...(options.restored ?? []).map((r) => r.run)].map((r) => `s${r}@0`).join(" "),
+      );
+    }
     return { executionId: arn, startedAt: String(reply[1]), created: code === 1 };
   }
 

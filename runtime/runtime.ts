@@ -7,7 +7,7 @@ import type { ApprovalStatus } from "../engine/states/approval.js";
 import { ApprovalFeed } from "./approval-feed.js";
 import { ApprovalStore } from "./approvals.js";
 import { HistoryFeed } from "./history-feed.js";
-import { forkPoint } from "./fork.js";
+import { forkName, forkStart } from "./fork.js";
 import { checkRedrivable, redriveFrom } from "./redrive.js";
 import { Pauses } from "./pause.js";
 import { purgeExecution } from "./purge.js";
@@ -60,7 +60,7 @@ import {
   StateMachineSummary,
 } from "./contract.js";
 import { pendingTasks } from "./pending-tasks.js";
-import { shortId } from "./ids.js";
+import { executionArn, shortId } from "./ids.js";
 import { ExecutionStore, execOf } from "./executions.js";
 import { makeKeys, type Keys } from "./keys.js";
 import { MachineStore } from "./machines.js";
@@ -386,19 +386,22 @@ export class RedisRuntime implements Runtime {
       history.push(...page.items);
       cursor = history.length < options.fromEventId ? page.nextCursor : undefined;
     } while (cursor !== undefined);
-    const { event } = forkPoint(
+    const name = options.name ?? forkName();
+    const { forked, restored } = forkStart(
       program,
       context,
       journal,
       history,
       options.fromEventId,
       options.input,
+      executionArn(source.stateMachine, name),
     );
     const result = await this.executions.start(source.stateMachine, {
       input: source.input,
       pinned: { version: source.version },
-      forked: event,
-      ...(options.name !== undefined ? { name: options.name } : {}),
+      forked,
+      restored,
+      name,
       ...(options.caller ? { caller: options.caller } : {}),
     });
     if (result.created) this.started++;

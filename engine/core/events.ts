@@ -1,4 +1,6 @@
 import type { Json } from "./json.js";
+import type { TimerPurpose } from "./effects.js";
+import type { RunState } from "./run.js";
 import type { ApprovalDecision } from "../states/approval.js";
 
 /**
@@ -58,7 +60,21 @@ export type RunEvent =
       seed?: string;
       random: number;
       serial: number;
+      /**
+       * A fork from inside a Map iteration or Parallel branch (engine/fork.ts): the
+       * top level whole, as it was (renamed into the fork), and how it goes on; its
+       * other runs start with `Restored`. Absent: it enters `state` with `input`.
+       */
+      run?: RunState;
+      resume?: ForkResume;
     })
+  /**
+   * The first event of a run of a fork other than its top level (a Map iteration,
+   * a Parallel branch): the run as it was in the source at the fork point, renamed
+   * into the fork, and how it goes on. The driver creates the run with the fork, as
+   * `restoredRun(run)` (engine/fork.ts) makes it, and replay does the same.
+   */
+  | (Base & { type: "Restored"; run: RunState; resume: ForkResume })
   /**
    * A redrive (engine/redrive.ts): the ended top level runs again from `state`, the
    * state it ended in, entered again with the `input` it had; its variables, random
@@ -150,6 +166,25 @@ export interface RedriveJoin {
   /** Children `started ..` never started: they start as the window makes room, with these inputs. */
   started: number;
   waiting: Json[];
+}
+
+/**
+ * How a run of a fork goes on from where the source's was (engine/flow/fork-resume.ts).
+ * What the source had in flight lives outside the run's state (the driver's timers,
+ * its tasks, its children's kept outputs and inputs), so it travels here.
+ */
+export interface ForkResume {
+  /** Enter the current state again with this input (the fork point's state, a state
+   * about to execute, or a Task in flight: it is scheduled again). */
+  enter?: Json;
+  /** A child that had not started: it starts with this input. */
+  start?: Json;
+  /** Its join's children that had ended and been taken in: `[index, output]` (null: failed). */
+  kept?: [number, Json][];
+  /** The inputs of its join's children not started yet (from the join's `started`). */
+  waiting?: Json[];
+  /** Its timers armed at the fork point (a Wait, a retry's backoff): armed again, same instant. */
+  timers?: { timerId: string; at: number; purpose: TimerPurpose }[];
 }
 
 export type RunOutcome =

@@ -17,6 +17,9 @@ import type { ScriptSpec } from "./spec.js";
  * ARGV[12] timeout at ms   ARGV[13] execution name ARGV[14] key base
  * ARGV[15] the history chain's genesis hash (runtime/audit/chain.ts): the record's
  *          chain head `hh` until the first event, and kept as `hg`
+ * ARGV[16..] a fork's other runs (runtime/fork.ts), three values each: the run (short
+ *          id), its state, its first event (`Restored`); created with the execution
+ *          and due at once like its root run
  *
  * Returns {1, startedAt} created; {0, startedAt} existed with the same input;
  *         {-1} existed with another input.
@@ -40,6 +43,13 @@ redis.call('ZADD', KEYS[4], ARGV[7], ARGV[1])
 redis.call('ZADD', KEYS[5], ARGV[7], ARGV[1])
 moveStatusIndex(ARGV[14], ARGV[1], '', 'RUNNING')
 redis.call('ZADD', KEYS[6], tonumber(ARGV[7]) + tonumber(ARGV[8]), 'r:' .. ARGV[1])
+for k = 16, #ARGV, 3 do
+  local run = ARGV[14] .. 'r:' .. ARGV[k]
+  redis.call('HSET', run, 'q', 0)
+  putState(run, ARGV[k + 1])
+  redis.call('RPUSH', ARGV[14] .. 'i:' .. ARGV[k], ARGV[k + 2])
+  redis.call('ZADD', KEYS[6], tonumber(ARGV[7]) + tonumber(ARGV[8]), 'r:' .. ARGV[k])
+end
 if ARGV[11] ~= '' and redis.call('ZADD', KEYS[6], ARGV[12], ARGV[11]) == 1 then
   redis.call('HINCRBY', KEYS[7], 'timers', 1)
 end
