@@ -169,6 +169,7 @@ export function forkPlan(
     resume: resumeOf(top),
   };
   if (top.seed !== undefined) forked.seed = top.seed;
+  if (restored.length > 0) forked.resume!.wake = restored.map((r) => r.run.runId);
   return { ok: true, root: forked, restored };
 }
 

@@ -254,14 +254,15 @@ export class StepContext {
 
 /**
  * The run a fork's first event carries (engine/fork.ts), for the fresh record the
- * driver made for it: the source's run as it was, renamed into the fork. Its first
- * event in the fork's history follows none (the source's ids mean nothing there).
+ * driver made for it: the source's run as it was, renamed into the fork. The source's
+ * event ids mean nothing in the fork's history, which begins with ExecutionForked.
  */
 function restoredState(run: RunState, event: RunEvent): RunState | undefined {
   const carried = event.type === "Forked" || event.type === "Restored" ? event.run : undefined;
   if (!carried || carried.runId !== run.runId) return undefined;
   if (run.current || run.lastEventId !== 0 || run.status !== "RUNNING") return undefined;
-  return { ...carried, lastEventId: 0 };
+  // The other runs wake after the top level's first event, ExecutionForked (id 1).
+  return { ...carried, lastEventId: event.type === "Restored" ? 1 : 0 };
 }
 
 /**

@@ -169,11 +169,7 @@ export class ExecutionStore {
       if (options.budget !== undefined) fields[BUDGET_FIELD] = JSON.stringify(options.budget);
       await this.client.redis.hset(this.keys.execution(exec), fields);
     }
-    if (code === 1) {
-      await this.queues.ensure(
-        [exec, ...(options.restored ?? []).map((r) => r.run)].map((r) => `s${r}@0`).join(" "),
-      );
-    }
+    if (code === 1) await this.queues.ensure(`s${exec}@0`);
     return { executionId: arn, startedAt: String(reply[1]), created: code === 1 };
   }
 

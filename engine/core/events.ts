@@ -185,6 +185,11 @@ export interface ForkResume {
   waiting?: Json[];
   /** Its timers armed at the fork point (a Wait, a retry's backoff): armed again, same instant. */
   timers?: { timerId: string; at: number; purpose: TimerPurpose }[];
+  /**
+   * The top level's: the fork's other runs, which the driver created idle. They are
+   * woken by this first step, so the fork's history begins with ExecutionForked.
+   */
+  wake?: string[];
 }
 
 export type RunOutcome =

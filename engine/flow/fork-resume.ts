@@ -15,12 +15,15 @@ import { keepOutputs } from "./legacy-join.js";
  *    join), and goes on starting them; a join that was collecting collects again;
  *  - a child that had not started starts; one that had ended without its parent
  *    taking its end in tells its parent again (its end is in the source's history,
- *    not written twice).
+ *    not written twice);
+ *  - the top level wakes the others, so that their events follow ExecutionForked.
  */
 export function resumeRun(ctx: StepContext, resume: ForkResume): void {
   const run = ctx.run;
   const runId = run.runId;
   const frame = run.current;
+  // Behind their `Restored` event: an extra Continue only runs a state whose turn it is.
+  for (const other of resume.wake ?? []) ctx.emit({ type: "Continue", runId: other });
   if (!frame) {
     if (run.status === "RUNNING") {
       ctx.enter(ctx.scope.startAt, resume.start ?? null);

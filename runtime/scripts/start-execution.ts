@@ -18,8 +18,8 @@ import type { ScriptSpec } from "./spec.js";
  * ARGV[15] the history chain's genesis hash (runtime/audit/chain.ts): the record's
  *          chain head `hh` until the first event, and kept as `hg`
  * ARGV[16..] a fork's other runs (runtime/fork.ts), three values each: the run (short
- *          id), its state, its first event (`Restored`); created with the execution
- *          and due at once like its root run
+ *          id), its state, its first event (`Restored`); created with the execution,
+ *          idle: the root's first step wakes them (engine/flow/fork-resume.ts)
  *
  * Returns {1, startedAt} created; {0, startedAt} existed with the same input;
  *         {-1} existed with another input.
@@ -48,7 +48,6 @@ for k = 16, #ARGV, 3 do
   redis.call('HSET', run, 'q', 0)
   putState(run, ARGV[k + 1])
   redis.call('RPUSH', ARGV[14] .. 'i:' .. ARGV[k], ARGV[k + 2])
-  redis.call('ZADD', KEYS[6], tonumber(ARGV[7]) + tonumber(ARGV[8]), 'r:' .. ARGV[k])
 end
 if ARGV[11] ~= '' and redis.call('ZADD', KEYS[6], ARGV[12], ARGV[11]) == 1 then
   redis.call('HINCRBY', KEYS[7], 'timers', 1)

@@ -42,9 +42,41 @@ const definition = {
   },
 };
 
+/** A branch waiting on an activity task beside one that goes on. */
+const pair = {
+  StartAt: "Both",
+  States: {
+    Both: {
+      Type: "Parallel",
+      Branches: [
+        {
+          StartAt: "Ask",
+          States: {
+            Ask: {
+              Type: "Task",
+              Resource: ACTIVITY,
+              Parameters: { "name.$": "$.name" },
+              End: true,
+            },
+          },
+        },
+        {
+          StartAt: "Nap",
+          States: {
+            Nap: { Type: "Wait", Seconds: 1, Next: "Say" },
+            Say: { Type: "Pass", Parameters: { "said.$": "$.word" }, End: true },
+          },
+        },
+      ],
+      End: true,
+    },
+  },
+};
+
 beforeAll(async () => {
   stack = await startStack();
   await stack.client.post("/v1/state-machines", { name: "naps", definition });
+  await stack.client.post("/v1/state-machines", { name: "pair", definition: pair });
 });
 
 afterAll(async () => {
@@ -205,5 +237,30 @@ describe("fork from inside a Map", () => {
     } finally {
       await runtime.close();
     }
+  });
+
+  it("from a Parallel branch, schedules again the task a sibling branch waited on", async () => {
+    const input = { name: "pa", word: "hello" };
+    const source = (await stack.client.post("/v1/state-machines/pair/executions", { input })).body
+      .executionId as string;
+    const point = await stack.client.until(async () =>
+      (await history(source)).find(
+        (e) => e.type === "PassStateEntered" && e.stateEnteredEventDetails.name === "Say",
+      ),
+    );
+    const forked = await stack.client.post(`/v1/executions/${enc(source)}/fork`, {
+      fromEventId: point.id,
+      input: { name: "pa", word: "forked" },
+    });
+    expect(forked.status).toBe(201);
+    const fork = forked.body.executionId as string;
+    // Branch 0's activity task: the source's, and the fork's scheduled again.
+    expect([await work(), await work()]).toEqual(["pa", "pa"]);
+    expect((await ended(source)).output).toEqual([{ done: "pa" }, { said: "hello" }]);
+    expect((await ended(fork)).output).toEqual([{ done: "pa" }, { said: "forked" }]);
+    const events = await history(fork);
+    expect(events[0].type).toBe("ExecutionForked");
+    expect(events.filter((e) => e.type === "ActivityScheduled")).toHaveLength(1);
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
   });
 });
