@@ -97,12 +97,17 @@ export function forkPlan(
   }
   const rename = renamer(root, forkId);
   const restored: Extract<ForkPlan, { ok: true }>["restored"] = [];
+  // Whether the run that wrote the fork point is among the runs the fork takes up.
+  let reached = false;
 
   /** How run `r` goes on; its live children are added to `restored` on the way. */
   const resumeOf = (r: RunState): ForkResume => {
     const frame = r.current;
     if (!frame) return r.status === "RUNNING" ? { start: inputs.get(r.runId) ?? null } : {};
-    if (r === at) return { enter: input === undefined ? frame.input : input };
+    if (r === at) {
+      reached = true;
+      return { enter: input === undefined ? frame.input : input };
+    }
     const phase = frame.phase;
     switch (phase.kind) {
       case "entering":
@@ -169,6 +174,12 @@ export function forkPlan(
     resume: resumeOf(top),
   };
   if (top.seed !== undefined) forked.seed = top.seed;
+  if (!reached) {
+    return {
+      ok: false,
+      reason: `event ${fromEventId} was written by a Map iteration or Parallel branch that was no longer part of the execution (it was being stopped)`,
+    };
+  }
   if (restored.length > 0) forked.resume!.wake = restored.map((r) => r.run.runId);
   return { ok: true, root: forked, restored };
 }

@@ -4,6 +4,7 @@ import type { RunEvent, RunEventBody, RunOutcome } from "../core/events.js";
 import type { HistoryEvent } from "../core/history.js";
 import type { Json } from "../core/json.js";
 import type { ExecutionContext, ParentLink, RunState } from "../core/run.js";
+import type { ForkPlan } from "../fork.js";
 import { compileProgram, type Program } from "../program.js";
 import { childRun, newRun, step } from "../step.js";
 import { waitsForToken } from "../states/task.js";
@@ -38,6 +39,11 @@ export interface MemoryRunOptions {
   nonce?: () => string;
   /** Safety net against runaway loops. */
   maxTransitions?: number;
+  /**
+   * Run a fork (engine/fork.ts, planned with this execution's id): its first event in
+   * place of Started, and its other runs, created with it. `input` is the source's.
+   */
+  fork?: Extract<ForkPlan, { ok: true }>;
   /** `$$.Execution.Id` and `$$.StateMachine.Id` (default: local ARNs built from the names). */
   executionArn?: string;
   stateMachineArn?: string;
@@ -158,10 +164,18 @@ class MemoryDriver {
   async run(): Promise<ExecutionResult> {
     const root = newRun(this.execution.executionId, "");
     this.runs.set(root.runId, root);
+    const fork = this.options.fork;
     this.queue.push({
       runId: root.runId,
-      event: { type: "Started", input: this.execution.input, seed: this.execution.seed },
+      event: fork
+        ? { ...fork.root }
+        : { type: "Started", input: this.execution.input, seed: this.execution.seed },
     });
+    // A fork's other runs: their `Restored` events follow the top level's first.
+    for (const { run, event } of fork?.restored ?? []) {
+      this.runs.set(run.runId, run);
+      this.queue.push({ runId: run.runId, event: { ...event } });
+    }
     const timeout = this.program.definition.TimeoutSeconds;
     if (timeout !== undefined) {
       this.timers.add({
