@@ -261,7 +261,9 @@ function restoredState(run: RunState, event: RunEvent): RunState | undefined {
   const carried = event.type === "Forked" || event.type === "Restored" ? event.run : undefined;
   if (!carried || carried.runId !== run.runId) return undefined;
   if (run.current || run.lastEventId !== 0 || run.status !== "RUNNING") return undefined;
-  // The other runs wake after the top level's first event, ExecutionForked (id 1).
+  // A child redriven in place goes on in its own execution's history; a fork's other
+  // runs wake after the top level's first event, ExecutionForked (id 1).
+  if (event.type === "Restored" && event.resume.redrive) return { ...carried };
   return { ...carried, lastEventId: event.type === "Restored" ? 1 : 0 };
 }
 

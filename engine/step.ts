@@ -16,7 +16,7 @@ import { cancelTask, task } from "./states/task.js";
 import { wait } from "./states/wait.js";
 import { stopRunning } from "./flow/join.js";
 import { upgradeLegacyJoin } from "./flow/legacy-join.js";
-import { redriveJoin } from "./flow/redrive-join.js";
+import { redriveRun } from "./flow/redrive-join.js";
 import { resumeRun } from "./flow/fork-resume.js";
 import { jsonText, StepContext } from "./step-context.js";
 
@@ -164,13 +164,8 @@ function advanceRun(
   }
   if (event.type === "Redriven") {
     if (run.parent || run.status === "RUNNING" || run.current) return unchanged(run);
-    ctx.run.status = "RUNNING";
-    delete ctx.run.output;
-    delete ctx.run.error;
-    delete ctx.run.cause;
     ctx.record("ExecutionRedriven", { redriveCount: event.redriveCount });
-    if (event.join) redriveJoin(ctx, event.state, event.input, event.join);
-    else ctx.enter(event.state, event.input);
+    redriveRun(ctx, event);
     return ctx.finish();
   }
   if (event.type === "Stop" && run.status === "RUNNING" && !run.current && run.parent) {

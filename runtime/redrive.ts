@@ -1,5 +1,7 @@
 import type { RunEvent } from "../engine/core/events.js";
-import { redrivePoint, type RedrivePoint } from "../engine/redrive.js";
+import { redrivePlan, type RedrivePlan } from "../engine/redrive.js";
+import { pack } from "./codec.js";
+import { shortId } from "./ids.js";
 import { RuntimeError, type ExecutionRecord } from "./contract.js";
 
 /**
@@ -10,8 +12,8 @@ import { RuntimeError, type ExecutionRecord } from "./contract.js";
  *
  * Which state, and with which input: the journal replayed through the pure `step`
  * gives the top level's frame before the step that ended it (engine/redrive.ts). A
- * Map or Parallel state runs again only the children that did not succeed, as
- * AWS's does for inline Map and Parallel states.
+ * Map or Parallel state runs again only the children that did not succeed, each
+ * from the state it ended in, as AWS's does for inline Map and Parallel states.
  */
 export const REDRIVE_WINDOW_MS = 14 * 24 * 3600 * 1000;
 const REDRIVABLE = new Set(["FAILED", "TIMED_OUT", "ABORTED"]);
@@ -33,16 +35,25 @@ export function checkRedrivable(record: ExecutionRecord, now: number): void {
 
 /** Where the execution runs again (engine/redrive.ts); refused when it never entered a state. */
 export function redriveFrom(
-  program: Parameters<typeof redrivePoint>[0],
-  context: Parameters<typeof redrivePoint>[1],
+  program: Parameters<typeof redrivePlan>[0],
+  context: Parameters<typeof redrivePlan>[1],
   journal: readonly { runId: string; event: RunEvent }[],
-): RedrivePoint {
-  const point = redrivePoint(program, context, journal);
-  if (!point) {
+): RedrivePlan {
+  const plan = redrivePlan(program, context, journal);
+  if (!plan) {
     throw new RuntimeError(
       "ExecutionNotRedrivable",
       `Execution '${context.executionId}' ended before it entered any state`,
     );
   }
-  return point;
+  return plan;
+}
+
+/** The runs a redrive creates, as `redriveExecution` takes them: short id, packed state, event. */
+export function restoredOps(plan: RedrivePlan): (string | Buffer)[] {
+  return plan.restored.flatMap(({ run, event }) => [
+    shortId(run.runId),
+    pack(JSON.stringify(run)),
+    JSON.stringify(event),
+  ]);
 }

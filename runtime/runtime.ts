@@ -8,7 +8,7 @@ import { ApprovalFeed } from "./approval-feed.js";
 import { ApprovalStore } from "./approvals.js";
 import { HistoryFeed } from "./history-feed.js";
 import { forkName, forkStart } from "./fork.js";
-import { checkRedrivable, redriveFrom } from "./redrive.js";
+import { checkRedrivable, redriveFrom, restoredOps } from "./redrive.js";
 import { Pauses } from "./pause.js";
 import { purgeExecution } from "./purge.js";
 import { exportAudit } from "./audit/export.js";
@@ -422,7 +422,8 @@ export class RedisRuntime implements Runtime {
       }
       checkRedrivable(record, Date.now());
       const { program, context } = await this.cache.get(exec);
-      const point = redriveFrom(program, context, await this.executions.journal(executionId));
+      const plan = redriveFrom(program, context, await this.executions.journal(executionId));
+      const point = plan.point;
       const redriveCount = (record.redriveCount ?? 0) + 1;
       const event: RunEventBody = {
         type: "Redriven",
@@ -452,6 +453,7 @@ export class RedisRuntime implements Runtime {
           String(record.redriveCount ?? 0),
           options.clientToken ?? "",
           new Date().toISOString(),
+          ...restoredOps(plan),
         ],
       );
       if (reply[0] === "redriven") {

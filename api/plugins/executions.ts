@@ -465,7 +465,7 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
         summary:
           "Redrive: run a FAILED, TIMED_OUT or ABORTED execution again from the state it ended in",
         description:
-          "AWS's RedriveExecution: within 14 days of its end, the execution runs again in place from the state its top level ended in, with that state's input, its variables and everything before kept; the history goes on with ExecutionRedriven and `redriveCount` counts up. A repeat with the same `clientToken` answers without redriving again. In a Map or Parallel state only the iterations and branches that did not succeed run again (from their start, with their input); the others keep their outputs.",
+          "AWS's RedriveExecution: within 14 days of its end, the execution runs again in place from the state its top level ended in, with that state's input, its variables and everything before kept; the history goes on with ExecutionRedriven and `redriveCount` counts up. A repeat with the same `clientToken` answers without redriving again. In a Map or Parallel state only the iterations and branches that did not succeed run again, each from the state it ended in (nested Maps and Parallels alike), or from its start if it was stopped before it started; the others keep their outputs.",
         tags: ["executions"],
         params: executionIdParams,
         body: {

@@ -82,13 +82,7 @@ export type RunEvent =
    * waiting for its children comes with `join`: only the children that did not
    * succeed run again (AWS's RedriveExecution).
    */
-  | (Base & {
-      type: "Redriven";
-      state: string;
-      input: Json;
-      redriveCount: number;
-      join?: RedriveJoin;
-    })
+  | (Base & RedrivePoint & { type: "Redriven"; redriveCount: number })
   /**
    * An operator paused or resumed the execution (runtime/pause.ts). The driver
    * writes these without stepping the run (it is paused, or resuming); they are in
@@ -161,8 +155,17 @@ export interface RedriveJoin {
   outer: Record<string, Json>;
   /** `[index, output]` of the children that succeeded: not run again. */
   kept: [number, Json][];
-  /** `[index, input]` of the started children that did not succeed: they start again at once. */
+  /**
+   * `[index, input]` of the started children that did not succeed and never entered
+   * a state (stopped before they started): they start again at once, from the start.
+   */
   rerun: [number, Json][];
+  /**
+   * Indices of the children that failed or were aborted in a state: each is redriven
+   * in place (its run, renamed into the new join, is created with the redrive and
+   * begins with `Restored`), from the state it ended in. This step wakes them.
+   */
+  redriven?: number[];
   /** Children `started ..` never started: they start as the window makes room, with these inputs. */
   started: number;
   waiting: Json[];
@@ -190,6 +193,19 @@ export interface ForkResume {
    * woken by this first step, so the fork's history begins with ExecutionForked.
    */
   wake?: string[];
+  /**
+   * A Map iteration or Parallel branch redriven in place (engine/redrive.ts): it runs
+   * again from the state it ended in, as a redriven top level does. Its run is the
+   * one that ended, renamed into its parent's new join: its history goes on.
+   */
+  redrive?: RedrivePoint;
+}
+
+/** Where a redriven run takes up: the state it ended in, its input, and its join's children. */
+export interface RedrivePoint {
+  state: string;
+  input: Json;
+  join?: RedriveJoin;
 }
 
 export type RunOutcome =

@@ -1,6 +1,7 @@
 import type { ForkResume, RunOutcome } from "../core/events.js";
 import type { StepContext } from "../step-context.js";
 import { keepOutputs } from "./legacy-join.js";
+import { redriveRun } from "./redrive-join.js";
 
 /**
  * A run of a fork goes on from where the source's was (engine/fork.ts built
@@ -24,6 +25,10 @@ export function resumeRun(ctx: StepContext, resume: ForkResume): void {
   const frame = run.current;
   // Behind their `Restored` event: an extra Continue only runs a state whose turn it is.
   for (const other of resume.wake ?? []) ctx.emit({ type: "Continue", runId: other });
+  if (resume.redrive) {
+    redriveRun(ctx, resume.redrive);
+    return;
+  }
   if (!frame) {
     if (run.status === "RUNNING") {
       ctx.enter(ctx.scope.startAt, resume.start ?? null);

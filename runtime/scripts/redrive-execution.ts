@@ -1,3 +1,4 @@
+import { RUN_STATE_LUA } from "./run-state.js";
 import { STATUS_INDEX_LUA } from "./status-index.js";
 import type { ScriptSpec } from "./spec.js";
 
@@ -13,6 +14,9 @@ import type { ScriptSpec } from "./spec.js";
  * ARGV[1] key base, ARGV[2] execution (short id), ARGV[3] Redriven event JSON,
  * ARGV[4] lease deadline (ms), ARGV[5] the status it was read with, ARGV[6] the
  * redrive count it was read with, ARGV[7] client token ('' = none), ARGV[8] now (ISO)
+ * ARGV[9..] the Map iterations and Parallel branches redriven in place (engine/redrive.ts),
+ * three values each: the run (short id), its state, its first event (`Restored`);
+ * created idle: the top level's Redriven step wakes them
  *
  * Replies: {'redriven', rootSeq}; {'again'} the same client token redrove it already;
  * {'raced'} it changed since it was read (read again); {'missing'}.
@@ -20,7 +24,7 @@ import type { ScriptSpec } from "./spec.js";
 export const redriveExecution: ScriptSpec = {
   name: "redriveExecution",
   keys: 7,
-  lua: `${STATUS_INDEX_LUA}
+  lua: `${RUN_STATE_LUA}${STATUS_INDEX_LUA}
 local base, exec = ARGV[1], ARGV[2]
 local f = redis.call('HMGET', KEYS[1], 'st', 'rc', 'rt')
 if not f[1] then return {'missing'} end
@@ -34,6 +38,12 @@ for k = 1, 5 do redis.call('PERSIST', KEYS[k]) end
 redis.call('HINCRBY', KEYS[7], f[1], -1)
 redis.call('HINCRBY', KEYS[7], 'RUNNING', 1)
 moveStatusIndex(base, exec, f[1], 'RUNNING')
+for k = 9, #ARGV, 3 do
+  local run = base .. 'r:' .. ARGV[k]
+  redis.call('HSET', run, 'q', 0)
+  putState(run, ARGV[k + 1])
+  redis.call('RPUSH', base .. 'i:' .. ARGV[k], ARGV[k + 2])
+end
 redis.call('RPUSH', KEYS[3], ARGV[3])
 redis.call('ZADD', KEYS[6], ARGV[4], 'r:' .. exec)
 return {'redriven', tonumber(q)}

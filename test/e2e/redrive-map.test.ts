@@ -36,6 +36,10 @@ beforeAll(async () => {
     definition: mapMachine(service, 1),
   });
   await stack.client.post("/v1/state-machines", {
+    name: "nested",
+    definition: nestedMachine(service),
+  });
+  await stack.client.post("/v1/state-machines", {
     name: "branches",
     definition: parallelMachine(service),
   });
@@ -67,11 +71,58 @@ function mapMachine(service: FakeServer, maxConcurrency = 0): object {
         Type: "Map",
         ItemsPath: "$.items",
         MaxConcurrency: maxConcurrency,
-        ItemProcessor: { StartAt: "Work", States: { Work: work(service, "$") } },
+        // Each item is prepared, then worked: a redrive takes up the failed item at Work.
+        ItemProcessor: {
+          StartAt: "Prep",
+          States: {
+            Prep: {
+              ...work(service, "States.Format('prep-{}', $)"),
+              ResultPath: null,
+              OutputPath: "$",
+              End: false,
+              Next: "Work",
+            },
+            Work: work(service, "$"),
+          },
+        },
         ResultPath: "$.results",
         Next: "Done",
       },
       Done: { Type: "Pass", OutputPath: "$.results", End: true },
+    },
+  };
+}
+
+/** A Parallel whose second branch is a Map: the redrive goes down to the failed item. */
+function nestedMachine(service: FakeServer): object {
+  return {
+    StartAt: "Both",
+    States: {
+      Both: {
+        Type: "Parallel",
+        Branches: [
+          { StartAt: "Solo", States: { Solo: work(service, "$.solo") } },
+          {
+            StartAt: "Pre",
+            States: {
+              Pre: {
+                ...work(service, "$.pre"),
+                ResultPath: null,
+                OutputPath: "$",
+                End: false,
+                Next: "Inner",
+              },
+              Inner: {
+                Type: "Map",
+                ItemsPath: "$.items",
+                ItemProcessor: { StartAt: "Work", States: { Work: work(service, "$") } },
+                End: true,
+              },
+            },
+          },
+        ],
+        End: true,
+      },
     },
   };
 }
@@ -153,8 +204,9 @@ describe("redrive inside a Map or Parallel", () => {
     expect(redriven.status).toBe(200);
     const done = await until(id, "SUCCEEDED");
     expect(done.output).toEqual(items.map((item) => ({ done: item })));
-    // Only the failed item was called again.
+    // Only the failed item was called again, from the state it failed in: its Prep ran once.
     expect(items.map(callsFor)).toEqual([1, 1, 2, 1, 1]);
+    expect(items.map((i) => callsFor(`prep-${i}`))).toEqual([1, 1, 1, 1, 1]);
 
     const events = await history(id);
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
@@ -202,6 +254,22 @@ describe("redrive inside a Map or Parallel", () => {
     const started = after.filter((e) => e.type === "MapIterationStarted");
     expect(started.map((e) => e.mapIterationStartedEventDetails.index)).toEqual([2, 3, 4]);
     await expectReplays(id, mapMachine(service, 1), { items });
+  });
+
+  it("goes down a Parallel into its Map: only the failed item runs again", async () => {
+    failOnce.add("n2");
+    const input = { solo: "n-solo", pre: "n-pre", items: ["n1", "n2", "n3"] };
+    const id = (await stack.client.post("/v1/state-machines/nested/executions", { input })).body
+      .executionId as string;
+    await until(id, "FAILED");
+    await stack.client.post(`/v1/executions/${enc(id)}/redrive`, {});
+    const done = await until(id, "SUCCEEDED");
+    expect(done.output).toEqual([
+      { done: "n-solo" },
+      [{ done: "n1" }, { done: "n2" }, { done: "n3" }],
+    ]);
+    expect(["n-solo", "n-pre", "n1", "n2", "n3"].map(callsFor)).toEqual([1, 1, 1, 2, 1]);
+    await expectReplays(id, nestedMachine(service), input);
   });
 
   it("runs again only the Parallel's failed branch", async () => {
