@@ -28,8 +28,8 @@ export function replay(
 
 /**
  * The replay one journal entry at a time: after each step, the run that stepped,
- * the event, what the step returned, and every run as it stands then (one map, updated in
- * place). Fork and redrive (runtime/) stop at the entry they look for.
+ * the event, what the step returned, and every run as it stands then (one map,
+ * updated in place). Fork and redrive (engine/fork.ts, engine/redrive.ts) read it.
  */
 export function* replaySteps(
   program: Program,

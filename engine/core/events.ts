@@ -69,10 +69,11 @@ export type RunEvent =
       resume?: ForkResume;
     })
   /**
-   * The first event of a run of a fork other than its top level (a Map iteration,
-   * a Parallel branch): the run as it was in the source at the fork point, renamed
-   * into the fork, and how it goes on. The driver creates the run with the fork, as
-   * `restoredRun(run)` (engine/fork.ts) makes it, and replay does the same.
+   * The first event of a run that a fork or a redrive creates (a Map iteration, a
+   * Parallel branch): the run as it was (in the source at the fork point, renamed
+   * into the fork; or as it ended, renamed into its parent's new join) and how it
+   * goes on. The driver creates the run idle, as `restoredRun(run)` (step.ts) makes
+   * it, and the top level's first step wakes it; replay makes the same record.
    */
   | (Base & { type: "Restored"; run: RunState; resume: ForkResume })
   /**

@@ -6,6 +6,20 @@ import { childScopesOf, collectResults, startChild } from "./join.js";
 import { keepOutputs } from "./legacy-join.js";
 
 /**
+ * An ended run (the top level, or a child redriven in place) runs again from the
+ * state it ended in, with the input it had; a join it ended in takes up its children.
+ */
+export function redriveRun(ctx: StepContext, point: RedrivePoint): void {
+  const run = ctx.run;
+  run.status = "RUNNING";
+  delete run.output;
+  delete run.error;
+  delete run.cause;
+  if (point.join) redriveJoin(ctx, point.state, point.input, point.join);
+  else ctx.enter(point.state, point.input);
+}
+
+/**
  * A redriven Map or Parallel state takes up its children where they ended. AWS's
  * RedriveExecution: "For workflows that include an Inline Map or Parallel state,
  * RedriveExecution API action reschedules and redrives only the iterations and
@@ -22,20 +36,6 @@ import { keepOutputs } from "./legacy-join.js";
  * The children that start again do so at once, as they were running when the state
  * ended; the ones never started wait for the window (`MaxConcurrency`) as before.
  */
-/**
- * An ended run (the top level, or a child redriven in place) runs again from the
- * state it ended in, with the input it had; a join it ended in takes up its children.
- */
-export function redriveRun(ctx: StepContext, point: RedrivePoint): void {
-  const run = ctx.run;
-  run.status = "RUNNING";
-  delete run.output;
-  delete run.error;
-  delete run.cause;
-  if (point.join) redriveJoin(ctx, point.state, point.input, point.join);
-  else ctx.enter(point.state, point.input);
-}
-
 export function redriveJoin(ctx: StepContext, name: string, input: Json, plan: RedriveJoin): void {
   ctx.place(name, input);
   const state = ctx.currentState;
