@@ -1,7 +1,7 @@
 import type { RunEvent } from "../engine/core/events.js";
 import { redrivePlan, type RedrivePlan } from "../engine/redrive.js";
 import { pack } from "./codec.js";
-import { shortId } from "./ids.js";
+import { executionTimeoutTimer, member, shortId } from "./ids.js";
 import { RuntimeError, type ExecutionRecord } from "./contract.js";
 
 /**
@@ -56,4 +56,14 @@ export function restoredOps(plan: RedrivePlan): (string | Buffer)[] {
     pack(JSON.stringify(run)),
     JSON.stringify(event),
   ]);
+}
+
+/**
+ * The execution's TimeoutSeconds runs again from the redrive: AWS, "When you redrive
+ * an execution, the state machine level timeout, if defined, is reset to 0." (The
+ * execution's end disarmed its timer.) Its member and instant, or none.
+ */
+export function timeoutOps(exec: string, timeoutSeconds: number | undefined): string[] {
+  if (timeoutSeconds === undefined) return ["", "0"];
+  return [member.timer(executionTimeoutTimer(exec)), String(Date.now() + timeoutSeconds * 1000)];
 }

@@ -8,7 +8,7 @@ import { ApprovalFeed } from "./approval-feed.js";
 import { ApprovalStore } from "./approvals.js";
 import { HistoryFeed } from "./history-feed.js";
 import { forkName, forkStart } from "./fork.js";
-import { checkRedrivable, redriveFrom, restoredOps } from "./redrive.js";
+import { checkRedrivable, redriveFrom, restoredOps, timeoutOps } from "./redrive.js";
 import { Pauses } from "./pause.js";
 import { purgeExecution } from "./purge.js";
 import { exportAudit } from "./audit/export.js";
@@ -453,6 +453,7 @@ export class RedisRuntime implements Runtime {
           String(record.redriveCount ?? 0),
           options.clientToken ?? "",
           new Date().toISOString(),
+          ...timeoutOps(exec, program.definition.TimeoutSeconds),
           ...restoredOps(plan),
         ],
       );

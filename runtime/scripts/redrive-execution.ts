@@ -14,7 +14,9 @@ import type { ScriptSpec } from "./spec.js";
  * ARGV[1] key base, ARGV[2] execution (short id), ARGV[3] Redriven event JSON,
  * ARGV[4] lease deadline (ms), ARGV[5] the status it was read with, ARGV[6] the
  * redrive count it was read with, ARGV[7] client token ('' = none), ARGV[8] now (ISO)
- * ARGV[9..] the Map iterations and Parallel branches redriven in place (engine/redrive.ts),
+ * ARGV[9] the execution timeout's timer member ('' = none), ARGV[10] when it fires (ms):
+ * AWS resets the state machine's TimeoutSeconds on a redrive ("reset to 0")
+ * ARGV[11..] the Map iterations and Parallel branches redriven in place (engine/redrive.ts),
  * three values each: the run (short id), its state, its first event (`Restored`);
  * created idle: the top level's Redriven step wakes them
  *
@@ -38,7 +40,10 @@ for k = 1, 5 do redis.call('PERSIST', KEYS[k]) end
 redis.call('HINCRBY', KEYS[7], f[1], -1)
 redis.call('HINCRBY', KEYS[7], 'RUNNING', 1)
 moveStatusIndex(base, exec, f[1], 'RUNNING')
-for k = 9, #ARGV, 3 do
+if ARGV[9] ~= '' and redis.call('ZADD', KEYS[6], ARGV[10], ARGV[9]) == 1 then
+  redis.call('HINCRBY', KEYS[7], 'timers', 1)
+end
+for k = 11, #ARGV, 3 do
   local run = base .. 'r:' .. ARGV[k]
   redis.call('HSET', run, 'q', 0)
   putState(run, ARGV[k + 1])
