@@ -95,9 +95,11 @@ export function redrivePlan(
       const frame = frames.get(id);
       if (child?.status === "SUCCEEDED") {
         kept.push([i, child.output ?? null]);
-      } else if (child && child.status !== "RUNNING" && frame) {
-        // Failed or aborted in a state: redriven in place, under the new join.
-        const renamed: RunState = { ...child, runId: `${prefix}/${i}` };
+      } else if (child && frame) {
+        // Failed or aborted in a state (or still being stopped there: the stop of the
+        // old run cancels what it had in flight): redriven in place, under the new join.
+        const { current: _stopping, ...ended } = child;
+        const renamed: RunState = { ...ended, runId: `${prefix}/${i}` };
         if (child.parent) renamed.parent = { ...child.parent, runId: parent };
         const resume = { redrive: pointOf(child, renamed.runId, frame) };
         restored.push({
@@ -106,7 +108,7 @@ export function redrivePlan(
         });
         redriven.push(i);
       } else {
-        // Stopped before it started, or still being stopped: from the start.
+        // Stopped before it started: from the start.
         rerun.push([i, inputs.get(id) ?? null]);
       }
     }

@@ -5,6 +5,7 @@ import type { HistoryEvent } from "../core/history.js";
 import type { Json } from "../core/json.js";
 import type { ExecutionContext, ParentLink, RunState } from "../core/run.js";
 import type { ForkPlan } from "../fork.js";
+import type { RedrivePlan } from "../redrive.js";
 import { compileProgram, type Program } from "../program.js";
 import { childRun, newRun, step } from "../step.js";
 import { waitsForToken } from "../states/task.js";
@@ -44,6 +45,11 @@ export interface MemoryRunOptions {
    * place of Started, and its other runs, created with it. `input` is the source's.
    */
   fork?: Extract<ForkPlan, { ok: true }>;
+  /**
+   * Redrive an execution this driver ran to its end (engine/redrive.ts): its runs,
+   * history and journal go on, from the plan's `Redriven` event and restored runs.
+   */
+  redrive?: { from: ExecutionResult; plan: RedrivePlan; redriveCount: number };
   /** `$$.Execution.Id` and `$$.StateMachine.Id` (default: local ARNs built from the names). */
   executionArn?: string;
   stateMachineArn?: string;
@@ -147,7 +153,7 @@ class MemoryDriver {
     const machine = options.stateMachineName ?? "StateMachine";
     const stateMachineId =
       options.stateMachineArn ?? `arn:aws:states:local:000000000000:stateMachine:${machine}`;
-    this.execution = {
+    this.execution = options.redrive?.from.execution ?? {
       executionId:
         options.executionArn ?? `arn:aws:states:local:000000000000:execution:${machine}:${name}`,
       name,
@@ -162,28 +168,8 @@ class MemoryDriver {
   }
 
   async run(): Promise<ExecutionResult> {
-    const root = newRun(this.execution.executionId, "");
-    this.runs.set(root.runId, root);
-    const fork = this.options.fork;
-    this.queue.push({
-      runId: root.runId,
-      event: fork
-        ? { ...fork.root }
-        : { type: "Started", input: this.execution.input, seed: this.execution.seed },
-    });
-    // A fork's other runs: their `Restored` events follow the top level's first.
-    for (const { run, event } of fork?.restored ?? []) {
-      this.runs.set(run.runId, run);
-      this.queue.push({ runId: run.runId, event: { ...event } });
-    }
-    const timeout = this.program.definition.TimeoutSeconds;
-    if (timeout !== undefined) {
-      this.timers.add({
-        runId: root.runId,
-        timerId: "execution-timeout",
-        at: this.now + timeout * 1000,
-      });
-    }
+    if (this.options.redrive) this.redriven(this.options.redrive);
+    else this.started();
     while (!this.outcome) {
       if (this.queue.length > 0) {
         this.deliver(this.queue.shift()!);
@@ -207,6 +193,49 @@ class MemoryDriver {
       }
     }
     return this.result();
+  }
+
+  /** A new execution's first event (or a fork's, with its other runs). */
+  private started(): void {
+    const root = newRun(this.execution.executionId, "");
+    this.runs.set(root.runId, root);
+    const fork = this.options.fork;
+    this.queue.push({
+      runId: root.runId,
+      event: fork
+        ? { ...fork.root }
+        : { type: "Started", input: this.execution.input, seed: this.execution.seed },
+    });
+    // A fork's other runs: their `Restored` events follow the top level's first.
+    for (const { run, event } of fork?.restored ?? []) {
+      this.runs.set(run.runId, run);
+      this.queue.push({ runId: run.runId, event: { ...event } });
+    }
+    const timeout = this.program.definition.TimeoutSeconds;
+    if (timeout !== undefined) {
+      this.timers.add({
+        runId: root.runId,
+        timerId: "execution-timeout",
+        at: this.now + timeout * 1000,
+      });
+    }
+  }
+
+  /** An ended execution of this driver runs again (engine/redrive.ts). */
+  private redriven(redrive: NonNullable<MemoryRunOptions["redrive"]>): void {
+    const { from, plan, redriveCount } = redrive;
+    for (const [id, run] of from.runs) this.runs.set(id, run);
+    this.history.push(...from.history);
+    this.journal.push(...from.journal);
+    this.nextEventId = from.history.length + 1;
+    this.queue.push({
+      runId: this.execution.executionId,
+      event: { type: "Redriven", ...plan.point, redriveCount },
+    });
+    for (const { run, event } of plan.restored) {
+      this.runs.set(run.runId, run);
+      this.queue.push({ runId: run.runId, event: { ...event } });
+    }
   }
 
   private async fireNextTimer(): Promise<void> {
