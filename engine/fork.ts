@@ -53,11 +53,14 @@ export function forkPlan(
   const root = execution.executionId;
   const timers = new Map<string, { at: number; purpose: TimerPurpose }>();
   const inputs = new Map<string, Json>();
+  const kept = new Map<string, Json>();
   const joined = new Set<string>();
   let runs: ReadonlyMap<string, RunState> = new Map();
   let at: RunState | undefined;
   let written = 0;
+  let steps = 0;
   for (const replayed of replaySteps(program, execution, journal)) {
+    steps += 1;
     const { runId, result } = replayed;
     runs = replayed.runs;
     // What lives with the driver, not in the runs: timers, children's inputs, joined ends.
@@ -70,6 +73,10 @@ export function forkPlan(
         for (const child of effect.children) {
           if (child.input !== undefined) inputs.set(child.runId, child.input);
         }
+      } else if (effect.type === "KeepOutputs") {
+        // Ends the driver keeps without a child run (a redriven join's children that
+        // had succeeded before): they count as the children's outputs.
+        for (const [k, v] of effect.outputs) kept.set(`${effect.prefix}/${k}`, v);
       } else if (effect.type === "KeepInputs") {
         effect.inputs.forEach((v, k) => inputs.set(`${effect.prefix}/${effect.from + k}`, v));
       }
@@ -87,8 +94,9 @@ export function forkPlan(
     typeof entered !== "string" ||
     !at ||
     !top?.current ||
-    at.current?.enteredEventId !== fromEventId ||
-    at.current.phase.kind !== "entering"
+    // Entered by this very step: about to execute (or, entered by a redrive, already
+    // waiting on its children again; the fork enters it again all the same).
+    at.current?.enteredEventId !== fromEventId
   ) {
     return {
       ok: false,
@@ -127,30 +135,45 @@ export function forkPlan(
         };
       }
       case "collecting": {
-        const kept: [number, Json][] = [];
-        for (let i = 0; i < phase.total; i++) kept.push([i, outputOf(`${phase.prefix}/${i}`)]);
-        return { kept };
+        const ends: [number, Json][] = [];
+        for (let i = 0; i < phase.total; i++) ends.push([i, outputOf(`${phase.prefix}/${i}`)]);
+        return { kept: ends };
       }
       case "children": {
         const join = phase.join;
-        const kept: [number, Json][] = [];
+        const ends: [number, Json][] = [];
         for (let i = 0; i < join.started; i++) {
           const id = `${join.prefix}/${i}`;
           const child = runs.get(id);
-          if (joined.has(id)) kept.push([i, outputOf(id)]);
+          if (joined.has(id) || kept.has(id)) ends.push([i, outputOf(id)]);
           else if (child) live(child);
+          else pending(id);
         }
         const waiting: Json[] = [];
         for (let i = join.started; i < join.total; i++) {
           waiting.push(inputs.get(`${join.prefix}/${i}`) ?? null);
         }
-        return { kept, waiting };
+        return { kept: ends, waiting };
       }
     }
   };
   const outputOf = (id: string): Json => {
     const child = runs.get(id);
-    return child?.status === "SUCCEEDED" ? (child.output ?? null) : null;
+    if (child?.status === "SUCCEEDED") return child.output ?? null;
+    return kept.get(id) ?? null;
+  };
+  /**
+   * A child a redrive created that had not taken its first step at the fork point
+   * (its `Restored` event was still waiting): the fork creates it with that event.
+   */
+  const pending = (id: string): void => {
+    const first = journal.slice(steps).find((j) => j.runId === id);
+    if (first?.event.type !== "Restored") return;
+    const run = renameRun(first.event.run, rename);
+    restored.push({
+      run: restoredRun(run),
+      event: { type: "Restored", run, resume: first.event.resume },
+    });
   };
   const live = (child: RunState): void => {
     const run = renameRun(child, rename);

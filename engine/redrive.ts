@@ -36,6 +36,7 @@ export function redrivePlan(
   let runs: ReadonlyMap<string, RunState> = new Map();
   // The input each child was given (or kept for it).
   const inputs = new Map<string, Json>();
+  const keptEnds = new Map<string, Json>();
   for (const replayed of replaySteps(program, execution, journal)) {
     runs = replayed.runs;
     const current = replayed.result.run.current;
@@ -45,6 +46,10 @@ export function redrivePlan(
         for (const child of effect.children) {
           if (child.input !== undefined) inputs.set(child.runId, child.input);
         }
+      } else if (effect.type === "KeepOutputs") {
+        // Ends the driver keeps without a child run (a redriven join's children that
+        // had succeeded before): they count as the children's outputs.
+        for (const [k, v] of effect.outputs) keptEnds.set(`${effect.prefix}/${k}`, v);
       } else if (effect.type === "KeepInputs") {
         effect.inputs.forEach((v, k) => inputs.set(`${effect.prefix}/${effect.from + k}`, v));
       }
@@ -71,8 +76,12 @@ export function redrivePlan(
       // outputs (ResultSelector, ResultPath…). Nothing runs again; they are collected again.
       const kept: [number, Json][] = [];
       for (let i = 0; i < phase.total; i++) {
-        const child = runs.get(`${phase.prefix}/${i}`);
-        kept.push([i, child?.status === "SUCCEEDED" ? (child.output ?? null) : null]);
+        const id = `${phase.prefix}/${i}`;
+        const child = runs.get(id);
+        kept.push([
+          i,
+          child?.status === "SUCCEEDED" ? (child.output ?? null) : (keptEnds.get(id) ?? null),
+        ]);
       }
       return {
         total: phase.total,
@@ -95,6 +104,9 @@ export function redrivePlan(
       const frame = frames.get(id);
       if (child?.status === "SUCCEEDED") {
         kept.push([i, child.output ?? null]);
+      } else if (!child && keptEnds.has(id)) {
+        // Succeeded before an earlier redrive: its output is kept, it has no run.
+        kept.push([i, keptEnds.get(id) ?? null]);
       } else if (child && frame) {
         // Failed or aborted in a state (or still being stopped there: the stop of the
         // old run cancels what it had in flight): redriven in place, under the new join.

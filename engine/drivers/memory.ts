@@ -206,11 +206,7 @@ class MemoryDriver {
         ? { ...fork.root }
         : { type: "Started", input: this.execution.input, seed: this.execution.seed },
     });
-    // A fork's other runs: their `Restored` events follow the top level's first.
-    for (const { run, event } of fork?.restored ?? []) {
-      this.runs.set(run.runId, run);
-      this.queue.push({ runId: run.runId, event: { ...event } });
-    }
+    for (const { run, event } of fork?.restored ?? []) this.park(run, event);
     const timeout = this.program.definition.TimeoutSeconds;
     if (timeout !== undefined) {
       this.timers.add({
@@ -232,10 +228,18 @@ class MemoryDriver {
       runId: this.execution.executionId,
       event: { type: "Redriven", ...plan.point, redriveCount },
     });
-    for (const { run, event } of plan.restored) {
-      this.runs.set(run.runId, run);
-      this.queue.push({ runId: run.runId, event: { ...event } });
-    }
+    for (const { run, event } of plan.restored) this.park(run, event);
+  }
+
+  /**
+   * A run a fork or a redrive creates stands idle with its `Restored` event until a
+   * step wakes it (a `Continue` addressed to it), as the Redis driver creates it.
+   */
+  private readonly parked = new Map<string, RunEventBody>();
+
+  private park(run: RunState, event: RunEventBody): void {
+    this.runs.set(run.runId, run);
+    this.parked.set(run.runId, { ...event });
   }
 
   private async fireNextTimer(): Promise<void> {
@@ -304,6 +308,11 @@ class MemoryDriver {
   private apply(effect: Effect, run: RunState): void {
     switch (effect.type) {
       case "Continue": {
+        const restored = this.parked.get(effect.runId);
+        if (restored) {
+          this.parked.delete(effect.runId);
+          this.queue.push({ runId: effect.runId, event: restored });
+        }
         // Born with the stamps `deliver` writes: journaled events stay compact objects.
         const event: RunEvent = { type: "Continue", time: "", eventId: 0 };
         this.queue.push({ runId: effect.runId, event });

@@ -73,7 +73,8 @@ export function resumeRun(ctx: StepContext, resume: ForkResume): void {
       runId,
       prefix: join.prefix,
       from: join.started,
-      inputs: resume.waiting,
+      // A copy: the event is journaled as it is, and a driver may release the inputs it keeps.
+      inputs: [...resume.waiting],
     });
   }
   // A batch may have been due (a ContinueJoin on its way): it starts if there is room.

@@ -64,7 +64,8 @@ export function redriveJoin(ctx: StepContext, name: string, input: Json, plan: R
       runId,
       prefix: join.prefix,
       from: plan.started,
-      inputs: plan.waiting,
+      // A copy: the event is journaled as it is, and a driver may release the inputs it keeps.
+      inputs: [...plan.waiting],
     });
   }
   const children = childScopesOf(ctx);

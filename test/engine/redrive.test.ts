@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { StateMachineDefinition } from "../../engine/core/definition.js";
 import type { Json } from "../../engine/core/json.js";
 import { runExecution, type TaskHandlers } from "../../engine/drivers/memory.js";
+import { forkPlan } from "../../engine/fork.js";
 import { compileProgram } from "../../engine/program.js";
 import { redrivePlan } from "../../engine/redrive.js";
 import { replay } from "../../engine/replay.js";
@@ -18,15 +19,19 @@ import { replay } from "../../engine/replay.js";
 const WORK = "arn:aws:lambda:us-east-1:123456789012:function:work";
 const PREP = "arn:aws:lambda:us-east-1:123456789012:function:prep";
 
-/** Handlers that count calls per input and fail the first call of the named ones. */
+/** Handlers that count calls per input and fail the first calls of the named ones (once per mention). */
 function service(failing: string[]): { tasks: TaskHandlers; calls: Map<string, number> } {
   const calls = new Map<string, number>();
-  const left = new Set(failing);
+  const left = [...failing];
   const handler = (kind: string) => async (input: Json) => {
     const name = `${kind}:${String((input as { name: string }).name)}`;
     calls.set(name, (calls.get(name) ?? 0) + 1);
     await new Promise((r) => setTimeout(r, 2));
-    if (left.delete(name)) throw { error: "Work.Failed", cause: `${name} failed` };
+    const at = left.indexOf(name);
+    if (at >= 0) {
+      left.splice(at, 1);
+      throw { error: "Work.Failed", cause: `${name} failed` };
+    }
     return { [kind]: name };
   };
   return { tasks: { [WORK]: handler("work"), [PREP]: handler("prep") }, calls };
@@ -157,6 +162,56 @@ describe("redrive inside Map and Parallel (in-memory driver)", () => {
       expect(replay(program, redriven.execution, redriven.journal).history).toEqual(
         redriven.history,
       );
+
+      // A fork from any state entered since the redrive (the failing calls are spent
+      // now) ends as a run without failures.
+      const since = failed.history.length;
+      const points = redriven.history.slice(since).filter((e) => e.type.endsWith("StateEntered"));
+      for (const point of points) {
+        const forkId = `arn:aws:states:local:000000000000:execution:StateMachine:f${point.id}`;
+        const fork = forkPlan(
+          program,
+          redriven.execution,
+          redriven.journal,
+          redriven.history,
+          point.id,
+          undefined,
+          forkId,
+        );
+        if (!fork.ok) throw new Error(`event ${point.id}: ${fork.reason}`);
+        const forked = await runExecution(program, {
+          input: c.input,
+          tasks,
+          executionArn: forkId,
+          fork,
+        });
+        expect({ at: point.id, output: forked.output }).toEqual({
+          at: point.id,
+          output: clean.output,
+        });
+      }
     });
   }
+
+  it("redrives twice: what succeeded in the first redrive is kept by the second", async () => {
+    const c = cases[1]!;
+    const program = compileProgram(c.definition as StateMachineDefinition);
+    const clean = await runExecution(program, { input: c.input, tasks: service([]).tasks });
+    const { tasks, calls } = service(["work:b", "work:d", "work:d"]);
+    let run = await runExecution(program, { input: c.input, tasks, seed: "s" });
+    const statuses: string[] = [run.status];
+    for (let n = 1; run.status === "FAILED" && n <= 3; n++) {
+      const plan = redrivePlan(program, run.execution, run.journal)!;
+      run = await runExecution(program, { tasks, redrive: { from: run, plan, redriveCount: n } });
+      statuses.push(run.status);
+    }
+    expect(statuses).toEqual(["FAILED", "FAILED", "FAILED", "SUCCEEDED"]);
+    expect(run.output).toEqual(clean.output);
+    expect(calls.get("work:d")).toBe(3);
+    expect(calls.get("work:b")).toBe(2);
+    for (const name of ["prep:a", "work:a", "prep:b", "prep:d", "work:e"]) {
+      expect({ name, calls: calls.get(name) }).toEqual({ name, calls: 1 });
+    }
+    expect(replay(program, run.execution, run.journal).history).toEqual(run.history);
+  });
 });
