@@ -184,7 +184,7 @@ export const ERRORS = {
   InvalidForkPoint: entry(
     400,
     "Cannot fork execution '{executionId}' at event {eventId}",
-    "A fork names a state the top level entered while no Map iteration or Parallel branch ran; the message names the nearest one that can.",
+    "A fork names a state entered (a `…StateEntered` event); the message names the nearest one before it.",
   ),
   OperationDoesNotExist: entry(
     404,

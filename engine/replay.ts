@@ -2,7 +2,7 @@ import type { RunEvent } from "./core/events.js";
 import type { HistoryEvent } from "./core/history.js";
 import type { ExecutionContext, RunState } from "./core/run.js";
 import type { Program } from "./program.js";
-import { childRun, newRun, step, type StepResult } from "./step.js";
+import { childRun, newRun, restoredRun, step, type StepResult } from "./step.js";
 
 /**
  * Deterministic replay: feeds an execution's recorded events back through `step`
@@ -28,18 +28,24 @@ export function replay(
 
 /**
  * The replay one journal entry at a time: after each step, the run that stepped,
- * what the step returned, and every run as it stands then (one map, updated in
- * place). Fork and redrive (runtime/) stop at the entry they look for.
+ * the event, what the step returned, and every run as it stands then (one map,
+ * updated in place). Fork and redrive (engine/fork.ts, engine/redrive.ts) read it.
  */
 export function* replaySteps(
   program: Program,
   execution: ExecutionContext,
   journal: readonly { runId: string; event: RunEvent }[],
-): Generator<{ runId: string; result: StepResult; runs: Map<string, RunState> }> {
+): Generator<{
+  runId: string;
+  event: RunEvent;
+  result: StepResult;
+  runs: Map<string, RunState>;
+}> {
   const runs = new Map<string, RunState>();
   runs.set(execution.executionId, newRun(execution.executionId, ""));
   for (const { runId, event } of journal) {
-    const run = runs.get(runId);
+    // A fork's Map iterations and Parallel branches begin with `Restored` (engine/fork.ts).
+    const run = runs.get(runId) ?? (event.type === "Restored" ? restoredRun(event.run) : undefined);
     if (!run) throw new Error(`replay: event for unknown run '${runId}'`);
     const result = step(program, execution, run, event);
     runs.set(runId, result.run);
@@ -52,6 +58,6 @@ export function* replaySteps(
         );
       }
     }
-    yield { runId, result, runs };
+    yield { runId, event, result, runs };
   }
 }

@@ -36,8 +36,9 @@ export class StepContext {
     run: RunState,
     readonly event: RunEvent,
   ) {
-    this.run = { ...run };
-    if (event.type === "Forked" && !run.current && run.lastEventId === 0) {
+    const restored = restoredState(run, event);
+    this.run = restored ?? { ...run };
+    if (event.type === "Forked" && !event.run && !run.current && run.lastEventId === 0) {
       // The source's top level as it was at the fork point (see events.ts).
       this.run.variables = event.variables;
       this.run.random = event.random;
@@ -47,9 +48,15 @@ export class StepContext {
     if (event.type === "Started" && event.seed !== undefined && run.seed === undefined) {
       this.run.seed = event.seed;
     }
-    this.history = new HistoryWriter(event.eventId, run.lastEventId, event.time);
-    this.scope = scopeOf(program, run.scope);
-    this.random = new DeferredRandom(this.run.seed ?? execution.seed, run.runId, run.random);
+    this.history = new HistoryWriter(event.eventId, this.run.lastEventId, event.time);
+    this.scope = scopeOf(program, this.run.scope);
+    // A fork's run goes on with the source's draws. (A `Forked` event without `run`,
+    // journaled before forks carried it, started its stream over: replay keeps that.)
+    this.random = new DeferredRandom(
+      this.run.seed ?? execution.seed,
+      this.run.runId,
+      restored ? this.run.random : run.random,
+    );
   }
 
   get now(): number {
@@ -143,6 +150,16 @@ export class StepContext {
    * when the caller has it already (the previous state's output).
    */
   enter(name: string, input: Json, inputText?: string): void {
+    this.place(name, input, inputText);
+    this.emit({ type: "Continue", runId: this.run.runId });
+  }
+
+  /**
+   * Moves the run into state `name` and writes `<Type>StateEntered`, but executes
+   * nothing: the caller sets the phase the state goes on from (a redriven Map or
+   * Parallel takes up its children, engine/flow/redrive-join.ts).
+   */
+  place(name: string, input: Json, inputText?: string): void {
     const enteredEventId = this.record(STATE_ENTERED[this.state(name).Type], {
       name,
       input: inputText ?? jsonText(input),
@@ -154,7 +171,6 @@ export class StepContext {
       enteredEventId,
       phase: { kind: "entering" },
     };
-    this.emit({ type: "Continue", runId: this.run.runId });
   }
 
   /** Leaves the current state with `output`: follow `Next`, or end the run at `End`. */
@@ -234,6 +250,21 @@ export class StepContext {
     this.run.lastEventId = this.history.lastId;
     return { run: this.run, history: this.history.events, effects: this.effects };
   }
+}
+
+/**
+ * The run a fork's first event carries (engine/fork.ts), for the fresh record the
+ * driver made for it: the source's run as it was, renamed into the fork. The source's
+ * event ids mean nothing in the fork's history, which begins with ExecutionForked.
+ */
+function restoredState(run: RunState, event: RunEvent): RunState | undefined {
+  const carried = event.type === "Forked" || event.type === "Restored" ? event.run : undefined;
+  if (!carried || carried.runId !== run.runId) return undefined;
+  if (run.current || run.lastEventId !== 0 || run.status !== "RUNNING") return undefined;
+  // A child redriven in place goes on in its own execution's history; a fork's other
+  // runs wake after the top level's first event, ExecutionForked (id 1).
+  if (event.type === "Restored" && event.resume.redrive) return { ...carried };
+  return { ...carried, lastEventId: event.type === "Restored" ? 1 : 0 };
 }
 
 /**

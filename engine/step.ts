@@ -15,6 +15,8 @@ import { succeed } from "./states/succeed.js";
 import { cancelTask, task } from "./states/task.js";
 import { wait } from "./states/wait.js";
 import { stopRunning } from "./flow/join.js";
+import { redriveRun } from "./flow/redrive-join.js";
+import { resumeRun } from "./flow/fork-resume.js";
 import { jsonText, StepContext } from "./step-context.js";
 
 export interface StepResult {
@@ -61,6 +63,17 @@ export function newRun(
   if (options.outer && Object.keys(options.outer).length > 0) run.outer = options.outer;
   if (options.iteration !== undefined) run.iteration = options.iteration;
   return run;
+}
+
+/**
+ * The record the driver creates for a run of a fork before its `Restored` event
+ * (engine/fork.ts), which carries the run as it was: replay makes the same one.
+ */
+export function restoredRun(run: RunState): RunState {
+  return newRun(run.runId, run.scope, {
+    ...(run.parent ? { parent: run.parent } : {}),
+    ...(run.iteration !== undefined ? { iteration: run.iteration } : {}),
+  });
 }
 
 /**
@@ -138,17 +151,20 @@ function advanceRun(
       input: jsonText(event.input),
       roleArn: execution.roleArn ?? "arn:aws:iam::000000000000:role/stepwise",
     });
-    ctx.enter(event.state, event.input);
+    if (event.run && event.resume) resumeRun(ctx, event.resume);
+    else ctx.enter(event.state, event.input);
+    return ctx.finish();
+  }
+  if (event.type === "Restored") {
+    // A Map iteration or Parallel branch of a fork, in the fresh record `restoredRun` made.
+    if (run.current || run.status !== "RUNNING" || run.lastEventId !== 0) return unchanged(run);
+    resumeRun(ctx, event.resume);
     return ctx.finish();
   }
   if (event.type === "Redriven") {
     if (run.parent || run.status === "RUNNING" || run.current) return unchanged(run);
-    ctx.run.status = "RUNNING";
-    delete ctx.run.output;
-    delete ctx.run.error;
-    delete ctx.run.cause;
     ctx.record("ExecutionRedriven", { redriveCount: event.redriveCount });
-    ctx.enter(event.state, event.input);
+    redriveRun(ctx, event);
     return ctx.finish();
   }
   if (event.type === "Stop" && run.status === "RUNNING" && !run.current && run.parent) {

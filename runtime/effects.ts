@@ -209,6 +209,14 @@ export function planOps(
           keepSeconds,
         });
         break;
+      case "KeepOutputs":
+        ops.push({
+          op: "keepOutputs",
+          join: shortId(effect.prefix),
+          outputs: effect.outputs.map(([index, output]) => [index, JSON.stringify(output)]),
+          keepSeconds,
+        });
+        break;
       case "RunEnded":
         if (effect.parent) {
           const { runId, parent, outcome } = effect;

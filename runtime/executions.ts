@@ -35,7 +35,7 @@ import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
 import { indexStatuses } from "./scripts/index-statuses.js";
 import { requestStop } from "./scripts/request-stop.js";
-import { startExecution } from "./scripts/start-execution.js";
+import { startExecution, type CreatedRun } from "./scripts/start-execution.js";
 import type { RuntimeSettings } from "./settings.js";
 import { advance, type TransitionDeps } from "./transition.js";
 import type { ModelBudget } from "../task-runners/model/budget.js";
@@ -72,6 +72,8 @@ export class ExecutionStore {
       restartedFrom?: string;
       /** A fork (runtime/fork.ts): its first event, in place of Started. */
       forked?: Extract<RunEventBody, { type: "Forked" }>;
+      /** A fork's other runs, created with it (runtime/fork.ts). */
+      restored?: CreatedRun[];
       /** Limits on the model calls of this execution (runtime/usage.ts). */
       budget?: ModelBudget;
     },
@@ -144,6 +146,7 @@ export class ExecutionStore {
             ? { member: member.timer(executionTimeoutTimer(exec)), at: now + timeout * 1000 }
             : undefined,
         genesis,
+        runs: options.restored,
       },
     );
     if (reply.kind === "conflict") {

@@ -1,8 +1,9 @@
 import type { RunEvent } from "../engine/core/events.js";
-import type { Json } from "../engine/core/json.js";
-import { replaySteps } from "../engine/replay.js";
-import type { step } from "../engine/step.js";
+import { redrivePlan, type RedrivePlan } from "../engine/redrive.js";
+import { pack } from "./codec.js";
+import { executionTimeoutTimer, member, shortId } from "./ids.js";
 import { RuntimeError, type ExecutionRecord } from "./contract.js";
+import type { CreatedRun } from "./scripts/start-execution.js";
 
 /**
  * Redrive (AWS's RedriveExecution): a FAILED, TIMED_OUT or ABORTED execution
@@ -11,8 +12,9 @@ import { RuntimeError, type ExecutionRecord } from "./contract.js";
  * goes up, and it keeps its variables and everything it did before.
  *
  * Which state, and with which input: the journal replayed through the pure `step`
- * gives the top level's frame before the step that ended it. A Map or Parallel
- * state runs again whole (AWS runs only a Map's failed iterations again: not yet).
+ * gives the top level's frame before the step that ended it (engine/redrive.ts). A
+ * Map or Parallel state runs again only the children that did not succeed, each
+ * from the state it ended in, as AWS's does for inline Map and Parallel states.
  */
 export const REDRIVE_WINDOW_MS = 14 * 24 * 3600 * 1000;
 const REDRIVABLE = new Set(["FAILED", "TIMED_OUT", "ABORTED"]);
@@ -32,23 +34,43 @@ export function checkRedrivable(record: ExecutionRecord, now: number): void {
   }
 }
 
-/** The state the top level ended in and the input it entered it with. */
-export function redrivePoint(
-  program: Parameters<typeof step>[0],
-  context: Parameters<typeof step>[1],
+/** Where the execution runs again (engine/redrive.ts); refused when it never entered a state. */
+export function redriveFrom(
+  program: Parameters<typeof redrivePlan>[0],
+  context: Parameters<typeof redrivePlan>[1],
   journal: readonly { runId: string; event: RunEvent }[],
-): { state: string; input: Json } {
-  let last: { state: string; input: Json } | undefined;
-  for (const { runId, result } of replaySteps(program, context, journal)) {
-    if (runId === context.executionId && result.run.current) {
-      last = { state: result.run.current.name, input: result.run.current.input };
-    }
-  }
-  if (!last) {
+): RedrivePlan {
+  const plan = redrivePlan(program, context, journal);
+  if (!plan) {
     throw new RuntimeError(
       "ExecutionNotRedrivable",
       `Execution '${context.executionId}' ended before it entered any state`,
     );
   }
-  return last;
+  return plan;
+}
+
+/** The runs a redrive creates (engine/redrive.ts), as `redriveExecution` takes them. */
+export function restoredRuns(plan: RedrivePlan): CreatedRun[] {
+  return plan.restored.map(({ run, event }) => ({
+    run: shortId(run.runId),
+    state: pack(JSON.stringify(run)),
+    event: JSON.stringify(event),
+  }));
+}
+
+/**
+ * The execution's TimeoutSeconds runs again from the redrive: AWS, "When you redrive
+ * an execution, the state machine level timeout, if defined, is reset to 0." (The
+ * execution's end disarmed its timer.)
+ */
+export function timeoutAgain(
+  exec: string,
+  timeoutSeconds: number | undefined,
+): { member: string; at: number } | undefined {
+  if (timeoutSeconds === undefined) return undefined;
+  return {
+    member: member.timer(executionTimeoutTimer(exec)),
+    at: Date.now() + timeoutSeconds * 1000,
+  };
 }

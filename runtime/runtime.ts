@@ -7,8 +7,8 @@ import type { ApprovalStatus } from "../engine/states/approval.js";
 import { ApprovalFeed } from "./approval-feed.js";
 import { ApprovalStore } from "./approvals.js";
 import { HistoryFeed } from "./history-feed.js";
-import { forkPoint } from "./fork.js";
-import { checkRedrivable, redrivePoint } from "./redrive.js";
+import { forkName, forkStart } from "./fork.js";
+import { checkRedrivable, redriveFrom, restoredRuns, timeoutAgain } from "./redrive.js";
 import { Pauses } from "./pause.js";
 import { purgeExecution } from "./purge.js";
 import { exportAudit } from "./audit/export.js";
@@ -60,7 +60,7 @@ import {
   StateMachineSummary,
 } from "./contract.js";
 import { pendingTasks } from "./pending-tasks.js";
-import { shortId } from "./ids.js";
+import { executionArn, shortId } from "./ids.js";
 import { ExecutionStore, execOf } from "./executions.js";
 import { makeKeys, type Keys } from "./keys.js";
 import { MachineStore } from "./machines.js";
@@ -388,19 +388,22 @@ export class RedisRuntime implements Runtime {
       history.push(...page.items);
       cursor = history.length < options.fromEventId ? page.nextCursor : undefined;
     } while (cursor !== undefined);
-    const { event } = forkPoint(
+    const name = options.name ?? forkName();
+    const { forked, restored } = forkStart(
       program,
       context,
       journal,
       history,
       options.fromEventId,
       options.input,
+      executionArn(source.stateMachine, name),
     );
     const result = await this.executions.start(source.stateMachine, {
       input: source.input,
       pinned: { version: source.version },
-      forked: event,
-      ...(options.name !== undefined ? { name: options.name } : {}),
+      forked,
+      restored,
+      name,
       ...(options.caller ? { caller: options.caller } : {}),
     });
     if (result.created) this.started++;
@@ -421,7 +424,8 @@ export class RedisRuntime implements Runtime {
       }
       checkRedrivable(record, Date.now());
       const { program, context } = await this.cache.get(exec);
-      const point = redrivePoint(program, context, await this.executions.journal(executionId));
+      const plan = redriveFrom(program, context, await this.executions.journal(executionId));
+      const point = plan.point;
       const redriveCount = (record.redriveCount ?? 0) + 1;
       const event: RunEventBody = {
         type: "Redriven",
@@ -429,6 +433,7 @@ export class RedisRuntime implements Runtime {
         input: point.input,
         redriveCount,
       };
+      if (point.join) event.join = point.join;
       if (options.caller) event.caller = options.caller.name;
       const reply = await this.client.call(
         redriveExecution,
@@ -450,6 +455,8 @@ export class RedisRuntime implements Runtime {
           redriveCount: record.redriveCount ?? 0,
           clientToken: options.clientToken || undefined,
           now: new Date().toISOString(),
+          timeout: timeoutAgain(exec, program.definition.TimeoutSeconds),
+          runs: restoredRuns(plan),
         },
       );
       if (reply.kind === "redriven") {

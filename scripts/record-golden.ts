@@ -13,6 +13,10 @@
  * - the durable Redis driver (a private key prefix, one in-process worker) on
  *   executions whose journals only it writes: concurrent Map iterations, task
  *   tokens answered, a pause and resume, a fork, a redrive.
+ *
+ * `npx tsx scripts/record-golden.ts NAME…` records only the named Redis executions
+ * (`map-redriven`…) and leaves every other file as it is: a new golden need not
+ * re-record the old ones, whose journals are what running executions hold.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -25,6 +29,7 @@ import { runExecution, type MockResponse } from "../engine/drivers/memory.js";
 import { createRedisRuntime } from "../runtime/runtime.js";
 import { startWorker } from "../runtime/worker.js";
 import { functionRunner } from "../task-runners/function.js";
+import { TaskError } from "../task-runners/runner.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const OUT = join(ROOT, "test/golden");
@@ -104,6 +109,9 @@ async function recordMemory(): Promise<number> {
   return n;
 }
 
+/** Only these Redis executions (none: all of them, and the in-memory ones). */
+const ONLY = new Set(process.argv.slice(2));
+
 async function recordRedis(): Promise<number> {
   const prefix = `stepwise-golden-${randomBytes(4).toString("hex")}`;
   const runtime = createRedisRuntime({ redisUrl: REDIS_URL, prefix });
@@ -114,10 +122,21 @@ async function recordRedis(): Promise<number> {
     taskRunners: [
       functionRunner({
         double: async (input: Json) => ({ n: Number((input as { n: number }).n) * 2 }),
+        // Fails item 3 once (late: its siblings succeed first), for the Map redrive.
+        flaky: async (input: Json) => {
+          const n = Number((input as { n: number }).n);
+          if (n === 3 && !flakyFailed) {
+            flakyFailed = true;
+            await new Promise((r) => setTimeout(r, 300));
+            throw new TaskError("Flaky.Failed", "item 3 failed once");
+          }
+          return { n: n * 2 };
+        },
       }),
     ],
   });
   const n = { count: 0 };
+  let flakyFailed = false;
   const until = async <T>(check: () => Promise<T | undefined>): Promise<T> => {
     for (let i = 0; i < 400; i++) {
       const v = await check();
@@ -132,6 +151,7 @@ async function recordRedis(): Promise<number> {
       return r.status !== "RUNNING" && r.status !== "PAUSED" ? r : undefined;
     });
   const save = async (name: string, id: string, features: string[]) => {
+    if (ONLY.size > 0 && !ONLY.has(name)) return;
     const { context, definition } = await runtime.executionContext(id);
     const history = [];
     for (let cursor: string | undefined; ;) {
@@ -215,13 +235,14 @@ async function recordRedis(): Promise<number> {
     await ended(ask.executionId);
     await save("parallel-callbacks-failed", ask.executionId, ["Parallel", "Callback"]);
     const redriven = await runtime.redriveExecution(ask.executionId);
+    // Only the branch that failed runs again (the golden file was recorded when
+    // both did: its journal is what a redrive of that time left).
     const again = await until(async () => {
       const pending = await runtime.pendingTasks(redriven.executionId);
-      return pending.length === 2 ? pending.map((p) => p.taskToken!) : undefined;
+      return pending.length === 1 ? pending.map((p) => p.taskToken!) : undefined;
     });
-    await runtime.sendTaskSuccess(again[0]!, { a: 2 });
     const paused = await until(async () => {
-      await runtime.sendTaskSuccess(again[1]!, { b: 2 }).catch(() => undefined);
+      await runtime.sendTaskSuccess(again[0]!, { b: 2 }).catch(() => undefined);
       const h = await runtime.getHistory(ask.executionId, { reverse: true, limit: 1 });
       return h.items[0]?.type === "WaitStateEntered" ? true : undefined;
     });
@@ -268,6 +289,67 @@ async function recordRedis(): Promise<number> {
     });
     await ended(fork.executionId);
     await save("jsonata-loop-forked", fork.executionId, ["JSONata", "Variables", "Fork"]);
+
+    // A Map redriven: only its failed item runs again (AWS's inline Map redrive).
+    await machine("flaky-map", {
+      StartAt: "Each",
+      States: {
+        Each: {
+          Type: "Map",
+          ItemsPath: "$.items",
+          ItemSelector: { "n.$": "$$.Map.Item.Value" },
+          ItemProcessor: {
+            StartAt: "Flaky",
+            States: { Flaky: { Type: "Task", Resource: "function:flaky", End: true } },
+          },
+          End: true,
+        },
+      },
+    });
+    const flaky = await runtime.startExecution("flaky-map", { input: { items: [1, 2, 3, 4, 5] } });
+    await ended(flaky.executionId);
+    await runtime.redriveExecution(flaky.executionId);
+    await ended(flaky.executionId);
+    await save("map-redriven", flaky.executionId, ["Map", "Task", "Redrive"]);
+
+    // A fork from inside a Map iteration: the whole execution, every iteration as it was.
+    await machine("naps", {
+      StartAt: "Each",
+      States: {
+        Each: {
+          Type: "Map",
+          ItemsPath: "$.items",
+          ItemProcessor: {
+            StartAt: "Nap",
+            States: {
+              Nap: { Type: "Wait", SecondsPath: "$.wait", Next: "Double" },
+              Double: { Type: "Task", Resource: "function:double", End: true },
+            },
+          },
+          End: true,
+        },
+      },
+    });
+    const naps = await runtime.startExecution("naps", {
+      input: {
+        items: [
+          { n: 1, wait: 0 },
+          { n: 2, wait: 1 },
+          { n: 3, wait: 2 },
+        ],
+      },
+    });
+    const inside = await until(async () => {
+      const h = await runtime.getHistory(naps.executionId, { limit: 1000 });
+      const entered = h.items.filter((e) => e.type === "TaskStateEntered");
+      return entered.length === 2 ? entered[1]!.id : undefined;
+    });
+    const napsFork = await runtime.forkExecution(naps.executionId, {
+      fromEventId: inside,
+      input: { n: 100, wait: 1 },
+    });
+    await ended(napsFork.executionId);
+    await save("map-forked-inside", napsFork.executionId, ["Map", "Wait", "Task", "Fork"]);
   } finally {
     await worker.close();
     await runtime.close();
@@ -284,8 +366,10 @@ async function recordRedis(): Promise<number> {
 }
 
 mkdirSync(OUT, { recursive: true });
-for (const file of readdirSync(OUT)) if (file.endsWith(".json")) rmSync(join(OUT, file));
-const memory = await recordMemory();
+if (ONLY.size === 0) {
+  for (const file of readdirSync(OUT)) if (file.endsWith(".json")) rmSync(join(OUT, file));
+}
+const memory = ONLY.size === 0 ? await recordMemory() : 0;
 const redis = await recordRedis();
 console.log(
   `golden: ${memory} in-memory and ${redis} Redis-driver executions in test/golden/ (${readdirSync(OUT).filter((f) => f.endsWith(".json")).length} files)`,

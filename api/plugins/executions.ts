@@ -424,7 +424,7 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
       schema: {
         summary: "Fork: a new execution that takes up this one where it entered a state",
         description:
-          "The source's journal is replayed up to the state entered at history event `fromEventId` (a `…StateEntered` event of the top level, while no Map iteration or Parallel branch ran); the new execution starts there, on the source's version, with the same variables, entering that state with its input or with `input`. Its history starts with ExecutionForked. The source is not touched.",
+          "The source's journal is replayed up to the state entered at history event `fromEventId` (a `…StateEntered` event of the top level, a Map iteration or a Parallel branch); the new execution starts there with every run as it was (the whole execution is forked), on the source's version, with the same variables: the run that entered that state enters it again with its input or with `input`; the others go on (tasks scheduled again, timers armed for the same instant, children not started yet started, outputs of ended ones kept). Its history starts with ExecutionForked. The source is not touched.",
         tags: ["executions"],
         params: executionIdParams,
         body: {
@@ -465,7 +465,7 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
         summary:
           "Redrive: run a FAILED, TIMED_OUT or ABORTED execution again from the state it ended in",
         description:
-          "AWS's RedriveExecution: within 14 days of its end, the execution runs again in place from the state its top level ended in, with that state's input, its variables and everything before kept; the history goes on with ExecutionRedriven and `redriveCount` counts up. A repeat with the same `clientToken` answers without redriving again. A Map or Parallel state runs again whole.",
+          "AWS's RedriveExecution: within 14 days of its end, the execution runs again in place from the state its top level ended in, with that state's input, its variables and everything before kept; the history goes on with ExecutionRedriven and `redriveCount` counts up. A repeat with the same `clientToken` answers without redriving again. In a Map or Parallel state only the iterations and branches that did not succeed run again, each from the state it ended in (nested Maps and Parallels alike), or from its start if it was stopped before it started; the others keep their outputs.",
         tags: ["executions"],
         params: executionIdParams,
         body: {

@@ -63,6 +63,13 @@ export type Effect =
    */
   | { type: "CollectResults"; runId: string; prefix: string; total: number }
   /**
+   * Keep these `[index, output]` as ends of the join's children (null: did not
+   * succeed), where the driver has none yet: the children that succeeded before
+   * a join was reopened by a redrive (engine/flow/redrive-join.ts) or rebuilt by
+   * a fork (engine/flow/fork-resume.ts), whose runs are gone.
+   */
+  | { type: "KeepOutputs"; runId: string; prefix: string; outputs: [number, Json][] }
+  /**
    * The inputs of a Map window's children that start later: child `from + k` gets
    * `inputs[k]`. The driver keeps them and gives each to its child when the child
    * is spawned without an input, so the parent's state never carries them (it is

@@ -1,4 +1,6 @@
 import type { Json } from "./json.js";
+import type { TimerPurpose } from "./effects.js";
+import type { RunState } from "./run.js";
 import type { ApprovalDecision } from "../states/approval.js";
 
 /**
@@ -58,13 +60,30 @@ export type RunEvent =
       seed?: string;
       random: number;
       serial: number;
+      /**
+       * A fork from inside a Map iteration or Parallel branch (engine/fork.ts): the
+       * top level whole, as it was (renamed into the fork), and how it goes on; its
+       * other runs start with `Restored`. Absent: it enters `state` with `input`.
+       */
+      run?: RunState;
+      resume?: ForkResume;
     })
   /**
-   * A redrive (runtime/redrive.ts): the ended top level runs again from `state`, the
-   * state it ended in, entered again with the `input` it had; its variables, random
-   * stream and ids go on from where they were.
+   * The first event of a run that a fork or a redrive creates (a Map iteration, a
+   * Parallel branch): the run as it was (in the source at the fork point, renamed
+   * into the fork; or as it ended, renamed into its parent's new join) and how it
+   * goes on. The driver creates the run idle, as `restoredRun(run)` (step.ts) makes
+   * it, and the top level's first step wakes it; replay makes the same record.
    */
-  | (Base & { type: "Redriven"; state: string; input: Json; redriveCount: number })
+  | (Base & { type: "Restored"; run: RunState; resume: ForkResume })
+  /**
+   * A redrive (engine/redrive.ts): the ended top level runs again from `state`, the
+   * state it ended in, entered again with the `input` it had; its variables, random
+   * stream and ids go on from where they were. A Map or Parallel state it ended in
+   * waiting for its children comes with `join`: only the children that did not
+   * succeed run again (AWS's RedriveExecution).
+   */
+  | (Base & RedrivePoint & { type: "Redriven"; redriveCount: number })
   /**
    * An operator paused or resumed the execution (runtime/pause.ts). The driver
    * writes these without stepping the run (it is paused, or resuming); they are in
@@ -121,6 +140,74 @@ export type RunEvent =
       /** ABORTED by default; FAILED when the driver gives up on a run it cannot advance. */
       status?: "ABORTED" | "TIMED_OUT" | "FAILED";
     });
+
+/**
+ * A Map or Parallel state's children as the redriven execution found them, carried
+ * whole in the `Redriven` event so that the step stays pure and its journal replays
+ * on its own: what succeeded is kept, what failed, was aborted or never started runs
+ * again with the input it had. The join's window and tolerance are the old join's.
+ */
+export interface RedriveJoin {
+  total: number;
+  maxConcurrency: number;
+  toleratedFailureCount?: number;
+  toleratedFailurePercentage?: number;
+  /** The variables the children see, as the state captured them when it started. */
+  outer: Record<string, Json>;
+  /** `[index, output]` of the children that succeeded: not run again. */
+  kept: [number, Json][];
+  /**
+   * `[index, input]` of the started children that did not succeed and never entered
+   * a state (stopped before they started): they start again at once, from the start.
+   */
+  rerun: [number, Json][];
+  /**
+   * Indices of the children that failed or were aborted in a state: each is redriven
+   * in place (its run, renamed into the new join, is created with the redrive and
+   * begins with `Restored`), from the state it ended in. This step wakes them.
+   */
+  redriven?: number[];
+  /** Children `started ..` never started: they start as the window makes room, with these inputs. */
+  started: number;
+  waiting: Json[];
+}
+
+/**
+ * How a run of a fork goes on from where the source's was (engine/flow/fork-resume.ts).
+ * What the source had in flight lives outside the run's state (the driver's timers,
+ * its tasks, its children's kept outputs and inputs), so it travels here.
+ */
+export interface ForkResume {
+  /** Enter the current state again with this input (the fork point's state, a state
+   * about to execute, or a Task in flight: it is scheduled again). */
+  enter?: Json;
+  /** A child that had not started: it starts with this input. */
+  start?: Json;
+  /** Its join's children that had ended and been taken in: `[index, output]` (null: failed). */
+  kept?: [number, Json][];
+  /** The inputs of its join's children not started yet (from the join's `started`). */
+  waiting?: Json[];
+  /** Its timers armed at the fork point (a Wait, a retry's backoff): armed again, same instant. */
+  timers?: { timerId: string; at: number; purpose: TimerPurpose }[];
+  /**
+   * The top level's: the fork's other runs, which the driver created idle. They are
+   * woken by this first step, so the fork's history begins with ExecutionForked.
+   */
+  wake?: string[];
+  /**
+   * A Map iteration or Parallel branch redriven in place (engine/redrive.ts): it runs
+   * again from the state it ended in, as a redriven top level does. Its run is the
+   * one that ended, renamed into its parent's new join: its history goes on.
+   */
+  redrive?: RedrivePoint;
+}
+
+/** Where a redriven run takes up: the state it ended in, its input, and its join's children. */
+export interface RedrivePoint {
+  state: string;
+  input: Json;
+  join?: RedriveJoin;
+}
 
 export type RunOutcome =
   | { status: "SUCCEEDED"; output: Json }

@@ -4,6 +4,8 @@ import type { RunEvent, RunEventBody, RunOutcome } from "../core/events.js";
 import type { HistoryEvent } from "../core/history.js";
 import type { Json } from "../core/json.js";
 import type { ExecutionContext, ParentLink, RunState } from "../core/run.js";
+import type { ForkPlan } from "../fork.js";
+import type { RedrivePlan } from "../redrive.js";
 import { compileProgram, type Program } from "../program.js";
 import { childRun, newRun, step } from "../step.js";
 import { waitsForToken } from "../states/task.js";
@@ -38,6 +40,16 @@ export interface MemoryRunOptions {
   nonce?: () => string;
   /** Safety net against runaway loops. */
   maxTransitions?: number;
+  /**
+   * Run a fork (engine/fork.ts, planned with this execution's id): its first event in
+   * place of Started, and its other runs, created with it. `input` is the source's.
+   */
+  fork?: Extract<ForkPlan, { ok: true }>;
+  /**
+   * Redrive an execution this driver ran to its end (engine/redrive.ts): its runs,
+   * history and journal go on, from the plan's `Redriven` event and restored runs.
+   */
+  redrive?: { from: ExecutionResult; plan: RedrivePlan; redriveCount: number };
   /** `$$.Execution.Id` and `$$.StateMachine.Id` (default: local ARNs built from the names). */
   executionArn?: string;
   stateMachineArn?: string;
@@ -141,7 +153,7 @@ class MemoryDriver {
     const machine = options.stateMachineName ?? "StateMachine";
     const stateMachineId =
       options.stateMachineArn ?? `arn:aws:states:local:000000000000:stateMachine:${machine}`;
-    this.execution = {
+    this.execution = options.redrive?.from.execution ?? {
       executionId:
         options.executionArn ?? `arn:aws:states:local:000000000000:execution:${machine}:${name}`,
       name,
@@ -156,20 +168,8 @@ class MemoryDriver {
   }
 
   async run(): Promise<ExecutionResult> {
-    const root = newRun(this.execution.executionId, "");
-    this.runs.set(root.runId, root);
-    this.queue.push({
-      runId: root.runId,
-      event: { type: "Started", input: this.execution.input, seed: this.execution.seed },
-    });
-    const timeout = this.program.definition.TimeoutSeconds;
-    if (timeout !== undefined) {
-      this.timers.add({
-        runId: root.runId,
-        timerId: "execution-timeout",
-        at: this.now + timeout * 1000,
-      });
-    }
+    if (this.options.redrive) this.redriven(this.options.redrive);
+    else this.started();
     while (!this.outcome) {
       if (this.queue.length > 0) {
         this.deliver(this.queue.shift()!);
@@ -193,6 +193,53 @@ class MemoryDriver {
       }
     }
     return this.result();
+  }
+
+  /** A new execution's first event (or a fork's, with its other runs). */
+  private started(): void {
+    const root = newRun(this.execution.executionId, "");
+    this.runs.set(root.runId, root);
+    const fork = this.options.fork;
+    this.queue.push({
+      runId: root.runId,
+      event: fork
+        ? { ...fork.root }
+        : { type: "Started", input: this.execution.input, seed: this.execution.seed },
+    });
+    for (const { run, event } of fork?.restored ?? []) this.park(run, event);
+    const timeout = this.program.definition.TimeoutSeconds;
+    if (timeout !== undefined) {
+      this.timers.add({
+        runId: root.runId,
+        timerId: "execution-timeout",
+        at: this.now + timeout * 1000,
+      });
+    }
+  }
+
+  /** An ended execution of this driver runs again (engine/redrive.ts). */
+  private redriven(redrive: NonNullable<MemoryRunOptions["redrive"]>): void {
+    const { from, plan, redriveCount } = redrive;
+    for (const [id, run] of from.runs) this.runs.set(id, run);
+    this.history.push(...from.history);
+    this.journal.push(...from.journal);
+    this.nextEventId = from.history.length + 1;
+    this.queue.push({
+      runId: this.execution.executionId,
+      event: { type: "Redriven", ...plan.point, redriveCount },
+    });
+    for (const { run, event } of plan.restored) this.park(run, event);
+  }
+
+  /**
+   * A run a fork or a redrive creates stands idle with its `Restored` event until a
+   * step wakes it (a `Continue` addressed to it), as the Redis driver creates it.
+   */
+  private readonly parked = new Map<string, RunEventBody>();
+
+  private park(run: RunState, event: RunEventBody): void {
+    this.runs.set(run.runId, run);
+    this.parked.set(run.runId, { ...event });
   }
 
   private async fireNextTimer(): Promise<void> {
@@ -261,6 +308,11 @@ class MemoryDriver {
   private apply(effect: Effect, run: RunState): void {
     switch (effect.type) {
       case "Continue": {
+        const restored = this.parked.get(effect.runId);
+        if (restored) {
+          this.parked.delete(effect.runId);
+          this.queue.push({ runId: effect.runId, event: restored });
+        }
         // Born with the stamps `deliver` writes: journaled events stay compact objects.
         const event: RunEvent = { type: "Continue", time: "", eventId: 0 };
         this.queue.push({ runId: effect.runId, event });
@@ -314,6 +366,13 @@ class MemoryDriver {
           runId: effect.runId,
           event: { type: "ResultsCollected", prefix: effect.prefix, outputs },
         });
+        break;
+      }
+      case "KeepOutputs": {
+        let ended = this.joins.get(effect.prefix);
+        if (!ended) this.joins.set(effect.prefix, (ended = new Map()));
+        for (const [index, output] of effect.outputs)
+          if (!ended.has(index)) ended.set(index, output);
         break;
       }
       case "RunEnded":

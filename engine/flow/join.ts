@@ -101,7 +101,7 @@ export function continueJoin(ctx: StepContext, join: Join, children: ChildScopes
 }
 
 /** A child to spawn; a Map iteration first gets its MapIterationStarted, which its history follows. */
-function startChild(
+export function startChild(
   ctx: StepContext,
   join: Join,
   children: ChildScopes,
@@ -204,4 +204,9 @@ export function collectResults(ctx: StepContext, join: Join): void {
     total: join.total,
   });
   ctx.setPhase({ kind: "collecting", prefix: join.prefix, total: join.total });
+}
+
+/** Outputs of a join's children that the driver keeps without their runs (effect `KeepOutputs`). */
+export function keepOutputs(ctx: StepContext, prefix: string, outputs: [number, Json][]): void {
+  ctx.emit({ type: "KeepOutputs", runId: ctx.run.runId, prefix, outputs });
 }

@@ -92,6 +92,16 @@ export type CommitOp =
     }
   /** Push `event` (a Stop) in front to each child `<join>/0..started-1` still running; drop `ji:<join>`. */
   | { op: "stopJoin"; join: string; started: number; event: string }
+  /**
+   * Set these fields of `jr:<join>` where absent: the outputs of children that
+   * succeeded before a redrive reopened the join or a fork rebuilt it.
+   */
+  | {
+      op: "keepOutputs";
+      join: string;
+      outputs: [index: number, output: string][];
+      keepSeconds: number;
+    }
   /** Keep the inputs of a Map window's later children in `ji:<join>`, fields from, from + 1… */
   | { op: "keepInputs"; join: string; from: number; inputs: string[]; keepSeconds: number }
   /**
@@ -245,6 +255,10 @@ for _, o in ipairs(ARG.ops) do
     end
     -- A stopped join starts no more children: their kept inputs go.
     redis.call('DEL', base .. KIND.joinInputs .. o.join)
+  elseif op == 'keepOutputs' then
+    local jr = base .. KIND.joinResults .. o.join
+    for _, kept in ipairs(o.outputs) do redis.call('HSETNX', jr, kept[1], kept[2]) end
+    if #o.outputs > 0 then expireIn(jr, o.keepSeconds) end
   elseif op == 'keepInputs' then
     local ji, inputs = base .. KIND.joinInputs .. o.join, o.inputs
     for first = 1, #inputs, 500 do

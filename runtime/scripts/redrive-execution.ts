@@ -1,3 +1,5 @@
+import { RUN_STATE_LUA } from "./run-state.js";
+import { CREATE_RUNS_LUA, type CreatedRun } from "./start-execution.js";
 import { STATUS_INDEX_LUA } from "./status-index.js";
 import { defineScript } from "./spec.js";
 
@@ -14,6 +16,16 @@ export interface RedriveArgs {
   clientToken?: string;
   /** ISO time. */
   now: string;
+  /**
+   * The execution timeout, armed again: AWS resets the state machine's
+   * TimeoutSeconds on a redrive ("reset to 0").
+   */
+  timeout?: { member: string; at: number };
+  /**
+   * The Map iterations and Parallel branches redriven in place (engine/redrive.ts),
+   * created idle: the top level's Redriven step wakes them.
+   */
+  runs?: CreatedRun[];
 }
 
 export type RedriveReply =
@@ -35,7 +47,7 @@ export const redriveExecution = defineScript<RedriveArgs, RedriveReply>()({
   name: "redriveExecution",
   keys: ["execution", "run", "inbox", "history", "journal", "schedule", "stats"],
   replies: ["redriven", "again", "raced", "missing"],
-  lua: `${STATUS_INDEX_LUA}
+  lua: `${RUN_STATE_LUA}${STATUS_INDEX_LUA}${CREATE_RUNS_LUA}
 local f = redis.call('HMGET', KEY.execution, 'st', 'rc', 'rt')
 if not f[1] then return reply('missing') end
 if ARG.clientToken and f[3] == ARG.clientToken then return reply('again') end
@@ -51,6 +63,10 @@ end
 redis.call('HINCRBY', KEY.stats, f[1], -1)
 redis.call('HINCRBY', KEY.stats, 'RUNNING', 1)
 moveStatusIndex(ARG.base, ARG.exec, f[1], 'RUNNING')
+if ARG.timeout and redis.call('ZADD', KEY.schedule, ARG.timeout.at, ARG.timeout.member) == 1 then
+  redis.call('HINCRBY', KEY.stats, 'timers', 1)
+end
+createRuns(ARG.base, ARG.runs)
 redis.call('RPUSH', KEY.inbox, ARG.event)
 redis.call('ZADD', KEY.schedule, ARG.leaseUntil, MEMBER.run .. ARG.exec)
 return reply('redriven', {seq = tonumber(q)})

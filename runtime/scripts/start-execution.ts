@@ -2,6 +2,26 @@ import { RUN_STATE_LUA } from "./run-state.js";
 import { STATUS_INDEX_LUA } from "./status-index.js";
 import { defineScript } from "./spec.js";
 
+/** A run created idle beside others, with its state (stored form) and first event (JSON). */
+export interface CreatedRun {
+  /** Short id. */
+  run: string;
+  state: string;
+  event: string;
+}
+
+/** Creates the runs idle: the root's first step wakes them (engine/flow/fork-resume.ts). */
+export const CREATE_RUNS_LUA = `
+local function createRuns(base, runs)
+  for _, r in ipairs(runs or {}) do
+    local key = base .. KIND.run .. r.run
+    redis.call('HSET', key, 'q', 0)
+    putState(key, r.state)
+    redis.call('RPUSH', base .. KIND.inbox .. r.run, r.event)
+  end
+end
+`;
+
 export interface StartArgs {
   base: string;
   /** The execution (short id) and its name. */
@@ -23,6 +43,8 @@ export interface StartArgs {
   timeout?: { member: string; at: number };
   /** The history chain's genesis hash (runtime/audit/chain.ts): the chain head until the first event, kept as `hg`. */
   genesis: string;
+  /** A fork's other runs (runtime/fork.ts), created with the execution. */
+  runs?: CreatedRun[];
 }
 
 export type StartReply =
@@ -39,7 +61,7 @@ export const startExecution = defineScript<StartArgs, StartReply>()({
   name: "startExecution",
   keys: ["execution", "run", "inbox", "executions", "executionsOf", "schedule", "stats"],
   replies: ["created", "existed", "conflict"],
-  lua: `${RUN_STATE_LUA}${STATUS_INDEX_LUA}
+  lua: `${RUN_STATE_LUA}${STATUS_INDEX_LUA}${CREATE_RUNS_LUA}
 local existing = redis.call('HMGET', KEY.execution, 'ih', 't0')
 if existing[1] then
   if existing[1] == ARG.inputHash then return reply('existed', {startedAt = existing[2]}) end
@@ -55,6 +77,7 @@ redis.call('ZADD', KEY.executions, ARG.now, ARG.exec)
 redis.call('ZADD', KEY.executionsOf, ARG.now, ARG.exec)
 moveStatusIndex(ARG.base, ARG.exec, '', 'RUNNING')
 redis.call('ZADD', KEY.schedule, ARG.now + ARG.leaseMs, MEMBER.run .. ARG.exec)
+createRuns(ARG.base, ARG.runs)
 if ARG.timeout and redis.call('ZADD', KEY.schedule, ARG.timeout.at, ARG.timeout.member) == 1 then
   redis.call('HINCRBY', KEY.stats, 'timers', 1)
 end

@@ -174,23 +174,25 @@ describe("fork", () => {
     }
   });
 
-  it("refuses a point inside a Map, naming the nearest that can, and other bad requests", async () => {
+  it("refuses what is not a state entered, naming the nearest that is, and other bad requests", async () => {
     const source = (
       await stack.client.post("/v1/state-machines/fan/executions?wait=10", {
         input: { items: [1, 2] },
       })
     ).body;
     const events = await history(source.executionId);
-    const inside = events.find(
-      (e) => e.type === "PassStateEntered" && e.stateEnteredEventDetails.name === "One",
-    )!.id as number;
+    const exited = events.find((e) => e.type === "MapStateExited")!.id as number;
     const refused = await stack.client.post(`/v1/executions/${enc(source.executionId)}/fork`, {
-      fromEventId: inside,
+      fromEventId: exited,
     });
     expect(refused.status).toBe(400);
     expect(refused.body.error).toBe("InvalidForkPoint");
+    const lastEntered = events
+      .slice(0, exited - 1)
+      .filter((e) => e.type.endsWith("StateEntered"))
+      .at(-1)!.id as number;
+    expect(refused.body.message).toContain(`the nearest event before it that is: ${lastEntered}`);
     const mapEntered = events.find((e) => e.type === "MapStateEntered")!.id as number;
-    expect(refused.body.message).toContain(`the nearest event before it that is: ${mapEntered}`);
     const ok = await stack.client.post(`/v1/executions/${enc(source.executionId)}/fork`, {
       fromEventId: mapEntered,
       input: { items: [7, 8, 9] },

@@ -32,6 +32,21 @@ beforeAll(async () => {
     },
   });
   await stack.client.post("/v1/state-machines", {
+    name: "timed",
+    definition: {
+      TimeoutSeconds: 2,
+      StartAt: "Ask",
+      States: {
+        Ask: {
+          Type: "Task",
+          Resource: "arn:aws:states:::stepwise:waitForTaskToken",
+          Parameters: { "token.$": "$$.Task.Token" },
+          End: true,
+        },
+      },
+    },
+  });
+  await stack.client.post("/v1/state-machines", {
     name: "nap",
     definition: {
       StartAt: "Nap",
@@ -125,6 +140,22 @@ describe("redrive", () => {
     expect((await stack.client.post(`/v1/executions/${enc(id)}/redrive`, {})).status).toBe(200);
     const done = await until(id, "SUCCEEDED");
     expect(done.redriveCount).toBe(1);
+  });
+
+  it("gives a redriven execution its TimeoutSeconds afresh (AWS: reset to 0)", async () => {
+    const id = (await stack.client.post("/v1/state-machines/timed/executions", {})).body
+      .executionId as string;
+    await stack.client.post(`/v1/task-tokens/${enc(await token(id))}/failure`, { error: "No" });
+    await until(id, "FAILED");
+    // Past the 2 s since the start: a timeout counted from the start would be due at once.
+    await new Promise((r) => setTimeout(r, 2_100));
+    const redriven = (await stack.client.post(`/v1/executions/${enc(id)}/redrive`, {})).body;
+    await new Promise((r) => setTimeout(r, 800));
+    expect((await record(id)).status).toBe("RUNNING");
+    const timedOut = await until(id, "TIMED_OUT");
+    expect(timedOut.error).toBe("States.Timeout");
+    const after = Date.parse(timedOut.stoppedAt) - Date.parse(redriven.redrivenAt);
+    expect(after).toBeGreaterThanOrEqual(1_900);
   });
 
   it("refuses what cannot be redriven", async () => {

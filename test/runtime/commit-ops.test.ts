@@ -244,6 +244,21 @@ const opTests: Record<CommitOp["op"], () => Promise<void>> = {
     expect(await redis.exists(keys.joinInputs("m:e/1"))).toBe(0);
     expect(reply.fx).toBe(stepJob("m:e/1/0", 4));
   },
+  async keepOutputs() {
+    await redis.hset(keys.joinResults("m:e/1"), "0", "first");
+    await committed([
+      {
+        op: "keepOutputs",
+        join: "m:e/1",
+        outputs: [
+          [0, "second"],
+          [1, "b"],
+        ],
+        keepSeconds: 0,
+      },
+    ]);
+    expect(await redis.hgetall(keys.joinResults("m:e/1"))).toEqual({ "0": "first", "1": "b" });
+  },
   async keepInputs() {
     const inputs = Array.from({ length: 1_203 }, (_, i) => String(i));
     await committed([{ op: "keepInputs", join: "m:e/1", from: 10, inputs, keepSeconds: 30 }]);

@@ -1,0 +1,290 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Json } from "../../engine/core/json.js";
+import { compileProgram } from "../../engine/program.js";
+import { replay } from "../../engine/replay.js";
+import { createRedisRuntime } from "../../runtime/runtime.js";
+import { startFakeServer, type FakeServer } from "./fake-server.js";
+import { REDIS_URL, startStack, type Stack } from "./stack.js";
+
+/**
+ * Redrive of an execution that failed inside a Map or a Parallel, on real Redis with
+ * a real worker (AWS's RedriveExecution: "For workflows that include an Inline Map or
+ * Parallel state, RedriveExecution API action reschedules and redrives only the
+ * iterations and branches that failed or aborted"). A local HTTP service fails one
+ * item the first time it sees it; the redrive calls it for that item only, and the
+ * state's output lists every item's result in order.
+ */
+let stack: Stack;
+let service: FakeServer;
+const enc = encodeURIComponent;
+/** Items that fail their first call (after the others have answered). */
+const failOnce = new Set<string>();
+
+beforeAll(async () => {
+  service = await startFakeServer((request) => {
+    const item = String((request.body as { item?: unknown } | undefined)?.item);
+    if (failOnce.delete(item)) {
+      // Late, so that its siblings have succeeded when it fails the state.
+      return { status: 500, body: { message: `no ${item} today` }, delayMs: 600 };
+    }
+    return { body: { done: item } };
+  });
+  stack = await startStack({ egressAllow: "127.0.0.1" });
+  await stack.client.post("/v1/state-machines", { name: "each", definition: mapMachine(service) });
+  await stack.client.post("/v1/state-machines", {
+    name: "one-by-one",
+    definition: mapMachine(service, 1),
+  });
+  await stack.client.post("/v1/state-machines", {
+    name: "nested",
+    definition: nestedMachine(service),
+  });
+  await stack.client.post("/v1/state-machines", {
+    name: "branches",
+    definition: parallelMachine(service),
+  });
+});
+
+afterAll(async () => {
+  await stack?.close();
+  await service?.close();
+});
+
+const work = (service: FakeServer, item: string) => ({
+  Type: "Task",
+  Resource: "arn:aws:states:::http:invoke",
+  Parameters: {
+    ApiEndpoint: `${service.url}/work`,
+    Method: "POST",
+    RequestBody: { "item.$": item },
+  },
+  OutputPath: "$.ResponseBody",
+  End: true,
+});
+
+function mapMachine(service: FakeServer, maxConcurrency = 0): object {
+  return {
+    StartAt: "Prepare",
+    States: {
+      Prepare: { Type: "Pass", Next: "Each" },
+      Each: {
+        Type: "Map",
+        ItemsPath: "$.items",
+        MaxConcurrency: maxConcurrency,
+        // Each item is prepared, then worked: a redrive takes up the failed item at Work.
+        ItemProcessor: {
+          StartAt: "Prep",
+          States: {
+            Prep: {
+              ...work(service, "States.Format('prep-{}', $)"),
+              ResultPath: null,
+              OutputPath: "$",
+              End: false,
+              Next: "Work",
+            },
+            Work: work(service, "$"),
+          },
+        },
+        ResultPath: "$.results",
+        Next: "Done",
+      },
+      Done: { Type: "Pass", OutputPath: "$.results", End: true },
+    },
+  };
+}
+
+/** A Parallel whose second branch is a Map: the redrive goes down to the failed item. */
+function nestedMachine(service: FakeServer): object {
+  return {
+    StartAt: "Both",
+    States: {
+      Both: {
+        Type: "Parallel",
+        Branches: [
+          { StartAt: "Solo", States: { Solo: work(service, "$.solo") } },
+          {
+            StartAt: "Pre",
+            States: {
+              Pre: {
+                ...work(service, "$.pre"),
+                ResultPath: null,
+                OutputPath: "$",
+                End: false,
+                Next: "Inner",
+              },
+              Inner: {
+                Type: "Map",
+                ItemsPath: "$.items",
+                ItemProcessor: { StartAt: "Work", States: { Work: work(service, "$") } },
+                End: true,
+              },
+            },
+          },
+        ],
+        End: true,
+      },
+    },
+  };
+}
+
+function parallelMachine(service: FakeServer): object {
+  const branch = (name: string) => ({ StartAt: name, States: { [name]: work(service, "$.who") } });
+  return {
+    StartAt: "All",
+    States: {
+      All: {
+        Type: "Parallel",
+        Parameters: { "who.$": "$.who", "other.$": "$.other" },
+        Branches: [
+          branch("A"),
+          { StartAt: "B", States: { B: work(service, "$.other") } },
+          branch("C"),
+        ],
+        End: true,
+      },
+    },
+  };
+}
+
+const callsFor = (item: string) =>
+  service.requests.filter((r) => (r.body as { item?: unknown } | undefined)?.item === item).length;
+
+async function record(id: string): Promise<any> {
+  return (await stack.client.get(`/v1/executions/${enc(id)}`)).body;
+}
+
+async function until(id: string, status: string): Promise<any> {
+  return stack.client.until(async () => {
+    const r = await record(id);
+    return r.status === status ? r : undefined;
+  }, 20_000);
+}
+
+async function history(id: string): Promise<any[]> {
+  return (await stack.client.get(`/v1/executions/${enc(id)}/history?limit=1000`)).body.items;
+}
+
+/** The journal replayed through the pure step writes the history Redis holds. */
+async function expectReplays(id: string, definition: object, input: Json): Promise<void> {
+  const runtime = createRedisRuntime({ redisUrl: REDIS_URL, prefix: stack.prefix });
+  try {
+    const events = await history(id);
+    const name = id.split(":").at(-1)!;
+    const rebuilt = replay(
+      compileProgram(definition as never),
+      {
+        executionId: id,
+        name,
+        startTime: events[0].timestamp,
+        input,
+        stateMachineId: "m",
+        stateMachineName: "m",
+        seed: name,
+      },
+      await runtime.journal(id),
+    );
+    const shape = (list: any[]) => list.map((e) => `${e.id}<${e.previousEventId}:${e.type}`);
+    expect(shape(rebuilt.history)).toEqual(shape(events));
+  } finally {
+    await runtime.close();
+  }
+}
+
+describe("redrive inside a Map or Parallel", () => {
+  it("runs again only the Map's failed item; the output lists all five in order", async () => {
+    failOnce.add("m3");
+    const items = ["m1", "m2", "m3", "m4", "m5"];
+    const id = (await stack.client.post("/v1/state-machines/each/executions", { input: { items } }))
+      .body.executionId as string;
+    const failed = await until(id, "FAILED");
+    expect(failed.error).toBe("States.Http.StatusCode.500");
+    expect(items.map(callsFor)).toEqual([1, 1, 1, 1, 1]);
+
+    const redriven = await stack.client.post(`/v1/executions/${enc(id)}/redrive`, {});
+    expect(redriven.status).toBe(200);
+    const done = await until(id, "SUCCEEDED");
+    expect(done.output).toEqual(items.map((item) => ({ done: item })));
+    // Only the failed item was called again, from the state it failed in: its Prep ran once.
+    expect(items.map(callsFor)).toEqual([1, 1, 2, 1, 1]);
+    expect(items.map((i) => callsFor(`prep-${i}`))).toEqual([1, 1, 1, 1, 1]);
+
+    const events = await history(id);
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+    const after = events.slice(events.findIndex((e) => e.type === "ExecutionRedriven"));
+    expect(after.map((e) => e.type)).toEqual([
+      "ExecutionRedriven",
+      "MapStateEntered",
+      "MapStateStarted",
+      "MapIterationStarted",
+      "TaskStateEntered",
+      "TaskScheduled",
+      "TaskStarted",
+      "TaskSucceeded",
+      "TaskStateExited",
+      "MapIterationSucceeded",
+      "MapStateSucceeded",
+      "MapStateExited",
+      "PassStateEntered",
+      "PassStateExited",
+      "ExecutionSucceeded",
+    ]);
+    expect(
+      after.find((e) => e.type === "MapIterationStarted").mapIterationStartedEventDetails,
+    ).toMatchObject({ index: 2 });
+    // Prepare ran once.
+    expect(events.filter((e) => e.type === "PassStateEntered")).toHaveLength(2);
+    await expectReplays(id, mapMachine(service), { items });
+  });
+
+  it("with MaxConcurrency 1, runs the failed item and the ones never started", async () => {
+    failOnce.add("w3");
+    const items = ["w1", "w2", "w3", "w4", "w5"];
+    const id = (
+      await stack.client.post("/v1/state-machines/one-by-one/executions", { input: { items } })
+    ).body.executionId as string;
+    await until(id, "FAILED");
+    expect(items.map(callsFor)).toEqual([1, 1, 1, 0, 0]);
+    await stack.client.post(`/v1/executions/${enc(id)}/redrive`, {});
+    const done = await until(id, "SUCCEEDED");
+    expect(done.output).toEqual(items.map((item) => ({ done: item })));
+    expect(items.map(callsFor)).toEqual([1, 1, 2, 1, 1]);
+    // Still one at a time.
+    const events = await history(id);
+    const after = events.slice(events.findIndex((e) => e.type === "ExecutionRedriven"));
+    const started = after.filter((e) => e.type === "MapIterationStarted");
+    expect(started.map((e) => e.mapIterationStartedEventDetails.index)).toEqual([2, 3, 4]);
+    await expectReplays(id, mapMachine(service, 1), { items });
+  });
+
+  it("goes down a Parallel into its Map: only the failed item runs again", async () => {
+    failOnce.add("n2");
+    const input = { solo: "n-solo", pre: "n-pre", items: ["n1", "n2", "n3"] };
+    const id = (await stack.client.post("/v1/state-machines/nested/executions", { input })).body
+      .executionId as string;
+    await until(id, "FAILED");
+    await stack.client.post(`/v1/executions/${enc(id)}/redrive`, {});
+    const done = await until(id, "SUCCEEDED");
+    expect(done.output).toEqual([
+      { done: "n-solo" },
+      [{ done: "n1" }, { done: "n2" }, { done: "n3" }],
+    ]);
+    expect(["n-solo", "n-pre", "n1", "n2", "n3"].map(callsFor)).toEqual([1, 1, 1, 2, 1]);
+    await expectReplays(id, nestedMachine(service), input);
+  });
+
+  it("runs again only the Parallel's failed branch", async () => {
+    failOnce.add("p-b");
+    const id = (
+      await stack.client.post("/v1/state-machines/branches/executions", {
+        input: { who: "p-ac", other: "p-b" },
+      })
+    ).body.executionId as string;
+    await until(id, "FAILED");
+    expect([callsFor("p-ac"), callsFor("p-b")]).toEqual([2, 1]);
+    await stack.client.post(`/v1/executions/${enc(id)}/redrive`, {});
+    const done = await until(id, "SUCCEEDED");
+    expect(done.output).toEqual([{ done: "p-ac" }, { done: "p-b" }, { done: "p-ac" }]);
+    expect([callsFor("p-ac"), callsFor("p-b")]).toEqual([2, 2]);
+    await expectReplays(id, parallelMachine(service), { who: "p-ac", other: "p-b" });
+  });
+});
