@@ -36,12 +36,20 @@ import type { RuntimeSettings } from "./settings.js";
 import { advance, type TransitionDeps } from "./transition.js";
 import type { ModelBudget } from "../task-runners/model/budget.js";
 import { BUDGET_FIELD, readBudget, readUsage, USAGE_FIELDS } from "./usage.js";
+import {
+  newTrace,
+  traceFields,
+  traceOfRecord,
+  TRACE_FIELDS,
+  type ExecutionTrace,
+} from "./tracing/trace-context.js";
 
 /**
  * Executions: start (idempotent by name), read, list, history, stop, wait.
  * The record is the hash `x:<machine>:<name>`: st status, sm machine, v version,
  * in input, ih input hash, t0/t1 start/stop, out, err, cause, nm name, hc history count,
- * hh history chain head (hash of event hc), hg chain genesis (audit/chain.ts).
+ * hh history chain head (hash of event hc), hg chain genesis (audit/chain.ts),
+ * tr/tp/ts trace id, caller's span id and tracestate (tracing/trace-context.ts).
  */
 export class ExecutionStore {
   constructor(
@@ -70,6 +78,8 @@ export class ExecutionStore {
       forked?: Extract<RunEventBody, { type: "Forked" }>;
       /** Limits on the model calls of this execution (runtime/usage.ts). */
       budget?: ModelBudget;
+      /** The caller's trace (its `traceparent`); without it the execution opens its own. */
+      trace?: ExecutionTrace;
     },
   ): Promise<StartResult> {
     const latest = await this.machines.latest(machine);
@@ -147,16 +157,11 @@ export class ExecutionStore {
         `Execution '${name}' of '${machine}' already exists with another input`,
       );
     }
-    if (
-      code === 1 &&
-      (options.pinned ||
-        options.restartedFrom !== undefined ||
-        options.forked ||
-        options.budget !== undefined)
-    ) {
+    if (code === 1) {
       // Beside the record for DescribeExecution and listings; ExecutionStarted, written
-      // with the start itself, is the durable account of which version ran.
-      const fields: Record<string, string | number> = {};
+      // with the start itself, is the durable account of which version ran. The trace
+      // is written before the first job is enqueued, so every span and task sees it.
+      const fields: Record<string, string | number> = traceFields(options.trace ?? newTrace());
       if (options.pinned) fields.pv = version;
       if (options.pinned?.alias !== undefined) fields.al = options.pinned.alias;
       if (options.restartedFrom !== undefined) fields.rf = options.restartedFrom;
@@ -467,6 +472,7 @@ function toRecord(executionId: string, f: Record<string, string>): ExecutionReco
   if (f.rc !== undefined) record.redriveCount = Number(f.rc);
   if (f.rd !== undefined) record.redrivenAt = f.rd;
   if (f.hh !== undefined) record.historyHead = { eventId: Number(f.hc ?? 0), hash: f.hh };
+  record.traceId = traceOfRecord(executionId, f[TRACE_FIELDS.traceId]).traceId;
   if (f.fk !== undefined) {
     const at = f.fk.lastIndexOf("@");
     record.forkedFrom = { executionId: f.fk.slice(0, at), eventId: Number(f.fk.slice(at + 1)) };

@@ -1,3 +1,4 @@
+import type { ExecutionTrace } from "./tracing/trace-context.js";
 import type { StateMachineDefinition } from "../engine/core/definition.js";
 import type { RunEvent, RunEventBody } from "../engine/core/events.js";
 import type { HistoryEvent } from "../engine/core/history.js";
@@ -345,7 +346,13 @@ export class RedisRuntime implements Runtime {
 
   async startExecution(
     stateMachine: string,
-    options: { input?: Json; name?: string; caller?: Caller; budget?: ModelBudget } & StartTarget,
+    options: {
+      input?: Json;
+      name?: string;
+      caller?: Caller;
+      budget?: ModelBudget;
+      trace?: ExecutionTrace;
+    } & StartTarget,
   ): Promise<StartResult> {
     const meta = await this.machines.meta(stateMachine);
     if (meta.type === "EXPRESS") {
