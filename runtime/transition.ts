@@ -19,6 +19,8 @@ import type { ExecutionCache } from "./programs.js";
 import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
 import type { RuntimeSettings } from "./settings.js";
+import { emitCommitSpans } from "./tracing/commit-spans.js";
+import type { SpanSink } from "./tracing/sink.js";
 
 /**
  * THE DURABLE COMMIT PROTOCOL (DESIGN.md, "Durable commit").
@@ -100,6 +102,8 @@ export interface TransitionDeps {
   locks?: ExecutionLocks;
   /** Large frame inputs this process parsed (a worker has one; see frame-input.ts). */
   inputs?: InputCache;
+  /** Where the spans a commit ends go (tracing/); none unless OTLP export is on. */
+  spans?: SpanSink;
 }
 
 /** `paused`: the execution is paused; the run was parked with its events (pause.ts). */
@@ -231,7 +235,8 @@ async function stepAndCommit(
 ): Promise<Outcome | "reload"> {
   const { client, keys, locks } = deps;
   const exec = executionOf(run);
-  const { context, program } = await deps.executions.get(exec);
+  const execution = await deps.executions.get(exec);
+  const { context, program } = execution;
   const body = JSON.parse(head) as RunEventBody;
   const now = Date.now();
   const stamped = { ...body, time: new Date(now).toISOString() } as RunEvent;
@@ -305,6 +310,7 @@ async function stepAndCommit(
           ? { count: hc + history.length, hash: chained.head }
           : { count: hc, hash: hh };
       locks?.committed(exec, committed);
+      if (deps.spans) emitCommitSpans(deps.spans, execution, state, result.run, history);
       const newSeq = Number(reply[1]);
       const nextHead = reply[3] as string | null | undefined;
       const fx = reply[2] as string;
