@@ -320,7 +320,13 @@ export interface Runtime {
    */
   startSyncExecution(
     stateMachine: string,
-    options: { input?: Json; name?: string; timeoutMs?: number } & StartTarget,
+    options: {
+      input?: Json;
+      name?: string;
+      timeoutMs?: number;
+      /** The caller's W3C trace: the execution's HTTP tasks send it on. */
+      trace?: ExecutionTrace;
+    } & StartTarget,
   ): Promise<SyncExecutionResult>;
   getStateMachine(name: string, version?: number): Promise<StateMachineDetail>;
   listStateMachines(options?: {

@@ -1,4 +1,4 @@
-import type { ExecutionTrace } from "./tracing/trace-context.js";
+import { newTrace, type ExecutionTrace } from "./tracing/trace-context.js";
 import type { StateMachineDefinition } from "../engine/core/definition.js";
 import type { RunEvent, RunEventBody } from "../engine/core/events.js";
 import type { HistoryEvent } from "../engine/core/history.js";
@@ -27,7 +27,6 @@ import { AliasStore } from "./aliases.js";
 import { runnerHandlers, startExpress } from "./express.js";
 import { TagStore } from "./tags.js";
 import { VersionStore } from "./versions.js";
-import type { TaskHandlers } from "../engine/drivers/memory.js";
 import { defaultRunners } from "../task-runners/index.js";
 import { DATA_LIMIT_BYTES } from "../engine/step-context.js";
 import type { TaskRunner } from "../task-runners/runner.js";
@@ -99,7 +98,7 @@ export class RedisRuntime implements Runtime {
   private readonly activities: ActivityStore;
   private readonly cache: ExecutionCache;
   /** What EXPRESS executions' Task states call, in this process. */
-  private readonly expressTasks: TaskHandlers;
+  private readonly expressRunners: TaskRunner[];
   /** Executions this runtime created (idempotent repeats not counted), for /metrics. */
   private started = 0;
 
@@ -116,7 +115,7 @@ export class RedisRuntime implements Runtime {
     this.aliases = new AliasStore(this.client, this.keys, this.machines, this.versions);
     this.tags = new TagStore(this.client, this.keys);
     this.activities = new ActivityStore(this.client, this.keys);
-    this.expressTasks = runnerHandlers([...(options.taskRunners ?? []), ...defaultRunners()]);
+    this.expressRunners = [...(options.taskRunners ?? []), ...defaultRunners()];
     this.executions = new ExecutionStore(
       this.client,
       this.keys,
@@ -277,7 +276,12 @@ export class RedisRuntime implements Runtime {
 
   async startSyncExecution(
     stateMachine: string,
-    options: { input?: Json; name?: string; timeoutMs?: number } & StartTarget,
+    options: {
+      input?: Json;
+      name?: string;
+      timeoutMs?: number;
+      trace?: ExecutionTrace;
+    } & StartTarget,
   ): Promise<SyncExecutionResult> {
     return (await this.startExpress(stateMachine, options)).result;
   }
@@ -305,7 +309,12 @@ export class RedisRuntime implements Runtime {
   /** Starts an EXPRESS execution in this process (StateMachineTypeNotSupported for others). */
   private async startExpress(
     stateMachine: string,
-    options: { input?: Json; name?: string; timeoutMs?: number } & StartTarget,
+    options: {
+      input?: Json;
+      name?: string;
+      timeoutMs?: number;
+      trace?: ExecutionTrace;
+    } & StartTarget,
   ): Promise<ReturnType<typeof startExpress>> {
     const meta = await this.recentMeta(stateMachine);
     if (meta.type !== "EXPRESS") {
@@ -329,7 +338,8 @@ export class RedisRuntime implements Runtime {
         ...(meta.roleArn !== undefined ? { roleArn: meta.roleArn } : {}),
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       },
-      this.expressTasks,
+      // Its tasks send the start's trace (or one of its own): nothing else of it is kept.
+      runnerHandlers(this.expressRunners, options.trace ?? newTrace()),
     );
   }
 

@@ -23,7 +23,7 @@ import { Scheduler } from "./scheduler.js";
 import { resolveSettings, type RuntimeSettings } from "./settings.js";
 import { runTaskJob } from "./task-jobs.js";
 import { advance } from "./transition.js";
-import { defaultLogger, type Logger } from "./tracing/logger.js";
+import { defaultLogger, type WorkerLog } from "./tracing/logger.js";
 import { observedRunner } from "./tracing/observed-runner.js";
 import { spanSinkFromEnv, type SpanSink } from "./tracing/sink.js";
 
@@ -45,7 +45,7 @@ export interface WorkerOptions extends Partial<RuntimeSettings> {
    * up, errors): JSON with executionId, stateName, attempt and traceId where known.
    * Default: LOG_LEVEL (info) to stderr.
    */
-  logger?: Logger;
+  logger?: WorkerLog;
   /**
    * Where finished spans go (runtime/tracing/). Default: the OTLP exporter when
    * OTEL_EXPORTER_OTLP_ENDPOINT is set, else none (and no tracing cost at all).

@@ -260,10 +260,8 @@ export const serveCommand: Command = {
         concurrency,
         taskRunners,
         onTransition: workerMetrics(registry).onTransition,
-        onError: (err) => {
-          const text = err instanceof Error ? err.message.split("\n")[0]! : String(err);
-          app.log.error({ error: text }, `worker: ${text}`);
-        },
+        // The API's pino logger: the worker's lines come out beside the API's, alike.
+        logger: app.log,
       });
       failures = await logFailedExecutions({
         redisUrl,

@@ -135,7 +135,9 @@ export const workerCommand: Command = {
       concurrency,
       taskConcurrency,
       taskRunners,
-      onError: (err) => log.error({ error: errorText(err) }, `worker: ${errorText(err)}`),
+      // Its lines (failed task attempts, errors, executions given up) carry executionId,
+      // stateName, attempt and traceId where they concern one (runtime/tracing/logger.ts).
+      logger: log,
       ...(registry ? { onTransition: workerMetrics(registry).onTransition } : {}),
     });
     // Reading records needs the runtime's stores; its connections are idle otherwise.

@@ -1,7 +1,12 @@
 import type { AttemptTrace } from "../../task-runners/runner.js";
 import { executionOf, longId, runOfTask } from "../ids.js";
 import { spanIds } from "./span-ids.js";
-import { formatTraceparent, traceOfRecord, TRACE_FIELDS } from "./trace-context.js";
+import {
+  formatTraceparent,
+  traceOfRecord,
+  TRACE_FIELDS,
+  type ExecutionTrace,
+} from "./trace-context.js";
 
 /** What a task job reads of the execution record, in the same round trip as the task. */
 export const TRACE_READ = [TRACE_FIELDS.traceId, TRACE_FIELDS.traceState] as const;
@@ -32,4 +37,21 @@ export function attemptTrace(
   };
   if (traceState) trace.tracestate = traceState;
   return trace;
+}
+
+/**
+ * An Express task attempt's trace context. Express executions keep no history to
+ * build spans from, so none is exported: the called server still joins the
+ * execution's trace, under a span of this attempt that only its id names.
+ */
+export function expressAttemptTrace(trace: ExecutionTrace, taskId: string): AttemptTrace {
+  const { traceId } = trace;
+  const out: AttemptTrace = {
+    traceId,
+    spanId: spanIds.attempt(traceId, taskId),
+    parentSpanId: trace.parentSpanId ?? spanIds.execution(traceId),
+    traceparent: formatTraceparent(traceId, spanIds.http(traceId, taskId)),
+  };
+  if (trace.traceState !== undefined) out.tracestate = trace.traceState;
+  return out;
 }

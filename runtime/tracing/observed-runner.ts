@@ -1,7 +1,7 @@
 import type { Json } from "../../engine/core/json.js";
 import { describeFailure, type TaskRunner } from "../../task-runners/runner.js";
 import { machineOf, shortId } from "../ids.js";
-import { attemptFields, type Logger } from "./logger.js";
+import { attemptFields, type WorkerLog } from "./logger.js";
 import type { SpanSink } from "./sink.js";
 import { spansOfAttempt } from "./spans.js";
 
@@ -14,7 +14,7 @@ import { spansOfAttempt } from "./spans.js";
  */
 export function observedRunner(
   runner: TaskRunner,
-  options: { log: Logger; spans?: SpanSink | undefined },
+  options: { log: WorkerLog; spans?: SpanSink | undefined },
 ): TaskRunner {
   const { log, spans } = options;
   return {
