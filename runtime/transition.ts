@@ -20,6 +20,7 @@ import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
 import type { RuntimeSettings } from "./settings.js";
 import { emitCommitSpans } from "./tracing/commit-spans.js";
+import { executionFault } from "./tracing/logger.js";
 import type { SpanSink } from "./tracing/sink.js";
 
 /**
@@ -386,7 +387,7 @@ function stepOrFail(
       time: event.time,
       eventId: event.eventId,
     };
-    deps.onError?.(err);
+    deps.onError?.(executionFault(err, context.executionId, state.current?.name));
     return { event: failed, result: step(program, context, state, failed) };
   }
 }

@@ -23,7 +23,7 @@ import { Scheduler } from "./scheduler.js";
 import { resolveSettings, type RuntimeSettings } from "./settings.js";
 import { runTaskJob } from "./task-jobs.js";
 import { advance } from "./transition.js";
-import { defaultLogger, type WorkerLog } from "./tracing/logger.js";
+import { defaultLogger, faultFields, type WorkerLog } from "./tracing/logger.js";
 import { observedRunner } from "./tracing/observed-runner.js";
 import { spanSinkFromEnv, type SpanSink } from "./tracing/sink.js";
 
@@ -76,7 +76,10 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
   const onError =
     options.onError ??
     ((err: unknown) =>
-      log.error({ err }, `worker: ${err instanceof Error ? err.message : String(err)}`));
+      log.error(
+        { ...faultFields(err), err },
+        `worker: ${err instanceof Error ? err.message : String(err)}`,
+      ));
   const spans =
     options.spans ??
     (await spanSinkFromEnv(process.env, {

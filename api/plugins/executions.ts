@@ -148,8 +148,8 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
       }
       await admission?.admit(request.caller?.name, request.params.name);
       // W3C Trace Context: the execution joins the caller's trace, else opens its own.
-      const trace =
-        parseTraceparent(request.headers.traceparent, request.headers.tracestate) ?? newTrace();
+      const given = parseTraceparent(request.headers.traceparent, request.headers.tracestate);
+      const trace = given ?? newTrace();
       const started = await runtime.startExecution(request.params.name, {
         input,
         ...(version !== undefined ? { version } : {}),
@@ -159,10 +159,11 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
         ...(request.caller ? { caller: request.caller } : {}),
         trace,
       });
-      // The request's remaining lines ("request completed") name what it started.
-      request.log = request.log.child({
+      // The request's remaining lines ("request completed", logged by the reply) name
+      // what it started (a given traceparent's trace id is on them already, server.ts).
+      reply.log = request.log = request.log.child({
         executionId: started.executionId,
-        ...(started.created ? { traceId: trace.traceId } : {}),
+        ...(started.created && !given ? { traceId: trace.traceId } : {}),
       });
       reply.code(started.created ? 201 : 200);
       const wait = request.query.wait;

@@ -274,7 +274,15 @@ export const serveCommand: Command = {
           ),
       });
       try {
-        webhooks = await webhooksFromEnv(env, { redisUrl, prefix });
+        webhooks = await webhooksFromEnv(env, {
+          redisUrl,
+          prefix,
+          onError: (err) =>
+            app.log.warn(
+              { err },
+              `approval webhook: ${err instanceof Error ? err.message : String(err)}`,
+            ),
+        });
       } catch (err) {
         app.log.error({ err }, (err as Error).message);
         await shutdown("webhook-settings");

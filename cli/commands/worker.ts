@@ -157,7 +157,11 @@ export const workerCommand: Command = {
     );
     let webhooks: Awaited<ReturnType<typeof webhooksFromEnv>>;
     try {
-      webhooks = await webhooksFromEnv(env, { redisUrl, prefix });
+      webhooks = await webhooksFromEnv(env, {
+        redisUrl,
+        prefix,
+        onError: (err) => log.warn({ err }, `approval webhook: ${errorText(err)}`),
+      });
     } catch (err) {
       log.error({ err }, (err as Error).message);
       await Promise.all([worker.close(), failures.close(), runtime.close()]);

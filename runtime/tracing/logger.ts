@@ -29,3 +29,38 @@ export function attemptFields(request: TaskRequest): Record<string, string | num
     resource: request.resource,
   };
 }
+
+/**
+ * An error about one execution, carrying the fields its log line should have:
+ * `onError` receives plain errors, and the worker's logger spreads these fields
+ * (worker.ts) so that such a line is found with the execution's other lines.
+ */
+export class ExecutionFault extends Error {
+  constructor(
+    message: string,
+    readonly fields: Record<string, string | number>,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = "ExecutionFault";
+  }
+}
+
+/** What the interpreter threw while stepping a state of an execution. */
+export function executionFault(
+  err: unknown,
+  executionId: string,
+  stateName: string | undefined,
+): ExecutionFault {
+  const message = err instanceof Error ? err.message : String(err);
+  return new ExecutionFault(
+    `execution ${executionId}${stateName !== undefined ? `, state '${stateName}'` : ""}: ${message}`,
+    { executionId, ...(stateName !== undefined ? { stateName } : {}) },
+    { cause: err },
+  );
+}
+
+/** The fields a line about `err` carries (an ExecutionFault's own, else none). */
+export function faultFields(err: unknown): Record<string, string | number> {
+  return err instanceof ExecutionFault ? err.fields : {};
+}
