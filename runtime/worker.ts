@@ -23,7 +23,7 @@ import { Scheduler } from "./scheduler.js";
 import { resolveSettings, type RuntimeSettings } from "./settings.js";
 import { runTaskJob } from "./task-jobs.js";
 import { advance } from "./transition.js";
-import { defaultLogger, faultFields, type WorkerLog } from "./tracing/logger.js";
+import { defaultLogger, ExecutionFault, faultFields, type WorkerLog } from "./tracing/logger.js";
 import { observedRunner } from "./tracing/observed-runner.js";
 import { spanSinkFromEnv, type SpanSink } from "./tracing/sink.js";
 
@@ -133,12 +133,13 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
         if (job.attemptsMade + 1 < attempts) throw fault;
         const outcome = await giveUpOn(deps, run, attempts, fault);
         const executionId = longId(executionOf(run));
-        const gaveUp = new Error(
-          `execution ${executionId}: gave up on run '${run}' after ${attempts} attempts (${outcome}): ${fault instanceof Error ? fault.message : String(fault)}`,
-          { cause: fault },
+        onError(
+          new ExecutionFault(
+            `execution ${executionId}: gave up on run '${run}' after ${attempts} attempts (${outcome}): ${fault instanceof Error ? fault.message : String(fault)}`,
+            { executionId, run, attempts, outcome },
+            { cause: fault },
+          ),
         );
-        if (options.onError) onError(gaveUp);
-        else log.error({ executionId, run, attempts, outcome, err: fault }, gaveUp.message);
       }
     };
   const steps = new Worker<StepJob>(
