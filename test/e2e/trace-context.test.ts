@@ -16,6 +16,8 @@ const CALLER_SPAN = "00f067aa0ba902b7";
 
 beforeAll(async () => {
   service = await startFakeServer(() => ({ body: { ok: true } }));
+  // Express executions run in the API's runtime, whose HTTP runner reads the policy here.
+  process.env.STEPWISE_EGRESS_ALLOW = "127.0.0.1";
   stack = await startStack({ apiKeys: "", egressAllow: "127.0.0.1" });
   await stack.client.post("/v1/state-machines", {
     name: "call",
@@ -102,5 +104,41 @@ describe("trace context", () => {
     const executionId = reply.body.executionArn as string;
     const record = await stack.client.get(`/v1/executions/${executionId}`);
     expect(record.body.traceId).toBe(other);
+  });
+
+  it("honours traceparent on StartSyncExecution: the Express run's HTTP task sends it", async () => {
+    const aws = (action: string, body: object, headers: Record<string, string> = {}) =>
+      stack.client.post("/", body, {
+        contentType: "application/x-amz-json-1.0",
+        headers: { "x-amz-target": `AWSStepFunctions.${action}`, ...headers },
+      });
+    const created = await aws("CreateStateMachine", {
+      name: "quick-call",
+      roleArn: "arn:aws:iam::123456789012:role/r",
+      type: "EXPRESS",
+      definition: JSON.stringify({
+        StartAt: "Call",
+        States: {
+          Call: {
+            Type: "Task",
+            Resource: "arn:aws:states:::http:invoke",
+            Parameters: { ApiEndpoint: `${service.url}/express`, Method: "GET" },
+            ResultPath: null,
+            End: true,
+          },
+        },
+      }),
+    });
+    expect(created.status).toBe(200);
+    const express = "5b8efff798038103d269b633813fc60c";
+    const done = await aws(
+      "StartSyncExecution",
+      { stateMachineArn: created.body.stateMachineArn, name: "sync-joined" },
+      { traceparent: `00-${express}-eee19b7ec3c1b174-01`, tracestate: "k=v" },
+    );
+    expect(done.body.status).toBe("SUCCEEDED");
+    const call = service.requests.find((r) => r.path === "/express")!;
+    expect(String(call.headers.traceparent).split("-")[1]).toBe(express);
+    expect(call.headers.tracestate).toBe("k=v");
   });
 });
