@@ -1,3 +1,4 @@
+import { spanSinkFromEnv, type SpanSink } from "./tracing/sink.js";
 import { newTrace, type ExecutionTrace } from "./tracing/trace-context.js";
 import type { StateMachineDefinition } from "../engine/core/definition.js";
 import type { RunEvent, RunEventBody } from "../engine/core/events.js";
@@ -99,11 +100,19 @@ export class RedisRuntime implements Runtime {
   private readonly cache: ExecutionCache;
   /** What EXPRESS executions' Task states call, in this process. */
   private readonly expressRunners: TaskRunner[];
+  /**
+   * Where the spans of the commits this process makes (stops) go: the given sink, or
+   * the OTLP exporter when OTEL_EXPORTER_OTLP_ENDPOINT is set, loaded on the first stop.
+   */
+  private spans: Promise<SpanSink | undefined> | undefined;
+  private readonly ownsSpans: boolean;
   /** Executions this runtime created (idempotent repeats not counted), for /metrics. */
   private started = 0;
 
-  constructor(options: Partial<RuntimeSettings> & { taskRunners?: TaskRunner[] } = {}) {
+  constructor(options: RuntimeOptions = {}) {
     this.settings = resolveSettings(options);
+    this.ownsSpans = options.spans === undefined;
+    if (options.spans) this.spans = Promise.resolve(options.spans);
     this.keys = makeKeys(this.settings.prefix);
     this.client = new RedisClient(this.settings.redisUrl, { name: "stepwise-runtime" });
     this.queueConnection = bullConnection(this.settings.redisUrl, "stepwise-runtime-queues");
@@ -522,11 +531,14 @@ export class RedisRuntime implements Runtime {
     return this.executions.history(executionId, options);
   }
 
-  stopExecution(
+  async stopExecution(
     executionId: string,
     options: { error?: string; cause?: string; caller?: Caller } = {},
   ): Promise<ExecutionRecord> {
-    return this.executions.stop(executionId, options, this.deps);
+    // A stop commits here, not in a worker: the spans it ends are emitted here too.
+    this.spans ??= spanSinkFromEnv(process.env, { serviceName: "stepwise" });
+    const spans = await this.spans;
+    return this.executions.stop(executionId, options, spans ? { ...this.deps, spans } : this.deps);
   }
 
   async pauseExecution(
@@ -699,6 +711,7 @@ export class RedisRuntime implements Runtime {
   }
 
   async close(): Promise<void> {
+    if (this.ownsSpans) await (await this.spans)?.close();
     await this.waiters.close();
     await this.approvalFeed.close();
     await this.queues.close();
@@ -707,8 +720,12 @@ export class RedisRuntime implements Runtime {
   }
 }
 
-export function createRedisRuntime(
-  options: Partial<RuntimeSettings> & { taskRunners?: TaskRunner[] } = {},
-): RedisRuntime {
+export type RuntimeOptions = Partial<RuntimeSettings> & {
+  taskRunners?: TaskRunner[];
+  /** Where the spans of this process's commits go (default: from OTEL_* variables). */
+  spans?: SpanSink;
+};
+
+export function createRedisRuntime(options: RuntimeOptions = {}): RedisRuntime {
   return new RedisRuntime(options);
 }

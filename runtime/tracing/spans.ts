@@ -116,7 +116,10 @@ export function spansOfCommit(c: CommittedTransition): SpanRecord[] {
       if (open) close(open, at, event.type.slice(0, -"StateExited".length));
       open = undefined;
     } else if (EXECUTION_ENDS.has(event.type)) {
-      spans.push(executionSpan(c, event));
+      const span = executionSpan(c, event);
+      spans.push(span);
+      // A state still open when its execution failed, timed out or was stopped ends with it.
+      failure ??= span.error;
     } else if (/(Failed|TimedOut|Aborted)$/.test(event.type) && !event.type.startsWith("MapIter")) {
       const error = detail(event, "error");
       failure = {

@@ -104,6 +104,10 @@ beforeAll(async () => {
     },
   });
   await stack.client.post("/v1/state-machines", {
+    name: "naps",
+    definition: { StartAt: "Nap", States: { Nap: { Type: "Wait", Seconds: 600, End: true } } },
+  });
+  await stack.client.post("/v1/state-machines", {
     name: "breaks",
     definition: { StartAt: "Call", States: { Call: { ...call("/broken"), End: true } } },
   });
@@ -208,5 +212,30 @@ describe("OTLP export", () => {
     expect(execution.parentSpanId ?? "").toBe("");
     expect(execution.status?.code).toBe(2);
     expect(attr(execution, "workflow.execution.result")).toBe("failure");
+  });
+
+  it("exports a stopped execution's spans from the API that committed the stop", async () => {
+    const started = await stack.client.post("/v1/state-machines/naps/executions", {});
+    const id = started.body.executionId as string;
+    await stack.client.until(async () => {
+      const history = await stack.client.get(`/v1/executions/${id}/history`);
+      return history.body.items.some((e: { type: string }) => e.type === "WaitStateEntered")
+        ? true
+        : undefined;
+    });
+    const stopped = await stack.client.post(`/v1/executions/${id}/stop`, { error: "Enough" });
+    expect(stopped.body.status).toBe("ABORTED");
+    const { traceId } = (await stack.client.get(`/v1/executions/${id}`)).body;
+    const mine = () => receiver.spans.filter((s) => s.traceId === traceId);
+    await stack.client.until(async () => {
+      await sink.flush();
+      return mine().some((s) => s.name === "workflow naps") ? true : undefined;
+    });
+    const execution = mine().find((s) => s.name === "workflow naps")!;
+    expect(attr(execution, "workflow.execution.result")).toBe("cancellation");
+    const nap = mine().find((s) => s.name === "state Nap")!;
+    expect(nap.parentSpanId).toBe(execution.spanId);
+    expect(nap.status?.code).toBe(2);
+    expect(attr(nap, "stepwise.state.type")).toBe("Wait");
   });
 });

@@ -57,7 +57,7 @@ export interface StackOptions {
   limits?: Partial<ConnectionLimits>;
   /** Start admission control (none by default). */
   admission?: AdmissionSettings;
-  /** Where the worker's spans go (an OTLP sink at a test receiver); closed by the test. */
+  /** Where the worker's (and the API's stops') spans go (an OTLP sink at a test receiver); closed by the test. */
   spans?: SpanSink;
   /** The worker's pino logger (default: none of its lines are kept). */
   logger?: Logger;
@@ -65,7 +65,12 @@ export interface StackOptions {
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const prefix = `stepwise-e2e-${randomBytes(6).toString("hex")}`;
-  const runtime = createRedisRuntime({ redisUrl: REDIS_URL, prefix, ...options.settings });
+  const runtime = createRedisRuntime({
+    redisUrl: REDIS_URL,
+    prefix,
+    ...options.settings,
+    ...(options.spans ? { spans: options.spans } : {}),
+  });
   const registry = createRegistry();
   const worker = await startWorker({
     redisUrl: REDIS_URL,
