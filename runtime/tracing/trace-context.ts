@@ -32,7 +32,8 @@ export function parseTraceparent(
   traceparent: string | string[] | undefined,
   tracestate?: string | string[] | undefined,
 ): ExecutionTrace | undefined {
-  const value = single(traceparent)?.trim().toLowerCase();
+  // Lowercase hex only: the spec's grammar has no upper case, and ids must compare as sent.
+  const value = single(traceparent)?.trim();
   if (value === undefined) return undefined;
   const m = TRACEPARENT.exec(value);
   if (!m) return undefined;
