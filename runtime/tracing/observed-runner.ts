@@ -17,8 +17,11 @@ export function observedRunner(
   options: { log: WorkerLog; spans?: SpanSink | undefined },
 ): TaskRunner {
   const { log, spans } = options;
+  // Delegated one by one, not spread: a runner may be a class instance, its methods on its prototype.
   return {
-    ...runner,
+    name: runner.name,
+    handles: (resource) => runner.handles(resource),
+    ...(runner.answersCallbacks !== undefined ? { answersCallbacks: runner.answersCallbacks } : {}),
     async run(request) {
       const startMs = Date.now();
       let output: Json;
