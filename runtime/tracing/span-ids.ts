@@ -26,6 +26,11 @@ import { createHash } from "node:crypto";
  * have other trace ids) from ever sharing a span id; re-emitting a span after a
  * crash-and-redelivery yields the very same ids, so a backend sees one span twice
  * rather than two spans.
+ *
+ * Known limits of the scheme: a Map or Parallel state retried as a whole starts a
+ * new join, and its span is named by the last one, so the children of earlier
+ * tries point at a span that is never exported; a redriven execution ends twice
+ * and exports its execution span twice, under one id.
  */
 export function spanId(traceId: string, ...parts: (string | number)[]): string {
   const hash = createHash("sha256").update(traceId);
