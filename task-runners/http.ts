@@ -44,6 +44,11 @@ export function maxResponseBytesFromEnv(env: NodeJS.ProcessEnv = process.env): n
 
 const RESOURCES = new Set(["http:invoke", "arn:aws:states:::http:invoke"]);
 
+/** Whether the HTTP runner serves this resource (its `.waitForTaskToken` form too). */
+export function isHttpResource(resource: string): boolean {
+  return RESOURCES.has(bareResource(resource));
+}
+
 /**
  * Ids hold execution names, which may be any Unicode (AWS's rule), but header values
  * are bytes: non-ASCII is percent-encoded as UTF-8. Names never contain `%` or
@@ -61,7 +66,7 @@ export function httpRunner(options: HttpRunnerOptions = {}): TaskRunner {
   });
   return {
     name: "http",
-    handles: (resource) => RESOURCES.has(bareResource(resource)),
+    handles: isHttpResource,
     async run(request) {
       const args = request.input;
       if (!isJsonObject(args) || typeof args.ApiEndpoint !== "string") {

@@ -1,6 +1,7 @@
 import type { HistoryEvent } from "../../engine/core/history.js";
 import type { Json } from "../../engine/core/json.js";
 import type { ExecutionContext, Frame, RunState } from "../../engine/core/run.js";
+import { isHttpResource } from "../../task-runners/http.js";
 import type { AttemptTrace } from "../../task-runners/runner.js";
 import { runParentSpanId, spanIds } from "./span-ids.js";
 import type { ExecutionTrace } from "./trace-context.js";
@@ -221,11 +222,8 @@ export function spansOfAttempt(a: FinishedAttempt): SpanRecord[] {
   return http ? [attempt, http] : [attempt];
 }
 
-const HTTP_RESOURCES = new Set(["http:invoke", "arn:aws:states:::http:invoke"]);
-
 function httpSpan(a: FinishedAttempt): SpanRecord | undefined {
-  const bare = a.resource.replace(/\.(sync|waitForTaskToken)(:\d+)?$/, "");
-  if (!HTTP_RESOURCES.has(bare) || !isObject(a.input)) return undefined;
+  if (!isHttpResource(a.resource) || !isObject(a.input)) return undefined;
   const endpoint = a.input.ApiEndpoint;
   if (typeof endpoint !== "string") return undefined;
   let url: URL;
