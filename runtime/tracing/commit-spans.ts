@@ -14,13 +14,18 @@ export function emitCommitSpans(
 ): void {
   if (history.length === 0) return;
   const { trace, context, program } = execution;
-  const spans = spansOfCommit({
-    trace,
-    context,
-    before,
-    after,
-    history,
-    stateType: (name) => program.scopes.get(before.scope)?.states[name]?.Type,
-  });
-  if (spans.length > 0) sink.emit(spans);
+  try {
+    const spans = spansOfCommit({
+      trace,
+      context,
+      before,
+      after,
+      history,
+      stateType: (name) => program.scopes.get(before.scope)?.states[name]?.Type,
+    });
+    if (spans.length > 0) sink.emit(spans);
+  } catch (err) {
+    // The commit stands whatever happens here: a span is never worth failing a transition.
+    sink.failed(err);
+  }
 }

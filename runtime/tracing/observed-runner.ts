@@ -3,7 +3,7 @@ import { describeFailure, type TaskRunner } from "../../task-runners/runner.js";
 import { machineOf, shortId } from "../ids.js";
 import { attemptFields, type WorkerLog } from "./logger.js";
 import type { SpanSink } from "./sink.js";
-import { spansOfAttempt } from "./spans.js";
+import { spansOfAttempt, type SpanRecord } from "./spans.js";
 
 /**
  * A runner as the worker runs it: each attempt that fails is logged (warn, with
@@ -36,21 +36,31 @@ export function observedRunner(
           `task attempt ${request.attempt + 1} of '${request.stateName}' failed: ${failure.error}`,
         );
         if (spans && request.trace) {
-          spans.emit(
-            spansOfAttempt({
-              ...attemptOf(request, startMs),
-              error: { type: failure.error, ...(failure.cause ? { message: failure.cause } : {}) },
-            }),
-          );
+          const error = {
+            type: failure.error,
+            ...(failure.cause ? { message: failure.cause } : {}),
+          };
+          emit(spans, () => spansOfAttempt({ ...attemptOf(request, startMs), error }));
         }
         throw err;
       }
       if (spans && request.trace) {
-        spans.emit(spansOfAttempt({ ...attemptOf(request, startMs), output: output ?? null }));
+        emit(spans, () =>
+          spansOfAttempt({ ...attemptOf(request, startMs), output: output ?? null }),
+        );
       }
       return output;
     },
   };
+
+  /** The attempt's outcome stands whatever happens here: spans are never worth a task. */
+  function emit(sink: SpanSink, build: () => SpanRecord[]): void {
+    try {
+      sink.emit(build());
+    } catch (err) {
+      sink.failed(err);
+    }
+  }
 
   function attemptOf(request: Parameters<TaskRunner["run"]>[0], startMs: number) {
     return {

@@ -71,6 +71,9 @@ export function createOtlpSink(options: OtlpOptions): SpanSink {
         }
       }
     },
+    failed(err) {
+      options.onError?.(err);
+    },
     async flush() {
       await processor.forceFlush().catch((err: unknown) => options.onError?.(err));
     },

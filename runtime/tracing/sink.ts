@@ -9,6 +9,8 @@ import type { SpanRecord } from "./spans.js";
 export interface SpanSink {
   /** Hands finished spans to the exporter's batch; never throws, never waits. */
   emit(spans: readonly SpanRecord[]): void;
+  /** Reports spans that could not be built (the engine goes on without them). */
+  failed(err: unknown): void;
   /** Sends what is batched now. */
   flush(): Promise<void>;
   /** Sends what is batched and stops. */
