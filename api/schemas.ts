@@ -183,6 +183,12 @@ export const executionRecord = {
       required: ["eventId", "hash"],
       properties: { eventId: { type: "integer" }, hash: { type: "string" } },
     },
+    traceId: {
+      type: "string",
+      pattern: "^[0-9a-f]{32}$",
+      description:
+        "The execution's W3C trace id: that of the start's `traceparent` header, else one of its own. Its spans (when OTEL_EXPORTER_OTLP_ENDPOINT is set), log lines and its HTTP tasks' `traceparent` carry it.",
+    },
   },
 } as const;
 
@@ -193,6 +199,7 @@ const {
   cause: _cause,
   pause: _pause,
   historyHead: _historyHead,
+  traceId: _traceId,
   budget: _budget,
   usage: _usage,
   ...summaryProperties

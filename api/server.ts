@@ -1,3 +1,4 @@
+import { parseTraceparent } from "../runtime/tracing/trace-context.js";
 import type { Admission } from "./admission.js";
 import {
   applyConnectionLimits,
@@ -125,6 +126,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
           : "it is not validly percent-encoded";
       void sendError(reply, request, apiError("InvalidRequest", { location: "URL", reason }));
     },
+  });
+
+  // The log lines of a request that carries W3C `traceparent` name its trace, as the
+  // worker's lines about the execution it starts will (runtime/tracing/logger.ts).
+  app.setChildLoggerFactory((logger, bindings, childOptions, raw) => {
+    const traceId = parseTraceparent(raw.headers.traceparent)?.traceId;
+    return logger.child(traceId ? { ...bindings, traceId } : bindings, childOptions);
   });
 
   applyConnectionLimits(app.server, limits);

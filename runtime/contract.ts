@@ -1,3 +1,4 @@
+import type { ExecutionTrace } from "./tracing/trace-context.js";
 import type { MeteredUsage, ModelBudget } from "../task-runners/model/budget.js";
 import type { StateMachineDefinition } from "../engine/core/definition.js";
 import type { HistoryEvent } from "../engine/core/history.js";
@@ -152,6 +153,11 @@ export interface ExecutionRecord {
    * execution started before the chain existed.
    */
   historyHead?: { eventId: number; hash: string };
+  /**
+   * The W3C trace id of the execution (runtime/tracing/): the start's `traceparent`
+   * one, or one of its own. Its spans and its tasks' outgoing requests carry it.
+   */
+  traceId?: string;
   /** The limits on its model calls (the start's `budget`). */
   budget?: ModelBudget;
   /** What its model calls spent, all its runs together (present with a budget or after a model call). */
@@ -170,7 +176,7 @@ export interface PauseInfo {
  */
 export type ExecutionSummary = Omit<
   ExecutionRecord,
-  "input" | "output" | "cause" | "pause" | "budget" | "usage"
+  "input" | "output" | "cause" | "pause" | "budget" | "usage" | "traceId"
 >;
 
 /** Who did something: an API key's name, recorded in the history. */
@@ -314,7 +320,13 @@ export interface Runtime {
    */
   startSyncExecution(
     stateMachine: string,
-    options: { input?: Json; name?: string; timeoutMs?: number } & StartTarget,
+    options: {
+      input?: Json;
+      name?: string;
+      timeoutMs?: number;
+      /** The caller's W3C trace: the execution's HTTP tasks send it on. */
+      trace?: ExecutionTrace;
+    } & StartTarget,
   ): Promise<SyncExecutionResult>;
   getStateMachine(name: string, version?: number): Promise<StateMachineDetail>;
   listStateMachines(options?: {
@@ -325,7 +337,14 @@ export interface Runtime {
   /** Idempotent by `name`: the same name and input returns the same execution; another input is a conflict. */
   startExecution(
     stateMachine: string,
-    options: { input?: Json; name?: string; caller?: Caller; budget?: ModelBudget } & StartTarget,
+    options: {
+      input?: Json;
+      name?: string;
+      caller?: Caller;
+      budget?: ModelBudget;
+      /** The caller's W3C trace (its `traceparent`), which the execution joins. */
+      trace?: ExecutionTrace;
+    } & StartTarget,
   ): Promise<StartResult>;
   describeExecution(executionId: string): Promise<ExecutionRecord>;
   listExecutions(options?: {

@@ -34,6 +34,8 @@ export interface CalledTaskRecord {
   attempt: number;
   /** Stable across Retry attempts of one state entry (engine/core/operation-key.ts). */
   operationKey?: string;
+  /** The state entry's event id: the attempt's span hangs under that entry's (tracing/span-ids.ts). */
+  enteredEventId?: number;
   mode: Exclude<TaskMode, "park">;
   /** `.waitForTaskToken`: the call's own result is ignored; the callback completes the task. */
   waits?: boolean;
@@ -113,6 +115,7 @@ export function planOps(
             mode,
             at: options.now,
           };
+          if (run.current) called.enteredEventId = run.current.enteredEventId;
           if (token !== undefined) called.token = token;
           if (waitsForCallback(effect.resource)) called.waits = true;
           if (effect.timeoutSeconds !== undefined) called.timeoutSeconds = effect.timeoutSeconds;

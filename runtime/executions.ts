@@ -40,12 +40,20 @@ import type { RuntimeSettings } from "./settings.js";
 import { advance, type TransitionDeps } from "./transition.js";
 import type { ModelBudget } from "../task-runners/model/budget.js";
 import { BUDGET_FIELD, readBudget, readUsage, USAGE_FIELDS } from "./usage.js";
+import {
+  newTrace,
+  traceFields,
+  traceOfRecord,
+  TRACE_FIELDS,
+  type ExecutionTrace,
+} from "./tracing/trace-context.js";
 
 /**
  * Executions: start (idempotent by name), read, list, history, stop, wait.
  * The record is the hash `x:<machine>:<name>`: st status, sm machine, v version,
  * in input, ih input hash, t0/t1 start/stop, out, err, cause, nm name, hc history count,
- * hh history chain head (hash of event hc), hg chain genesis (audit/chain.ts).
+ * hh history chain head (hash of event hc), hg chain genesis (audit/chain.ts),
+ * tr/tp/ts trace id, caller's span id and tracestate (tracing/trace-context.ts).
  */
 export class ExecutionStore {
   constructor(
@@ -76,6 +84,8 @@ export class ExecutionStore {
       restored?: CreatedRun[];
       /** Limits on the model calls of this execution (runtime/usage.ts). */
       budget?: ModelBudget;
+      /** The caller's trace (its `traceparent`); without it the execution opens its own. */
+      trace?: ExecutionTrace;
     },
   ): Promise<StartResult> {
     const latest = await this.machines.latest(machine);
@@ -117,6 +127,16 @@ export class ExecutionStore {
     const first: RunEventBody = options.forked
       ? { ...options.forked, ...(options.caller ? { caller: options.caller.name } : {}) }
       : started;
+    // Beside the record for DescribeExecution and listings (ExecutionStarted, written
+    // with the start itself, is the durable account of which version ran), written
+    // with it: the trace and the budget are there before any span, task or model call.
+    const record: Record<string, string | number> = traceFields(options.trace ?? newTrace());
+    if (options.pinned) record.pv = version;
+    if (options.pinned?.alias !== undefined) record.al = options.pinned.alias;
+    if (options.restartedFrom !== undefined) record.rf = options.restartedFrom;
+    if (options.forked)
+      record.fk = `${options.forked.sourceExecution}@${options.forked.sourceEventId}`;
+    if (options.budget !== undefined) record[BUDGET_FIELD] = JSON.stringify(options.budget);
     const reply = await this.client.call(
       startExecution,
       {
@@ -146,6 +166,7 @@ export class ExecutionStore {
             ? { member: member.timer(executionTimeoutTimer(exec)), at: now + timeout * 1000 }
             : undefined,
         genesis,
+        record,
         runs: options.restored,
       },
     );
@@ -156,25 +177,6 @@ export class ExecutionStore {
       );
     }
     const created = reply.kind === "created";
-    if (
-      created &&
-      (options.pinned ||
-        options.restartedFrom !== undefined ||
-        options.forked ||
-        options.budget !== undefined)
-    ) {
-      // Beside the record for DescribeExecution and listings; ExecutionStarted, written
-      // with the start itself, is the durable account of which version ran.
-      const fields: Record<string, string | number> = {};
-      if (options.pinned) fields.pv = version;
-      if (options.pinned?.alias !== undefined) fields.al = options.pinned.alias;
-      if (options.restartedFrom !== undefined) fields.rf = options.restartedFrom;
-      if (options.forked)
-        fields.fk = `${options.forked.sourceExecution}@${options.forked.sourceEventId}`;
-      // Written before the first job is enqueued: no model call can run without it.
-      if (options.budget !== undefined) fields[BUDGET_FIELD] = JSON.stringify(options.budget);
-      await this.client.redis.hset(this.keys.execution(exec), fields);
-    }
     if (created) await this.queues.ensure(stepJob(exec, 0));
     return { executionId: arn, startedAt: reply.startedAt, created };
   }
@@ -483,6 +485,7 @@ function toRecord(executionId: string, f: Record<string, string>): ExecutionReco
   if (f.rc !== undefined) record.redriveCount = Number(f.rc);
   if (f.rd !== undefined) record.redrivenAt = f.rd;
   if (f.hh !== undefined) record.historyHead = { eventId: Number(f.hc ?? 0), hash: f.hh };
+  record.traceId = traceOfRecord(executionId, f[TRACE_FIELDS.traceId]).traceId;
   if (f.fk !== undefined) {
     const at = f.fk.lastIndexOf("@");
     record.forkedFrom = { executionId: f.fk.slice(0, at), eventId: Number(f.fk.slice(at + 1)) };

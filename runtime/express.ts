@@ -5,6 +5,8 @@ import type { Program } from "../engine/program.js";
 import { findRunner, type TaskRunner } from "../task-runners/runner.js";
 import type { SyncExecutionResult } from "./contract.js";
 import { ARN_BASE, isValidExecutionName, stateMachineArn } from "./ids.js";
+import { expressAttemptTrace } from "./tracing/attempt-trace.js";
+import type { ExecutionTrace } from "./tracing/trace-context.js";
 
 /**
  * EXPRESS executions (AWS StartSyncExecution, and StartExecution of an EXPRESS
@@ -22,7 +24,10 @@ export function expressExecutionArn(machine: string, name: string): string {
 }
 
 /** The service's runners as the in-memory driver's handlers. */
-export function runnerHandlers(runners: readonly TaskRunner[]): TaskHandlers {
+export function runnerHandlers(
+  runners: readonly TaskRunner[],
+  trace?: ExecutionTrace,
+): TaskHandlers {
   return (resource) => {
     const runner = findRunner(runners, resource);
     if (!runner) return undefined;
@@ -36,6 +41,7 @@ export function runnerHandlers(runners: readonly TaskRunner[]): TaskHandlers {
         attempt: invocation.attempt,
         input,
         ...(invocation.taskToken !== undefined ? { taskToken: invocation.taskToken } : {}),
+        ...(trace ? { trace: expressAttemptTrace(trace, invocation.taskId) } : {}),
         signal: new AbortController().signal,
       });
   };

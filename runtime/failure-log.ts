@@ -68,5 +68,6 @@ export function failureFields(record: ExecutionRecord): Record<string, string> {
     status: record.status,
     error: record.error ?? "",
     cause: (record.cause ?? "").slice(0, 500),
+    ...(record.traceId !== undefined ? { traceId: record.traceId } : {}),
   };
 }

@@ -4,10 +4,13 @@ import { compileProgram, type Program } from "../engine/program.js";
 import { executionArn, stateMachineArn } from "./ids.js";
 import type { Keys } from "./keys.js";
 import type { RedisClient } from "./redis.js";
+import { traceOfRecord, TRACE_FIELDS, type ExecutionTrace } from "./tracing/trace-context.js";
 
 export interface LoadedExecution {
   context: ExecutionContext;
   program: Program;
+  /** The execution's W3C trace, set at its start and never changed (tracing/). */
+  trace: ExecutionTrace;
 }
 
 /**
@@ -30,14 +33,18 @@ export class ExecutionCache {
   async get(exec: string): Promise<LoadedExecution> {
     const hit = this.executions.get(exec);
     if (hit) return hit;
-    const [machine, version, name, startTime, input] = await this.client.redis.hmget(
-      this.keys.execution(exec),
-      "sm",
-      "v",
-      "nm",
-      "t0",
-      "in",
-    );
+    const [machine, version, name, startTime, input, traceId, parentSpanId, traceState] =
+      await this.client.redis.hmget(
+        this.keys.execution(exec),
+        "sm",
+        "v",
+        "nm",
+        "t0",
+        "in",
+        TRACE_FIELDS.traceId,
+        TRACE_FIELDS.parentSpanId,
+        TRACE_FIELDS.traceState,
+      );
     if (!machine || !version || !name || !startTime || input == null) {
       throw new Error(`execution '${exec}' has no record`);
     }
@@ -51,7 +58,8 @@ export class ExecutionCache {
       stateMachineName: machine,
       seed: name,
     };
-    const loaded = { context, program };
+    const trace = traceOfRecord(context.executionId, traceId, parentSpanId, traceState);
+    const loaded = { context, program, trace };
     if (this.executions.size >= this.limit) {
       // Oldest first (Map keeps insertion order): a cheap bound, not a true LRU.
       const oldest = this.executions.keys().next().value;

@@ -1,3 +1,5 @@
+import { spanSinkFromEnv, type SpanSink } from "./tracing/sink.js";
+import { newTrace, type ExecutionTrace } from "./tracing/trace-context.js";
 import type { StateMachineDefinition } from "../engine/core/definition.js";
 import type { RunEvent, RunEventBody } from "../engine/core/events.js";
 import type { HistoryEvent } from "../engine/core/history.js";
@@ -26,7 +28,6 @@ import { AliasStore } from "./aliases.js";
 import { runnerHandlers, startExpress } from "./express.js";
 import { TagStore } from "./tags.js";
 import { VersionStore } from "./versions.js";
-import type { TaskHandlers } from "../engine/drivers/memory.js";
 import { defaultRunners } from "../task-runners/index.js";
 import { DATA_LIMIT_BYTES } from "../engine/step-context.js";
 import type { TaskRunner } from "../task-runners/runner.js";
@@ -100,12 +101,20 @@ export class RedisRuntime implements Runtime {
   private readonly activities: ActivityStore;
   private readonly cache: ExecutionCache;
   /** What EXPRESS executions' Task states call, in this process. */
-  private readonly expressTasks: TaskHandlers;
+  private readonly expressRunners: TaskRunner[];
+  /**
+   * Where the spans of the commits this process makes (stops) go: the given sink, or
+   * the OTLP exporter when OTEL_EXPORTER_OTLP_ENDPOINT is set, loaded on the first stop.
+   */
+  private spans: Promise<SpanSink | undefined> | undefined;
+  private readonly ownsSpans: boolean;
   /** Executions this runtime created (idempotent repeats not counted), for /metrics. */
   private started = 0;
 
-  constructor(options: Partial<RuntimeSettings> & { taskRunners?: TaskRunner[] } = {}) {
+  constructor(options: RuntimeOptions = {}) {
     this.settings = resolveSettings(options);
+    this.ownsSpans = options.spans === undefined;
+    if (options.spans) this.spans = Promise.resolve(options.spans);
     this.keys = makeKeys(this.settings.prefix);
     this.client = new RedisClient(this.settings.redisUrl, { name: "stepwise-runtime" });
     this.queueConnection = bullConnection(this.settings.redisUrl, "stepwise-runtime-queues");
@@ -117,7 +126,7 @@ export class RedisRuntime implements Runtime {
     this.aliases = new AliasStore(this.client, this.keys, this.machines, this.versions);
     this.tags = new TagStore(this.client, this.keys);
     this.activities = new ActivityStore(this.client, this.keys);
-    this.expressTasks = runnerHandlers([...(options.taskRunners ?? []), ...defaultRunners()]);
+    this.expressRunners = [...(options.taskRunners ?? []), ...defaultRunners()];
     this.executions = new ExecutionStore(
       this.client,
       this.keys,
@@ -278,7 +287,12 @@ export class RedisRuntime implements Runtime {
 
   async startSyncExecution(
     stateMachine: string,
-    options: { input?: Json; name?: string; timeoutMs?: number } & StartTarget,
+    options: {
+      input?: Json;
+      name?: string;
+      timeoutMs?: number;
+      trace?: ExecutionTrace;
+    } & StartTarget,
   ): Promise<SyncExecutionResult> {
     return (await this.startExpress(stateMachine, options)).result;
   }
@@ -306,7 +320,12 @@ export class RedisRuntime implements Runtime {
   /** Starts an EXPRESS execution in this process (StateMachineTypeNotSupported for others). */
   private async startExpress(
     stateMachine: string,
-    options: { input?: Json; name?: string; timeoutMs?: number } & StartTarget,
+    options: {
+      input?: Json;
+      name?: string;
+      timeoutMs?: number;
+      trace?: ExecutionTrace;
+    } & StartTarget,
   ): Promise<ReturnType<typeof startExpress>> {
     const meta = await this.recentMeta(stateMachine);
     if (meta.type !== "EXPRESS") {
@@ -330,7 +349,8 @@ export class RedisRuntime implements Runtime {
         ...(meta.roleArn !== undefined ? { roleArn: meta.roleArn } : {}),
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       },
-      this.expressTasks,
+      // Its tasks send the start's trace (or one of its own): nothing else of it is kept.
+      runnerHandlers(this.expressRunners, options.trace ?? newTrace()),
     );
   }
 
@@ -347,7 +367,13 @@ export class RedisRuntime implements Runtime {
 
   async startExecution(
     stateMachine: string,
-    options: { input?: Json; name?: string; caller?: Caller; budget?: ModelBudget } & StartTarget,
+    options: {
+      input?: Json;
+      name?: string;
+      caller?: Caller;
+      budget?: ModelBudget;
+      trace?: ExecutionTrace;
+    } & StartTarget,
   ): Promise<StartResult> {
     const meta = await this.machines.meta(stateMachine);
     if (meta.type === "EXPRESS") {
@@ -514,11 +540,14 @@ export class RedisRuntime implements Runtime {
     return this.executions.history(executionId, options);
   }
 
-  stopExecution(
+  async stopExecution(
     executionId: string,
     options: { error?: string; cause?: string; caller?: Caller } = {},
   ): Promise<ExecutionRecord> {
-    return this.executions.stop(executionId, options, this.deps);
+    // A stop commits here, not in a worker: the spans it ends are emitted here too.
+    this.spans ??= spanSinkFromEnv(process.env, { serviceName: "stepwise" });
+    const spans = await this.spans;
+    return this.executions.stop(executionId, options, spans ? { ...this.deps, spans } : this.deps);
   }
 
   async pauseExecution(
@@ -691,6 +720,7 @@ export class RedisRuntime implements Runtime {
   }
 
   async close(): Promise<void> {
+    if (this.ownsSpans) await (await this.spans)?.close();
     await this.waiters.close();
     await this.approvalFeed.close();
     await this.queues.close();
@@ -699,8 +729,12 @@ export class RedisRuntime implements Runtime {
   }
 }
 
-export function createRedisRuntime(
-  options: Partial<RuntimeSettings> & { taskRunners?: TaskRunner[] } = {},
-): RedisRuntime {
+export type RuntimeOptions = Partial<RuntimeSettings> & {
+  taskRunners?: TaskRunner[];
+  /** Where the spans of this process's commits go (default: from OTEL_* variables). */
+  spans?: SpanSink;
+};
+
+export function createRedisRuntime(options: RuntimeOptions = {}): RedisRuntime {
   return new RedisRuntime(options);
 }

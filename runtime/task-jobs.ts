@@ -14,6 +14,7 @@ import type { RunEventBody } from "../engine/core/events.js";
 import { eventTemplate } from "./event-template.js";
 import { stepJob } from "./job-ids.js";
 import { completeTask } from "./scripts/complete-task.js";
+import { attemptTrace, TRACE_READ } from "./tracing/attempt-trace.js";
 
 export interface TaskJobDeps {
   client: RedisClient;
@@ -86,8 +87,9 @@ export async function runTaskJob(
     .pipeline()
     .hget(deps.keys.tasks, task)
     .hmget(deps.keys.execution(executionOf(task)), ...BUDGET_AND_USAGE_FIELDS)
+    .hmget(deps.keys.execution(executionOf(task)), ...TRACE_READ)
     .exec();
-  const [[readError, raw] = [], [, spend] = []] = replies ?? [];
+  const [[readError, raw] = [], [, spend] = [], [, traced] = []] = replies ?? [];
   if (readError) throw readError;
   if (typeof raw !== "string") return;
   const record = JSON.parse(raw) as TaskRecord;
@@ -124,6 +126,7 @@ export async function runTaskJob(
           ? { heartbeatSeconds: record.heartbeatSeconds }
           : {}),
         ...(record.credentials !== undefined ? { credentials: record.credentials } : {}),
+        trace: attemptTrace(task, record.enteredEventId, traced as (string | null)[] | undefined),
       });
       crashPoint("duringTask"); // the call has started: a crash now must re-run it with the same task id
       const output = await call;

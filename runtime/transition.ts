@@ -23,6 +23,9 @@ import { commitTransition } from "./scripts/commit-transition.js";
 import { loadTransition } from "./scripts/load-transition.js";
 import { parkPaused } from "./scripts/pause-execution.js";
 import type { RuntimeSettings } from "./settings.js";
+import { emitCommitSpans } from "./tracing/commit-spans.js";
+import { executionFault } from "./tracing/logger.js";
+import type { SpanSink } from "./tracing/sink.js";
 
 /**
  * THE DURABLE COMMIT PROTOCOL (DESIGN.md, "Durable commit").
@@ -104,6 +107,8 @@ export interface TransitionDeps {
   locks?: ExecutionLocks;
   /** Large frame inputs this process parsed (a worker has one; see frame-input.ts). */
   inputs?: InputCache;
+  /** Where the spans a commit ends go (tracing/); none unless OTLP export is on. */
+  spans?: SpanSink;
 }
 
 /** `paused`: the execution is paused; the run was parked with its events (pause.ts). */
@@ -234,7 +239,8 @@ async function stepAndCommit(
 ): Promise<Outcome | "reload"> {
   const { client, keys, locks } = deps;
   const exec = executionOf(run);
-  const { context, program } = await deps.executions.get(exec);
+  const execution = await deps.executions.get(exec);
+  const { context, program } = execution;
   const body = JSON.parse(head) as RunEventBody;
   const now = Date.now();
   const stamped = { ...body, time: new Date(now).toISOString() } as RunEvent;
@@ -306,6 +312,7 @@ async function stepAndCommit(
             ? { count: hc + history.length, hash: chained.head }
             : { count: hc, hash: hh };
         locks?.committed(exec, committed);
+        if (deps.spans) emitCommitSpans(deps.spans, execution, state, result.run, history);
         const { seq: newSeq, fx, head: nextHead } = reply;
         if (!mayChain || !nextHead) return { result: "committed", ensure: fx };
         // Every follow-up but this run's own next job: the chain takes that one.
@@ -387,7 +394,7 @@ function stepOrFail(
       time: event.time,
       eventId: event.eventId,
     };
-    deps.onError?.(err);
+    deps.onError?.(executionFault(err, context.executionId, state.current?.name));
     return { event: failed, result: step(program, context, state, failed) };
   }
 }

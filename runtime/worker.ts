@@ -24,6 +24,9 @@ import { Scheduler } from "./scheduler.js";
 import { resolveSettings, type RuntimeSettings } from "./settings.js";
 import { runTaskJob } from "./task-jobs.js";
 import { advance } from "./transition.js";
+import { defaultLogger, ExecutionFault, faultFields, type WorkerLog } from "./tracing/logger.js";
+import { observedRunner } from "./tracing/observed-runner.js";
+import { spanSinkFromEnv, type SpanSink } from "./tracing/sink.js";
 
 export interface WorkerOptions extends Partial<RuntimeSettings> {
   /** Transition jobs processed at once (default 32); as many fired timers again (scheduler.ts). */
@@ -36,8 +39,19 @@ export interface WorkerOptions extends Partial<RuntimeSettings> {
   egress?: EgressPolicy;
   /** Overrides how resources are treated (call / activity / park). */
   taskMode?: (resource: string) => TaskMode;
-  /** Where job and poll errors go (default: stderr). */
+  /** Where job and poll errors go (default: the logger, at error). */
   onError?: (err: unknown) => void;
+  /**
+   * pino logger of the worker's lines (task attempts that fail, executions given
+   * up, errors): JSON with executionId, stateName, attempt and traceId where known.
+   * Default: LOG_LEVEL (info) to stderr.
+   */
+  logger?: WorkerLog;
+  /**
+   * Where finished spans go (runtime/tracing/). Default: the OTLP exporter when
+   * OTEL_EXPORTER_OTLP_ENDPOINT is set, else none (and no tracing cost at all).
+   */
+  spans?: SpanSink;
   /**
    * Called for each committed transition (a job may chain several) with the time it
    * waited and ran, and for each job that committed nothing (`stale`, `idle`,
@@ -59,7 +73,20 @@ export interface StepwiseWorker {
 export async function startWorker(options: WorkerOptions = {}): Promise<StepwiseWorker> {
   const settings = resolveSettings(options);
   const keys = makeKeys(settings.prefix);
-  const onError = options.onError ?? ((err: unknown) => console.error("stepwise worker:", err));
+  const log = options.logger ?? defaultLogger();
+  const onError =
+    options.onError ??
+    ((err: unknown) =>
+      log.error(
+        { ...faultFields(err), err },
+        `worker: ${err instanceof Error ? err.message : String(err)}`,
+      ));
+  const spans =
+    options.spans ??
+    (await spanSinkFromEnv(process.env, {
+      serviceName: "stepwise-worker",
+      onError: (err) => log.warn({ err }, "span export failed"),
+    }));
   const client = new RedisClient(settings.redisUrl, { name: "stepwise-worker" });
   try {
     await checkStorageVersion(client.redis, keys);
@@ -73,7 +100,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
   const runners = [
     ...(options.taskRunners ?? []),
     ...defaultRunners(options.egress ? { egress: options.egress } : {}),
-  ];
+  ].map((runner) => observedRunner(runner, { log, spans }));
   const deps = {
     client,
     keys,
@@ -85,6 +112,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
     locks: new ExecutionLocks(),
     inputs: new InputCache(),
     ...(options.taskMode ? { taskMode: options.taskMode } : {}),
+    ...(spans ? { spans } : {}),
   };
   const common = {
     prefix: keys.bullPrefix,
@@ -111,9 +139,11 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
         const attempts = job.opts.attempts ?? STEP_ATTEMPTS;
         if (job.attemptsMade + 1 < attempts) throw fault;
         const outcome = await giveUpOn(deps, run, attempts, fault);
+        const executionId = longId(executionOf(run));
         onError(
-          new Error(
-            `execution ${longId(executionOf(run))}: gave up on run '${run}' after ${attempts} attempts (${outcome}): ${fault instanceof Error ? fault.message : String(fault)}`,
+          new ExecutionFault(
+            `execution ${executionId}: gave up on run '${run}' after ${attempts} attempts (${outcome}): ${fault instanceof Error ? fault.message : String(fault)}`,
+            { executionId, run, attempts, outcome },
             { cause: fault },
           ),
         );
@@ -220,6 +250,8 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
           (worker.opts.connection as { disconnect?: () => void }).disconnect?.();
         }
         await client.close();
+        // What the last commits ended is still batched: sent before the process goes.
+        if (!options.spans) await spans?.close();
       })();
       return closing;
     },

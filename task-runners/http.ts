@@ -12,7 +12,8 @@ import { TaskError, type TaskRunner } from "./runner.js";
  * A non-2xx answer fails with `States.Http.StatusCode.<code>` so Retry/Catch can
  * match it. Every request carries `Idempotency-Key` = the operation key (the same
  * for every Retry attempt of one entry into the state), `Stepwise-Attempt` (1, 2,
- * 3…), and correlation headers naming the execution and the attempt (`X-Stepwise-Task`).
+ * 3…), correlation headers naming the execution and the attempt (`X-Stepwise-Task`),
+ * and the execution's W3C `traceparent` / `tracestate`.
  *
  * Calls go through the egress policy (egress.ts, outbound.ts): a refused address
  * fails the task with `States.Http.Socket`, and a response body over
@@ -43,6 +44,11 @@ export function maxResponseBytesFromEnv(env: NodeJS.ProcessEnv = process.env): n
 
 const RESOURCES = new Set(["http:invoke", "arn:aws:states:::http:invoke"]);
 
+/** Whether the HTTP runner serves this resource (its `.waitForTaskToken` form too). */
+export function isHttpResource(resource: string): boolean {
+  return RESOURCES.has(bareResource(resource));
+}
+
 /**
  * Ids hold execution names, which may be any Unicode (AWS's rule), but header values
  * are bytes: non-ASCII is percent-encoded as UTF-8. Names never contain `%` or
@@ -60,7 +66,7 @@ export function httpRunner(options: HttpRunnerOptions = {}): TaskRunner {
   });
   return {
     name: "http",
-    handles: (resource) => RESOURCES.has(bareResource(resource)),
+    handles: isHttpResource,
     async run(request) {
       const args = request.input;
       if (!isJsonObject(args) || typeof args.ApiEndpoint !== "string") {
@@ -90,6 +96,12 @@ export function httpRunner(options: HttpRunnerOptions = {}): TaskRunner {
         "x-stepwise-task": headerSafe(request.taskId),
       };
       if (request.taskToken !== undefined) headers["x-stepwise-task-token"] = request.taskToken;
+      // W3C Trace Context: the server's spans join the execution's trace, under this
+      // call's span (a child of the attempt's). Headers the state sets itself win.
+      if (request.trace) {
+        headers.traceparent = request.trace.traceparent;
+        if (request.trace.tracestate !== undefined) headers.tracestate = request.trace.tracestate;
+      }
       if (isJsonObject(args.Headers)) {
         for (const [k, v] of Object.entries(args.Headers)) headers[k.toLowerCase()] = text(v);
       }

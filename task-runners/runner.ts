@@ -28,6 +28,23 @@ export interface TaskRequest {
   credentials?: Json;
   /** Aborted when the worker shuts down or the task no longer matters. */
   signal: AbortSignal;
+  /** The attempt's place in the execution's W3C trace (runtime/tracing/attempt-trace.ts). */
+  trace?: AttemptTrace;
+}
+
+/**
+ * W3C trace context of one task attempt: the attempt is a span of the execution's
+ * trace, and what it calls is a child of it (`traceparent` names that child).
+ */
+export interface AttemptTrace {
+  traceId: string;
+  /** The attempt's span. */
+  spanId: string;
+  /** The span of the state entry the attempt belongs to. */
+  parentSpanId: string;
+  /** What an outgoing request sends: the call's span, a child of the attempt's. */
+  traceparent: string;
+  tracestate?: string;
 }
 
 export interface TaskRunner {

@@ -63,6 +63,7 @@ async function start(body: Body, ctx: AwsContext): Promise<unknown> {
     input,
     ...(name !== undefined ? { name } : {}),
     ...(ctx.caller ? { caller: ctx.caller } : {}),
+    ...(ctx.trace ? { trace: ctx.trace } : {}),
     ...target,
   });
   if (!started.created) {

@@ -30,6 +30,7 @@ async function startSync(body: Body, ctx: AwsContext): Promise<unknown> {
   const r = await ctx.runtime.startSyncExecution(ref.name, {
     input,
     ...(name !== undefined ? { name } : {}),
+    ...(ctx.trace ? { trace: ctx.trace } : {}),
     ...target,
   });
   const out: Record<string, unknown> = {

@@ -1,3 +1,4 @@
+import { parseTraceparent, type ExecutionTrace } from "../../runtime/tracing/trace-context.js";
 import type { Admission } from "../admission.js";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import type { Runtime } from "../../runtime/contract.js";
@@ -22,6 +23,8 @@ export interface AwsContext {
   serves: (resource: string) => boolean;
   /** Start admission control (api/admission.ts), as the REST start has it. */
   admission?: Admission;
+  /** The request's W3C `traceparent` (and `tracestate`): a start joins that trace. */
+  trace?: ExecutionTrace;
 }
 
 export interface Action {
@@ -103,11 +106,13 @@ export const awsPlugin: FastifyPluginAsync<AwsPluginOptions> = async (
       );
     }
     const body = parseBody(raw);
+    const trace = parseTraceparent(request.headers.traceparent, request.headers.tracestate);
     const result = await action.run(body, {
       runtime,
       serves,
       ...(caller ? { caller } : {}),
       ...(admission ? { admission } : {}),
+      ...(trace ? { trace } : {}),
     });
     return reply
       .code(200)

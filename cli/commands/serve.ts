@@ -260,10 +260,8 @@ export const serveCommand: Command = {
         concurrency,
         taskRunners,
         onTransition: workerMetrics(registry).onTransition,
-        onError: (err) => {
-          const text = err instanceof Error ? err.message.split("\n")[0]! : String(err);
-          app.log.error({ error: text }, `worker: ${text}`);
-        },
+        // The API's pino logger: the worker's lines come out beside the API's, alike.
+        logger: app.log,
       });
       failures = await logFailedExecutions({
         redisUrl,
@@ -276,7 +274,15 @@ export const serveCommand: Command = {
           ),
       });
       try {
-        webhooks = await webhooksFromEnv(env, { redisUrl, prefix });
+        webhooks = await webhooksFromEnv(env, {
+          redisUrl,
+          prefix,
+          onError: (err) =>
+            app.log.warn(
+              { err },
+              `approval webhook: ${err instanceof Error ? err.message : String(err)}`,
+            ),
+        });
       } catch (err) {
         app.log.error({ err }, (err as Error).message);
         await shutdown("webhook-settings");

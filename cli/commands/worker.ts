@@ -135,7 +135,9 @@ export const workerCommand: Command = {
       concurrency,
       taskConcurrency,
       taskRunners,
-      onError: (err) => log.error({ error: errorText(err) }, `worker: ${errorText(err)}`),
+      // Its lines (failed task attempts, errors, executions given up) carry executionId,
+      // stateName, attempt and traceId where they concern one (runtime/tracing/logger.ts).
+      logger: log,
       ...(registry ? { onTransition: workerMetrics(registry).onTransition } : {}),
     });
     // Reading records needs the runtime's stores; its connections are idle otherwise.
@@ -155,7 +157,11 @@ export const workerCommand: Command = {
     );
     let webhooks: Awaited<ReturnType<typeof webhooksFromEnv>>;
     try {
-      webhooks = await webhooksFromEnv(env, { redisUrl, prefix });
+      webhooks = await webhooksFromEnv(env, {
+        redisUrl,
+        prefix,
+        onError: (err) => log.warn({ err }, `approval webhook: ${errorText(err)}`),
+      });
     } catch (err) {
       log.error({ err }, (err as Error).message);
       await Promise.all([worker.close(), failures.close(), runtime.close()]);

@@ -43,6 +43,8 @@ export interface StartArgs {
   timeout?: { member: string; at: number };
   /** The history chain's genesis hash (runtime/audit/chain.ts): the chain head until the first event, kept as `hg`. */
   genesis: string;
+  /** More fields of the record: its trace, pinned version or alias, budget, origin (runtime/executions.ts). */
+  record?: Record<string, string | number>;
   /** A fork's other runs (runtime/fork.ts), created with the execution. */
   runs?: CreatedRun[];
 }
@@ -69,6 +71,7 @@ if existing[1] then
 end
 redis.call('HSET', KEY.execution, 'st', 'RUNNING', 'sm', ARG.machine, 'v', ARG.version, 'in', ARG.input,
   'ih', ARG.inputHash, 't0', ARG.startedAt, 'hc', 0, 'nm', ARG.name, 'hh', ARG.genesis, 'hg', ARG.genesis)
+for field, value in pairs(ARG.record or {}) do redis.call('HSET', KEY.execution, field, value) end
 redis.call('HSET', KEY.run, 'q', 0)
 putState(KEY.run, ARG.state)
 redis.call('RPUSH', KEY.inbox, ARG.started)

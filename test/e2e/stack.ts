@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
+import { pino, type Logger } from "pino";
 import { Admission, type AdmissionSettings } from "../../api/admission.js";
 import { parseApiKeys } from "../../api/auth.js";
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "../../api/connection-limits.js";
@@ -9,6 +10,7 @@ import { createRegistry } from "../../api/metrics.js";
 import { buildServer } from "../../api/server.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
 import { startWorker } from "../../runtime/worker.js";
+import type { SpanSink } from "../../runtime/tracing/sink.js";
 import { parseEgressAllow } from "../../task-runners/egress.js";
 import { workerMetrics } from "../../runtime/worker-metrics.js";
 import { Client } from "./client.js";
@@ -55,11 +57,20 @@ export interface StackOptions {
   limits?: Partial<ConnectionLimits>;
   /** Start admission control (none by default). */
   admission?: AdmissionSettings;
+  /** Where the worker's (and the API's stops') spans go (an OTLP sink at a test receiver); closed by the test. */
+  spans?: SpanSink;
+  /** The worker's pino logger (default: none of its lines are kept). */
+  logger?: Logger;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const prefix = `stepwise-e2e-${randomBytes(6).toString("hex")}`;
-  const runtime = createRedisRuntime({ redisUrl: REDIS_URL, prefix, ...options.settings });
+  const runtime = createRedisRuntime({
+    redisUrl: REDIS_URL,
+    prefix,
+    ...options.settings,
+    ...(options.spans ? { spans: options.spans } : {}),
+  });
   const registry = createRegistry();
   const worker = await startWorker({
     redisUrl: REDIS_URL,
@@ -68,6 +79,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ...(options.egressAllow !== undefined ? { egress: parseEgressAllow(options.egressAllow) } : {}),
     onError: () => undefined,
     onTransition: workerMetrics(registry).onTransition,
+    logger: options.logger ?? pino({ level: "silent" }),
+    ...(options.spans ? { spans: options.spans } : {}),
   });
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();

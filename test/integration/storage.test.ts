@@ -9,6 +9,7 @@ import { STORAGE_VERSION } from "../../runtime/storage-version.js";
 import { resolveSettings } from "../../runtime/settings.js";
 import { functionRunner } from "../../task-runners/function.js";
 import { createMachine, fullHistory, harness, historyProblems, type Harness } from "./helpers.js";
+import { faultFields } from "../../runtime/tracing/logger.js";
 
 // How runs are stored (runtime/codec.ts, runtime/scripts/run-state.ts) and how a
 // job goes on with its run's next transitions (runtime/transition.ts, "Chaining").
@@ -220,6 +221,8 @@ describe("a run the interpreter cannot advance", () => {
     expect(history.at(-1)!.type).toBe("ExecutionFailed");
     expect(history.filter((e) => e.type === "ExecutionFailed")).toHaveLength(1);
     expect(errors.length).toBeGreaterThan(0);
+    // Reported with the fields its log line carries (runtime/tracing/logger.ts).
+    expect(errors.map(faultFields)).toContainEqual({ executionId, stateName: "Vanished" });
     const journal = await h.runtime.journal(executionId);
     expect(journal.at(-1)!.event).toMatchObject({ type: "Stop", status: "FAILED" });
   });

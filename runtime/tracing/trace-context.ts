@@ -1,0 +1,106 @@
+import { createHash, randomBytes } from "node:crypto";
+
+/**
+ * W3C Trace Context (https://www.w3.org/TR/trace-context/): what an execution
+ * keeps of the trace it belongs to. Every execution has a trace id; a start
+ * request that carries `traceparent` joins the caller's trace (its span becomes
+ * the parent of the execution's span), one without it opens a trace of its own.
+ */
+export interface ExecutionTrace {
+  /** 32 lowercase hex digits, never all zeros. */
+  traceId: string;
+  /** The caller's span (16 hex digits), when the start carried `traceparent`. */
+  parentSpanId?: string;
+  /** The caller's `tracestate`, passed on unchanged to the servers tasks call. */
+  traceState?: string;
+}
+
+/** The fields of the execution record (`x:<exec>`) that keep the trace. */
+export const TRACE_FIELDS = { traceId: "tr", parentSpanId: "tp", traceState: "ts" } as const;
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+const ZERO_TRACE = "0".repeat(32);
+const ZERO_SPAN = "0".repeat(16);
+
+/**
+ * The trace a start request names, or undefined when its `traceparent` is absent
+ * or malformed: the spec asks a receiver to start a new trace then, not to fail.
+ * Version `ff` is invalid; a later version than 00 may carry more fields, which
+ * are ignored (the spec's forward compatibility).
+ */
+export function parseTraceparent(
+  traceparent: string | string[] | undefined,
+  tracestate?: string | string[] | undefined,
+): ExecutionTrace | undefined {
+  // Lowercase hex only: the spec's grammar has no upper case, and ids must compare as sent.
+  const value = single(traceparent)?.trim();
+  if (value === undefined) return undefined;
+  const m = TRACEPARENT.exec(value);
+  if (!m) return undefined;
+  const [, version, traceId, parentSpanId] = m as unknown as [string, string, string, string];
+  if (version === "ff" || (version === "00" && m[5] !== undefined)) return undefined;
+  if (traceId === ZERO_TRACE || parentSpanId === ZERO_SPAN) return undefined;
+  const trace: ExecutionTrace = { traceId, parentSpanId };
+  const state = validTraceState(single(tracestate));
+  if (state !== undefined) trace.traceState = state;
+  return trace;
+}
+
+/** A trace of the execution's own (no caller's span). */
+export function newTrace(): ExecutionTrace {
+  let traceId = randomBytes(16).toString("hex");
+  while (traceId === ZERO_TRACE) traceId = randomBytes(16).toString("hex");
+  return { traceId };
+}
+
+/** `traceparent` for a request made inside `traceId` by the span `spanId` (always sampled). */
+export function formatTraceparent(traceId: string, spanId: string): string {
+  return `00-${traceId}-${spanId}-01`;
+}
+
+/** The record fields a start writes (beside what the start script writes). */
+export function traceFields(trace: ExecutionTrace): Record<string, string> {
+  const fields: Record<string, string> = { [TRACE_FIELDS.traceId]: trace.traceId };
+  if (trace.parentSpanId !== undefined) fields[TRACE_FIELDS.parentSpanId] = trace.parentSpanId;
+  if (trace.traceState !== undefined) fields[TRACE_FIELDS.traceState] = trace.traceState;
+  return fields;
+}
+
+/**
+ * The trace kept in an execution record's fields. An execution started before
+ * traces were kept (or whose start died between its script and the write of these
+ * fields) has none: it gets one derived from its ARN, so every reader — the API,
+ * each worker — names the same trace for it without writing anything.
+ */
+export function traceOfRecord(
+  executionArn: string,
+  traceId: string | null | undefined,
+  parentSpanId?: string | null,
+  traceState?: string | null,
+): ExecutionTrace {
+  if (!traceId) {
+    const derived = createHash("sha256").update(`stepwise-trace\n${executionArn}`).digest("hex");
+    return { traceId: derived.slice(0, 32) };
+  }
+  const trace: ExecutionTrace = { traceId };
+  if (parentSpanId) trace.parentSpanId = parentSpanId;
+  if (traceState) trace.traceState = traceState;
+  return trace;
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  // A repeated header: the spec says to treat more than one traceparent as none.
+  if (Array.isArray(value)) return value.length === 1 ? value[0] : undefined;
+  return value;
+}
+
+/**
+ * `tracestate` is opaque to us; it is kept only when it is printable ASCII and
+ * within the spec's 512 characters, so a malformed one cannot ride into every
+ * request the execution's tasks make.
+ */
+function validTraceState(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  if (!trimmed || trimmed.length > 512 || !/^[\x20-\x7e]+$/.test(trimmed)) return undefined;
+  return trimmed;
+}
