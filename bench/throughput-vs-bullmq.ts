@@ -55,7 +55,7 @@ async function freshRedis(): Promise<{ url: string; stop: () => void }> {
     },
   );
   const url = `redis://127.0.0.1:${port}`;
-  const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => 50 });
+  const probe = quiet(new Redis(url, { lazyConnect: true, retryStrategy: () => 50 }));
   await waitFor(async () => (await probe.ping().catch(() => "")) === "PONG", "redis-server");
   probe.disconnect();
   return {
@@ -67,9 +67,16 @@ async function freshRedis(): Promise<{ url: string; stop: () => void }> {
   };
 }
 
+/** Redis stops when the bench ends: late reconnection attempts are not worth a stack trace. */
+function quiet(redis: Redis): Redis {
+  redis.on("error", () => {});
+  return redis;
+}
+
 async function bareBullMQ(url: string): Promise<number> {
-  const connection = new Redis(url, { maxRetriesPerRequest: null });
-  const writes = new Redis(url, { enableAutoPipelining: true });
+  const connection = quiet(new Redis(url, { maxRetriesPerRequest: null }));
+  const workerConnection = quiet(new Redis(url, { maxRetriesPerRequest: null }));
+  const writes = quiet(new Redis(url, { enableAutoPipelining: true }));
   const queue = new Queue("bare", { connection, prefix: "bare" });
   let done = 0;
   const worker = new Worker<{ chain: number; step: number }>(
@@ -88,7 +95,7 @@ async function bareBullMQ(url: string): Promise<number> {
       done++;
     },
     {
-      connection: new Redis(url, { maxRetriesPerRequest: null }),
+      connection: workerConnection,
       prefix: "bare",
       concurrency: CONCURRENCY,
       removeOnComplete: { count: 0 },
@@ -110,8 +117,7 @@ async function bareBullMQ(url: string): Promise<number> {
   const seconds = (performance.now() - t0) / 1000;
   await worker.close();
   await queue.close();
-  connection.disconnect();
-  writes.disconnect();
+  for (const c of [connection, workerConnection, writes]) c.disconnect();
   return (EXECUTIONS * STATES) / seconds;
 }
 
@@ -153,7 +159,7 @@ async function stepwiseServe(url: string): Promise<number> {
       body: JSON.stringify({ name: "chain", definition: { StartAt: "S0", States } }),
     });
     if (!created.ok) throw new Error(`create: ${created.status} ${await created.text()}`);
-    const sub = new Redis(url);
+    const sub = quiet(new Redis(url));
     let ended = 0;
     await sub.subscribe(`${prefix}:{sw}:ended`);
     sub.on("message", () => ended++);
