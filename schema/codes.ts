@@ -97,6 +97,10 @@ export const CODES = {
     "error",
     "A JSONata expression is used where a JSONPath state needs a value.",
   ),
+  JSONATA_TEXT_IN_JSONPATH_PAYLOAD: code(
+    "warning",
+    'A payload template of a JSONPath state (Parameters, ResultSelector, ItemSelector, Result) holds a "{% %}" string, which JSONPath passes on as literal text.',
+  ),
   INVALID_JSONATA: code(
     "error",
     "A JSONata expression does not compile, or its {% %} delimiters are broken.",

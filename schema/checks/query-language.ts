@@ -214,6 +214,7 @@ function checkJsonPathState(state: StateInfo, out: Diagnostic[]): void {
   for (const [holder, field, hint] of NESTED_JSONATA_ONLY) {
     nested(state, holder, field, "JSONATA_FIELD_IN_JSONPATH_STATE", hint, out);
   }
+  jsonataTextInPayloads(state, out);
   for (const path of COMPUTED_VALUES) {
     const value = fieldAt(node, path);
     if (typeof value !== "string" || !isJsonataTemplate(value)) continue;
@@ -227,6 +228,40 @@ function checkJsonPathState(state: StateInfo, out: Diagnostic[]): void {
       ),
     );
   }
+}
+
+/** Payload templates of a JSONPath state: their strings are data, "{% %}" included. */
+const JSONPATH_PAYLOADS = ["Parameters", "ResultSelector", "ItemSelector", "Result"] as const;
+
+/**
+ * A "{% … %}" string in a JSONPath state's payload template is accepted by AWS and
+ * passed on as the literal text: almost surely a state written for JSONata that
+ * lacks its QueryLanguage. One warning per state, at the first such string.
+ */
+function jsonataTextInPayloads(state: StateInfo, out: Diagnostic[]): void {
+  const found: string[][] = [];
+  const walk = (value: unknown, path: string[]): void => {
+    if (typeof value === "string") {
+      if (isJsonataTemplate(value)) found.push(path);
+    } else if (Array.isArray(value)) {
+      value.forEach((item, i) => walk(item, [...path, String(i)]));
+    } else if (isJsonObject(value)) {
+      // A '.$' key holds a path or an intrinsic call, checked as such elsewhere.
+      for (const [key, item] of Object.entries(value))
+        if (!key.endsWith(".$")) walk(item, [...path, key]);
+    }
+  };
+  for (const field of JSONPATH_PAYLOADS) walk(state.node[field], [field]);
+  const first = found[0];
+  if (!first) return;
+  const more = found.length > 1 ? ` (and ${found.length - 1} more)` : "";
+  out.push(
+    diagnostic(
+      "JSONATA_TEXT_IN_JSONPATH_PAYLOAD",
+      `${first.join(".")} holds a JSONata expression${more}, but state '${state.name}' uses JSONPath, which passes it on as literal text; add "QueryLanguage": "JSONata" to the state or to the top level to evaluate it`,
+      child(state.pointer, ...first),
+    ),
+  );
 }
 
 function nested(

@@ -583,6 +583,37 @@ describe("warnings leave a definition valid", () => {
     ]);
   });
 
+  it("JSONATA_TEXT_IN_JSONPATH_PAYLOAD: a {% %} string a JSONPath state passes on as text", () => {
+    const result = validateDefinition(
+      machine({
+        T: task({
+          Parameters: { order: { id: "{% $states.input.id %}", "n.$": "$.n" }, all: ["{% 1 %}"] },
+        }),
+      }),
+    );
+    expect(result.valid).toBe(true);
+    expect(result.diagnostics).toMatchObject([
+      {
+        code: "JSONATA_TEXT_IN_JSONPATH_PAYLOAD",
+        severity: "warning",
+        path: "/States/T/Parameters/order/id",
+        message: expect.stringContaining(
+          "Parameters.order.id holds a JSONata expression (and 1 more), but state 'T' uses JSONPath",
+        ),
+      },
+    ]);
+    const pass = validateDefinition(
+      machine({ S: { Type: "Pass", Result: ["{% 2 %}"], End: true } }),
+    );
+    expect(pass.diagnostics).toMatchObject([{ path: "/States/S/Result/0" }]);
+    // Evaluated where the state is JSONata; text that merely mentions {% is fine.
+    const fine = [
+      jsonata({ Type: "Pass", Output: { id: "{% $states.input.id %}" }, End: true }),
+      machine({ S: { Type: "Pass", Result: { note: "use {% … %} in JSONata" }, End: true } }),
+    ];
+    for (const definition of fine) expect(validateDefinition(definition).diagnostics).toEqual([]);
+  });
+
   it("PASS_RESULT_IS_STATIC: a '.$' key in a Pass Result", () => {
     const result = validateDefinition(machine({ A: { ...pass(), Result: { "x.$": "$.a" } } }));
     expect(result.valid).toBe(true);
