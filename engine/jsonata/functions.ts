@@ -46,8 +46,18 @@ const HASHES: Readonly<Record<string, (bytes: Uint8Array) => string>> = {
   "SHA-512": sha512Hex,
 };
 
+/**
+ * AWS ("JSONata functions provided by Step Functions"): "Built-in JSONata functions
+ * that require integer values as parameters will automatically round down any
+ * non-integer numbers provided."
+ */
+function roundDown(value: number): number {
+  return Number.isFinite(value) ? Math.floor(value) : value;
+}
+
 /** $partition(array, size): consecutive chunks of `size` items; the last may be shorter. */
-function partition(this: JsonataFocus, array: unknown[], size: number): unknown[] | undefined {
+function partition(this: JsonataFocus, array: unknown[], rawSize: number): unknown[] | undefined {
+  const size = roundDown(rawSize);
   if (!Number.isInteger(size) || size < 1) {
     throw failure(`The chunk size of $partition must be a positive integer, but was ${size}.`);
   }
@@ -62,7 +72,10 @@ function partition(this: JsonataFocus, array: unknown[], size: number): unknown[
  * sequence, so one element comes back as that element (AWS: `$range(1, 9, 9)` is
  * `1`); a range that goes the wrong way is `[]`.
  */
-function range(this: JsonataFocus, start: number, end: number, step = 1): unknown[] {
+function range(this: JsonataFocus, rawStart: number, rawEnd: number, rawStep = 1): unknown[] {
+  const start = roundDown(rawStart);
+  const end = roundDown(rawEnd);
+  const step = roundDown(rawStep);
   if (step === 0 || !Number.isFinite(step)) {
     throw failure(`The step of $range must be a non-zero number, but was ${step}.`);
   }
@@ -91,7 +104,7 @@ function hash(this: JsonataFocus, value: string, algorithm = "SHA-256"): string 
 /** $random([seed]): a number in [0, 1); with a seed, always the same number for that seed. */
 function random(this: JsonataFocus, seed?: number): number {
   if (seed === undefined) return scopeOf(this).random.next();
-  return seededRandom(`$random:${seed}`).next();
+  return seededRandom(`$random:${roundDown(seed)}`).next();
 }
 
 function uuid(this: JsonataFocus): string {

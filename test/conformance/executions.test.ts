@@ -5,6 +5,9 @@ import { loadCases } from "./load.js";
 
 /** docs-examples.jsonl may grow, never shrink below what has been verified. */
 const MIN_DOCS_EXAMPLES = 150;
+/** Of those, the cases taken from AWS's Step Functions developer guide (issue 18). */
+const MIN_DEVELOPER_GUIDE_EXAMPLES = 150;
+const DEVELOPER_GUIDE = "https://docs.aws.amazon.com/step-functions/latest/dg/";
 
 // Regression gate on the executions recorded against AWS Step Functions: the
 // in-memory driver must reproduce every recorded status, error name and output.
@@ -37,6 +40,15 @@ describe("conformance with the examples of AWS's documentation", () => {
       .filter(({ result }) => !result.valid)
       .map(({ id, result }) => `${id}: ${result.diagnostics.map((d) => d.message).join("; ")}`);
     expect(invalid).toEqual([]);
+  });
+
+  it(`takes at least ${MIN_DEVELOPER_GUIDE_EXAMPLES} cases from the developer guide`, () => {
+    const fromGuide = (loadCases("docs-examples.jsonl") as (TestCase & { source?: unknown })[])
+      .filter((tc) => typeof tc.source === "string" && tc.source.startsWith(DEVELOPER_GUIDE))
+      .map((tc) => tc.id);
+    expect(fromGuide.length).toBeGreaterThanOrEqual(MIN_DEVELOPER_GUIDE_EXAMPLES);
+    // Every developer-guide case is named after its page.
+    for (const id of fromGuide) expect(id).not.toMatch(/^docs:states-language-spec#/);
   });
 
   it("names the page and quotes the documented result of every case", () => {

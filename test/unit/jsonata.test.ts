@@ -664,6 +664,17 @@ describe("the functions AWS adds", () => {
     ["$parse('\"s\"')", "s"],
     ["$random(7) = $random(7)", true],
     ["$random(7) = $random(8)", false],
+    // AWS: functions that need integers "automatically round down any non-integer numbers"
+    [
+      "$partition([1,2,3,4], 2.5)",
+      [
+        [1, 2],
+        [3, 4],
+      ],
+    ],
+    ["$partition([1,2,3], 1.9)", [[1], [2], [3]]],
+    ["$range(0.5, 4.9, 2.7)", [0, 2, 4]],
+    ["$random(7.9) = $random(7)", true],
     ["$now()", START],
     ["$millis()", Date.parse(START)],
     ["$now('[Y0001]-[M01]-[D01]')", "2024-05-01"],
