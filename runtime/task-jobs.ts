@@ -22,6 +22,14 @@ export interface TaskJobDeps {
   queues: JobQueues;
   settings: RuntimeSettings;
   runners: readonly TaskRunner[];
+  /**
+   * A worker advances the run a task result was delivered to itself, right after
+   * delivering it, as it does a run whose timer fired (scheduler.ts): a turn of an
+   * agent loop then costs no queue hop between the result and the next state. The
+   * delivery gave the run a lease, so a crash here leaves the transition to the
+   * scheduler; a failure hands it to the queue, with its retries and give-up.
+   */
+  advanceRun?: (run: string, seq: number) => Promise<void>;
 }
 
 export type TaskEventBody =
@@ -39,7 +47,7 @@ export type DeliverResult =
  * enqueues the run's transition job.
  */
 export async function deliverTaskEvent(
-  deps: Pick<TaskJobDeps, "client" | "keys" | "queues" | "settings">,
+  deps: Pick<TaskJobDeps, "client" | "keys" | "queues" | "settings" | "advanceRun">,
   by: { task: string } | { token: string },
   body: TaskEventBody,
 ): Promise<DeliverResult> {
@@ -60,7 +68,10 @@ export async function deliverTaskEvent(
     },
   );
   if (reply.kind === "delivered") {
-    await deps.queues.ensure(stepJob(reply.run, reply.seq));
+    const job = stepJob(reply.run, reply.seq);
+    if (deps.advanceRun)
+      await deps.advanceRun(reply.run, reply.seq).catch(() => deps.queues.ensure(job));
+    else await deps.queues.ensure(job);
     return { ok: true };
   }
   if (reply.kind === "unknownToken") return { ok: false, reason: "InvalidToken" };

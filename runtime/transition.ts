@@ -82,7 +82,8 @@ import type { SpanSink } from "./tracing/sink.js";
  * happens, the scheduler enqueues `<run>@<seq>` when the lease runs out (see
  * scheduler.ts). Commits renew or drop that lease, so it costs nothing while
  * things work. A fired timer's run is advanced by the worker that claimed it,
- * without a job (scheduler.ts, "Bursts"); the same lease covers its crash.
+ * without a job (scheduler.ts, "Bursts"), and so is the run a task job delivered
+ * its result to (task-jobs.ts); the same lease covers their crash.
  *
  * Faults: a job that throws is tried again with backoff (queues.ts,
  * STEP_ATTEMPTS); after the last attempt the worker gives up on the execution

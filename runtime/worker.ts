@@ -113,6 +113,8 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
     inputs: new InputCache(),
     ...(options.taskMode ? { taskMode: options.taskMode } : {}),
     ...(spans ? { spans } : {}),
+    // Defined below with the scheduler's fire: the same in-process advance.
+    advanceRun: (run: string, seq: number) => fire(run, seq),
   };
   const common = {
     prefix: keys.bullPrefix,
