@@ -12,7 +12,13 @@ import {
 import { StatesError } from "./core/errors.js";
 import type { Json, JsonObject } from "./core/json.js";
 import { DeferredRandom } from "./core/random.js";
-import type { ExecutionContext, Frame, Phase, RunState } from "./core/run.js";
+import {
+  endRunState,
+  type ExecutionContext,
+  type Frame,
+  type Phase,
+  type RunState,
+} from "./core/run.js";
 import type { PathScope } from "./jsonpath/index.js";
 import { queryLanguageOf, scopeOf, type CompiledScope, type Program } from "./program.js";
 
@@ -204,16 +210,7 @@ export class StepContext {
   endRun(outcome: RunOutcome, outputText?: string): void {
     const run = this.run;
     delete run.current;
-    if (outcome.status === "SUCCEEDED") {
-      run.status = "SUCCEEDED";
-      run.output = outcome.output;
-    } else if (outcome.status === "FAILED") {
-      run.status = "FAILED";
-      run.error = outcome.error;
-      run.cause = outcome.cause;
-    } else {
-      run.status = "ABORTED";
-    }
+    endRunState(run, outcome);
     if (!run.parent) this.recordExecutionEnd(outcome, outputText);
     else if (run.iteration !== undefined) this.recordIterationEnd(outcome);
     const effect: Effect = { type: "RunEnded", runId: run.runId, outcome };

@@ -3,7 +3,7 @@ import type { ChildSpec, Effect } from "./core/effects.js";
 import { StatesError } from "./core/errors.js";
 import type { RunEvent } from "./core/events.js";
 import { operatorEvent, withCaller, type HistoryEvent } from "./core/history.js";
-import type { ExecutionContext, RunState } from "./core/run.js";
+import { endRunState, type ExecutionContext, type RunState } from "./core/run.js";
 import type { Program } from "./program.js";
 import { choice } from "./states/choice.js";
 import { fail } from "./states/fail.js";
@@ -277,5 +277,5 @@ function stop(ctx: StepContext, event: Extract<RunEvent, { type: "Stop" }>): voi
     ctx.record(event.status === "TIMED_OUT" ? "ExecutionTimedOut" : "ExecutionAborted", details);
   }
   ctx.endRun({ status: "ABORTED" });
-  if (event.status === "TIMED_OUT") ctx.run.status = "TIMED_OUT";
+  if (event.status === "TIMED_OUT") endRunState(ctx.run, { status: "TIMED_OUT" });
 }

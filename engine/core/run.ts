@@ -30,12 +30,11 @@ export interface ParentLink {
   index: number;
 }
 
-export interface RunState {
+export interface RunBase {
   runId: string;
   /** JSON pointer of the scope this run executes ("" for the top level). */
   scope: string;
   parent?: ParentLink;
-  status: RunStatus;
   /** Variables assigned in this scope (ASL `Assign`). */
   variables: Record<string, Json>;
   /** Variables of enclosing scopes, read-only here (AWS: inner scopes never assign outer ones). */
@@ -51,9 +50,38 @@ export interface RunState {
   /** Monotonic counter for task ids and timer ids within this run. */
   serial: number;
   current?: Frame;
-  output?: Json;
-  error?: string;
-  cause?: string;
+}
+
+/** How a run ended: its status and what it ended with. */
+export type RunEnd =
+  | { status: "SUCCEEDED"; output: Json }
+  | { status: "FAILED"; error?: string; cause?: string }
+  | { status: "ABORTED" | "TIMED_OUT" };
+
+/** A run, typed by its status: only a succeeded run has an output, only a failed one an error. */
+export type RunState = RunBase & ({ status: "RUNNING" } | RunEnd);
+
+/**
+ * Ends `run` in place (its object is the one the step works on and returns). The
+ * one place a run's status changes, with `reopenRun`, so the fields always match it.
+ */
+export function endRunState(run: RunState, end: RunEnd): void {
+  const fields = run as RunBase & {
+    status: RunStatus;
+    output?: Json;
+    error?: string;
+    cause?: string;
+  };
+  delete fields.output;
+  delete fields.error;
+  delete fields.cause;
+  Object.assign(fields, end);
+}
+
+/** An ended run runs again (a redrive): RUNNING, without its outcome. */
+export function reopenRun(run: RunState): void {
+  endRunState(run, { status: "ABORTED" });
+  (run as RunBase & { status: RunStatus }).status = "RUNNING";
 }
 
 /** The state a run is in, and how far it got. */

@@ -1,6 +1,6 @@
 import type { RedriveJoin, RedrivePoint } from "../core/events.js";
 import type { Json } from "../core/json.js";
-import type { Join } from "../core/run.js";
+import { reopenRun, type Join } from "../core/run.js";
 import type { StepContext } from "../step-context.js";
 import { childScopesOf, collectResults, keepOutputs, startChild } from "./join.js";
 
@@ -9,11 +9,7 @@ import { childScopesOf, collectResults, keepOutputs, startChild } from "./join.j
  * state it ended in, with the input it had; a join it ended in takes up its children.
  */
 export function redriveRun(ctx: StepContext, point: RedrivePoint): void {
-  const run = ctx.run;
-  run.status = "RUNNING";
-  delete run.output;
-  delete run.error;
-  delete run.cause;
+  reopenRun(ctx.run);
   if (point.join) redriveJoin(ctx, point.state, point.input, point.join);
   else ctx.enter(point.state, point.input);
 }

@@ -132,7 +132,8 @@ export function spansOfCommit(c: CommittedTransition): SpanRecord[] {
   // Left without an exit event (failed uncaught, stopped, timed out): it ends here.
   if (open && after.current?.enteredEventId !== open.enteredEventId) {
     const last = history[history.length - 1];
-    if (!failure && after.error !== undefined) failure = { type: after.error };
+    if (!failure && after.status === "FAILED" && after.error !== undefined)
+      failure = { type: after.error };
     close(open, last ? Date.parse(last.timestamp) : open.startMs, c.stateType(open.name));
   }
   return spans;
