@@ -1,6 +1,7 @@
 import type { QueryLanguage, State } from "./core/definition.js";
 import type { Effect } from "./core/effects.js";
 import type { RunEvent, RunOutcome } from "./core/events.js";
+import type { DetailsArg } from "./core/history-details.js";
 import {
   HistoryWriter,
   STATE_ENTERED,
@@ -140,7 +141,8 @@ export class StepContext {
     this.effects.push(effect);
   }
 
-  record(type: HistoryEventType, details?: Record<string, Json | undefined>): number {
+  /** Writes a history event of `type` with its details (core/history-details.ts); returns its id. */
+  record<T extends HistoryEventType>(type: T, ...[details]: DetailsArg<T>): number {
     return this.history.add(type, details);
   }
 

@@ -271,7 +271,7 @@ function stop(ctx: StepContext, event: Extract<RunEvent, { type: "Stop" }>): voi
     return;
   }
   if (!ctx.run.parent) {
-    const details: Record<string, string | undefined> = {};
+    const details: { error?: string; cause?: string } = {};
     if (event.error !== undefined) details.error = event.error;
     if (event.cause !== undefined) details.cause = event.cause;
     ctx.record(event.status === "TIMED_OUT" ? "ExecutionTimedOut" : "ExecutionAborted", details);

@@ -115,7 +115,7 @@ export function recordFailed(
   cause: string | undefined,
   timedOut = false,
 ): void {
-  const details: Record<string, Json | undefined> = { error };
+  const details: { error: string; cause?: string } = { error };
   if (cause !== undefined) details.cause = cause;
   switch (taskKind(state.Resource)) {
     case "activity":

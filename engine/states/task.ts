@@ -1,4 +1,5 @@
 import type { TaskState } from "../core/definition.js";
+import type { HistoryDetails } from "../core/history-details.js";
 import type { Effect } from "../core/effects.js";
 import type { Phase } from "../core/run.js";
 import { StatesError } from "../core/errors.js";
@@ -135,7 +136,7 @@ function schedule(ctx: StepContext, state: TaskState): void {
 }
 
 /** What ApprovalRequested records: the envelope and its hash, so history alone can be checked. */
-function envelopeDetails(request: ApprovalRequest): Record<string, Json> {
+function envelopeDetails(request: ApprovalRequest): HistoryDetails["ApprovalRequested"] {
   const { approvalId, envelopeHash, executionId, stateName, enteredEventId, subject } = request;
   const { details, approvers, requiredApprovals, policy, expiresAt } = request;
   return {

@@ -1,0 +1,110 @@
+import type { Json } from "./json.js";
+import type { HistoryEventType, StateKind } from "./history.js";
+
+/**
+ * What each history event records in its `…EventDetails`, one type per event
+ * type: `StepContext.record` takes exactly these, so an event cannot be written
+ * with a field missing, misspelt or of the wrong kind. Fields are AWS's where AWS
+ * has the event (API reference, "HistoryEvent"); `operationKey`, `restartedFrom`
+ * and the approval events are Stepwise's. JSON payloads are JSON texts, as AWS
+ * returns them. `callerName` is added later by the driver (history.ts `withCaller`).
+ */
+type Text = string;
+
+/** A Task's resource, as AWS splits it (`resourceType` "lambda", `resource` "invoke"). */
+type Resource = { resourceType: string; resource: string };
+type Failure = { error?: string | undefined; cause?: string | undefined };
+type Nothing = Record<string, never>;
+type Iteration = { name: string; index: number };
+
+type Fixed = {
+  ExecutionStarted: {
+    input: Text;
+    roleArn: string;
+    stateMachineAliasArn?: string;
+    stateMachineVersionArn?: string;
+    restartedFrom?: string;
+  };
+  ExecutionSucceeded: { output: Text };
+  ExecutionFailed: Failure;
+  ExecutionAborted: Failure;
+  ExecutionTimedOut: Failure;
+  ExecutionPaused: { reason?: string };
+  ExecutionResumed: Nothing;
+  ExecutionForked: {
+    sourceExecutionArn: string;
+    sourceEventId: number;
+    input: Text;
+    roleArn: string;
+  };
+  ExecutionRedriven: { redriveCount: number };
+  WaitStateAborted: Nothing;
+  ActivityScheduled: {
+    resource: string;
+    input: Text;
+    timeoutInSeconds?: number | undefined;
+    heartbeatInSeconds?: number | undefined;
+    operationKey: string;
+  };
+  ActivityStarted: { workerName?: string };
+  ActivitySucceeded: { output: Text };
+  ActivityFailed: Failure;
+  ActivityTimedOut: Failure;
+  LambdaFunctionScheduled: {
+    resource: string;
+    input: Text;
+    timeoutInSeconds?: number | undefined;
+    operationKey: string;
+  };
+  LambdaFunctionStarted: Nothing;
+  LambdaFunctionSucceeded: { output: Text };
+  LambdaFunctionFailed: Failure;
+  LambdaFunctionTimedOut: Failure;
+  TaskScheduled: Resource & {
+    region: string;
+    parameters: Text;
+    timeoutInSeconds?: number | undefined;
+    heartbeatInSeconds?: number | undefined;
+    operationKey: string;
+  };
+  TaskStarted: Resource;
+  TaskSubmitted: Resource & { output: Text };
+  TaskSucceeded: Resource & { output: Text };
+  TaskFailed: Resource & Failure;
+  TaskTimedOut: Resource & Failure;
+  ApprovalRequested: { [field: string]: Json } & {
+    approvalId: string;
+    envelopeHash: string;
+    details: Text;
+  };
+  ApprovalDecided: {
+    approvalId: string;
+    envelopeHash: string;
+    approver: string;
+    decision: "APPROVE" | "REJECT";
+    comment: string | null;
+    decidedAt: string;
+    status: string;
+  };
+  ParallelStateStarted: Nothing;
+  ParallelStateSucceeded: Nothing;
+  ParallelStateFailed: Failure;
+  ParallelStateAborted: Nothing;
+  MapStateStarted: { length: number };
+  MapStateSucceeded: Nothing;
+  MapStateFailed: Failure;
+  MapStateAborted: Nothing;
+  MapIterationStarted: Iteration;
+  MapIterationSucceeded: Iteration;
+  MapIterationFailed: Iteration;
+  MapIterationAborted: Iteration;
+};
+
+export type HistoryDetails = Fixed & {
+  [K in `${StateKind}StateEntered`]: { name: string; input: Text };
+} & { [K in `${StateKind}StateExited`]: { name: string; output: Text } };
+
+/** The details argument of `record(type, …)`: omitted for events that record nothing. */
+export type DetailsArg<T extends HistoryEventType> = Nothing extends HistoryDetails[T]
+  ? [details?: HistoryDetails[T]]
+  : [details: HistoryDetails[T]];
