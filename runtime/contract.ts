@@ -229,6 +229,16 @@ export interface ActivityTask {
   operationKey?: string;
 }
 
+/** What a start takes besides the state machine (and which version or alias, `StartTarget`). */
+export type StartOptions = {
+  input?: Json;
+  name?: string;
+  caller?: Caller;
+  budget?: ModelBudget;
+  /** The caller's W3C trace (its `traceparent`), which the execution joins. */
+  trace?: ExecutionTrace;
+} & StartTarget;
+
 /** What only the runtime knows, for /metrics; a runtime reports what it can. */
 export interface RuntimeMetrics {
   /** Executions stored (within retention), by status. */
@@ -335,17 +345,7 @@ export interface Runtime {
   }): Promise<Page<StateMachineSummary>>;
 
   /** Idempotent by `name`: the same name and input returns the same execution; another input is a conflict. */
-  startExecution(
-    stateMachine: string,
-    options: {
-      input?: Json;
-      name?: string;
-      caller?: Caller;
-      budget?: ModelBudget;
-      /** The caller's W3C trace (its `traceparent`), which the execution joins. */
-      trace?: ExecutionTrace;
-    } & StartTarget,
-  ): Promise<StartResult>;
+  startExecution(stateMachine: string, options: StartOptions): Promise<StartResult>;
   describeExecution(executionId: string): Promise<ExecutionRecord>;
   listExecutions(options?: {
     stateMachine?: string;

@@ -39,6 +39,7 @@ import {
   type AliasRoute,
   type PublishedVersion,
   type StartTarget,
+  type StartOptions,
   type StateMachineAlias,
   type StateMachineOptions,
   type SyncExecutionResult,
@@ -365,16 +366,7 @@ export class RedisRuntime implements Runtime {
     return this.machines.list(options);
   }
 
-  async startExecution(
-    stateMachine: string,
-    options: {
-      input?: Json;
-      name?: string;
-      caller?: Caller;
-      budget?: ModelBudget;
-      trace?: ExecutionTrace;
-    } & StartTarget,
-  ): Promise<StartResult> {
+  async startExecution(stateMachine: string, options: StartOptions): Promise<StartResult> {
     const meta = await this.machines.meta(stateMachine);
     if (meta.type === "EXPRESS") {
       // AWS: StartExecution of an Express machine answers at once; the execution runs
