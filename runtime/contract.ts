@@ -229,6 +229,16 @@ export interface ActivityTask {
   operationKey?: string;
 }
 
+/** What a synchronous Express start takes (StartSyncExecution). */
+export type SyncStartOptions = {
+  input?: Json;
+  name?: string;
+  /** At most this long (ms), and never past AWS's 5 minutes. */
+  timeoutMs?: number;
+  /** The caller's W3C trace: the execution's HTTP tasks send it on. */
+  trace?: ExecutionTrace;
+} & StartTarget;
+
 /** What a start takes besides the state machine (and which version or alias, `StartTarget`). */
 export type StartOptions = {
   input?: Json;
@@ -328,16 +338,7 @@ export interface Runtime {
    * Runs an EXPRESS machine to its end in this process (at most `timeoutMs`), keeping
    * no history: AWS's StartSyncExecution.
    */
-  startSyncExecution(
-    stateMachine: string,
-    options: {
-      input?: Json;
-      name?: string;
-      timeoutMs?: number;
-      /** The caller's W3C trace: the execution's HTTP tasks send it on. */
-      trace?: ExecutionTrace;
-    } & StartTarget,
-  ): Promise<SyncExecutionResult>;
+  startSyncExecution(stateMachine: string, options: SyncStartOptions): Promise<SyncExecutionResult>;
   getStateMachine(name: string, version?: number): Promise<StateMachineDetail>;
   listStateMachines(options?: {
     cursor?: string;

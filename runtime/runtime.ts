@@ -40,6 +40,7 @@ import {
   type PublishedVersion,
   type StartTarget,
   type StartOptions,
+  type SyncStartOptions,
   type StateMachineAlias,
   type StateMachineOptions,
   type SyncExecutionResult,
@@ -288,12 +289,7 @@ export class RedisRuntime implements Runtime {
 
   async startSyncExecution(
     stateMachine: string,
-    options: {
-      input?: Json;
-      name?: string;
-      timeoutMs?: number;
-      trace?: ExecutionTrace;
-    } & StartTarget,
+    options: SyncStartOptions,
   ): Promise<SyncExecutionResult> {
     return (await this.startExpress(stateMachine, options)).result;
   }
@@ -321,12 +317,7 @@ export class RedisRuntime implements Runtime {
   /** Starts an EXPRESS execution in this process (StateMachineTypeNotSupported for others). */
   private async startExpress(
     stateMachine: string,
-    options: {
-      input?: Json;
-      name?: string;
-      timeoutMs?: number;
-      trace?: ExecutionTrace;
-    } & StartTarget,
+    options: SyncStartOptions,
   ): Promise<ReturnType<typeof startExpress>> {
     const meta = await this.recentMeta(stateMachine);
     if (meta.type !== "EXPRESS") {
