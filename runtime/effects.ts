@@ -15,6 +15,7 @@ import { executionOf, executionTimeoutTimer, member, randomToken, shortId } from
 import { eventTemplate } from "./event-template.js";
 import type { CommitOp } from "./scripts/commit-transition.js";
 import { usageOps } from "./usage.js";
+import type { PayloadBatch } from "./payloads.js";
 
 /**
  * Turns the effects of one step into the ops of `commitTransition` (`CommitOp`),
@@ -68,6 +69,8 @@ export interface PlanOptions {
   retentionSeconds?: number;
   /** Approval changes go to the webhook outbox (settings.ts). */
   approvalEvents?: boolean;
+  /** Where the record's large output is stored once (payloads.ts); inline without. */
+  payloads?: PayloadBatch;
 }
 
 export function planOps(
@@ -242,7 +245,7 @@ export function planOps(
           });
           if (keepSeconds) ops.push({ op: "expire", seconds: keepSeconds });
         } else {
-          ops.push(endOp(run, event, options.now, keepSeconds));
+          ops.push(endOp(run, event, options, keepSeconds));
         }
         break;
     }
@@ -251,7 +254,12 @@ export function planOps(
 }
 
 /** The execution's record when its root run ended: status, output or error and cause. */
-function endOp(run: RunState, event: RunEvent, now: number, keepSeconds: number): CommitOp {
+function endOp(
+  run: RunState,
+  event: RunEvent,
+  { now, payloads }: PlanOptions,
+  keepSeconds: number,
+): CommitOp {
   const exec = executionOf(shortId(run.runId));
   const end: CommitOp = {
     op: "end",
@@ -260,9 +268,13 @@ function endOp(run: RunState, event: RunEvent, now: number, keepSeconds: number)
     stoppedAt: new Date(now).toISOString(),
     timeoutMember: member.timer(executionTimeoutTimer(exec)),
     keepSeconds,
+    // Nothing redrives a success: its final state would only take room.
+    dropRun: run.status === "SUCCEEDED",
   };
-  if (run.status === "SUCCEEDED") end.output = JSON.stringify(run.output ?? null);
-  else if (run.status === "FAILED") {
+  if (run.status === "SUCCEEDED") {
+    const output = JSON.stringify(run.output ?? null);
+    end.output = payloads ? payloads.ref(output) : output;
+  } else if (run.status === "FAILED") {
     end.error = run.error || undefined;
     end.cause = run.cause || undefined;
   } else if (event.type === "Stop") {

@@ -5,7 +5,7 @@ import type { HistoryEvent } from "../engine/core/history.js";
 import type { Json } from "../engine/core/json.js";
 import { newRun } from "../engine/step.js";
 import { DATA_LIMIT_BYTES } from "../engine/step-context.js";
-import { genesisHash, splitHash } from "./audit/chain.js";
+import { genesisHash } from "./audit/chain.js";
 import { canonicalJson, decodeCursor, encodeCursor, inputDigest } from "./canonical.js";
 import {
   RuntimeError,
@@ -30,6 +30,12 @@ import {
 import { stepJob } from "./job-ids.js";
 import type { Keys } from "./keys.js";
 import type { MachineStore } from "./machines.js";
+import {
+  PayloadBatch,
+  readHistoryEntries,
+  readJournalEntries,
+  readRecordText,
+} from "./payloads.js";
 import type { ExecutionCache } from "./programs.js";
 import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
@@ -137,10 +143,14 @@ export class ExecutionStore {
     if (options.forked)
       record.fk = `${options.forked.sourceExecution}@${options.forked.sourceEventId}`;
     if (options.budget !== undefined) record[BUDGET_FIELD] = JSON.stringify(options.budget);
+    // The input is stored once (payloads.ts): ExecutionStarted and the journal refer to the same text.
+    const payloads = new PayloadBatch();
+    const storedInput = payloads.ref(inputText);
     const reply = await this.client.call(
       startExecution,
       {
         execution: this.keys.execution(exec),
+        payloads: this.keys.payloads(exec),
         run: this.keys.run(exec),
         inbox: this.keys.inbox(exec),
         executions: this.keys.executions,
@@ -154,7 +164,8 @@ export class ExecutionStore {
         name,
         machine,
         version,
-        input: inputText,
+        input: storedInput,
+        payloads: payloads.toArgs(),
         inputHash: inputDigest(canonicalJson(input)),
         startedAt,
         now,
@@ -190,6 +201,11 @@ export class ExecutionStore {
     const exec = execOf(executionId);
     const fields = await this.client.redis.hgetall(this.keys.execution(exec));
     if (!fields.st) throw notFound(executionId);
+    for (const field of ["in", "out"] as const) {
+      const value = fields[field];
+      if (value !== undefined)
+        fields[field] = await readRecordText(this.client, this.keys, exec, value);
+    }
     return toRecord(executionId, fields);
   }
 
@@ -333,7 +349,8 @@ export class ExecutionStore {
     const raw =
       total === 0 ? [] : await this.client.redis.lrangeBuffer(this.keys.history(exec), from, to);
     // The chain hash stays out of the AWS-shaped history (the audit export has it).
-    const items = raw.map((stored) => splitHash(JSON.parse(unpack(stored)) as HistoryEvent).event);
+    const entries = await readHistoryEntries(this.client, this.keys, exec, raw);
+    const items = entries.map((entry) => entry.event);
     if (options.reverse) items.reverse();
     const page: Page<HistoryEvent> = { items };
     const next = options.reverse ? from - 1 : to + 1;
@@ -345,14 +362,9 @@ export class ExecutionStore {
   async journal(
     executionId: string,
   ): Promise<{ runId: string; event: import("../engine/core/events.js").RunEvent }[]> {
-    const raw = await this.client.redis.lrangeBuffer(this.keys.journal(execOf(executionId)), 0, -1);
-    return raw.map(
-      (stored) =>
-        JSON.parse(unpack(stored)) as {
-          runId: string;
-          event: import("../engine/core/events.js").RunEvent;
-        },
-    );
+    const exec = execOf(executionId);
+    const raw = await this.client.redis.lrangeBuffer(this.keys.journal(exec), 0, -1);
+    return readJournalEntries(this.client, this.keys, exec, raw);
   }
 
   /**

@@ -1,9 +1,7 @@
-import type { HistoryEvent } from "../engine/core/history.js";
-import { splitHash } from "./audit/chain.js";
-import { unpack } from "./codec.js";
 import { RuntimeError, type ExecutionStatus, type HistoryFollowItem } from "./contract.js";
 import { execOf } from "./executions.js";
 import type { Keys } from "./keys.js";
+import { readHistoryEntries } from "./payloads.js";
 import type { RedisClient } from "./redis.js";
 
 /**
@@ -53,9 +51,8 @@ export class HistoryFeed {
       while (sent < probe.count && !signal.aborted) {
         const to = Math.min(probe.count, sent + 500);
         const raw = await this.client.redis.lrangeBuffer(this.keys.history(exec), sent, to - 1);
-        const events = raw.map(
-          (stored) => splitHash(JSON.parse(unpack(stored)) as HistoryEvent).event,
-        );
+        const entries = await readHistoryEntries(this.client, this.keys, exec, raw);
+        const events = entries.map((entry) => entry.event);
         if (events.length === 0) break;
         sent += events.length;
         yield { kind: "events", events };

@@ -52,6 +52,8 @@ export interface Keys {
   history(exec: string): string;
   /** List: every `{runId, event}` fed to `step`, in commit order (deterministic replay). */
   journal(exec: string): string;
+  /** Hash: SHA-256 hex → a JSON text the execution stores once and refers to (payloads.ts). */
+  payloads(exec: string): string;
   /** Hash: `s` run state (JSON), `q` seq, `fx` follow-ups of the last commit. */
   run(run: string): string;
   /** Set of the runs of a paused execution that have events waiting (scripts/pause-execution.ts). */
@@ -136,6 +138,7 @@ export const LUA_KINDS = {
   approvalEvents: "apev",
   approvalFeed: "apfeed",
   parked: "pz:",
+  payloads: "p:",
 } as const;
 
 /** BullMQ queue names (no `:` allowed by BullMQ). */
@@ -162,6 +165,7 @@ export function makeKeys(prefix = "stepwise"): Keys {
       `${base}${LUA_KINDS.statusIndex}${status}${machine !== undefined ? `:${machine}` : ""}`,
     history: (exec) => `${base}h:${exec}`,
     journal: (exec) => `${base}j:${exec}`,
+    payloads: (exec) => `${base}${LUA_KINDS.payloads}${exec}`,
     run: (run) => `${base}${LUA_KINDS.run}${run}`,
     inbox: (run) => `${base}${LUA_KINDS.inbox}${run}`,
     parked: (exec) => `${base}${LUA_KINDS.parked}${exec}`,

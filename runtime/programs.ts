@@ -3,6 +3,7 @@ import type { ExecutionContext } from "../engine/core/run.js";
 import { compileProgram, type Program } from "../engine/program.js";
 import { executionArn, stateMachineArn } from "./ids.js";
 import type { Keys } from "./keys.js";
+import { readRecordText } from "./payloads.js";
 import type { RedisClient } from "./redis.js";
 import { traceOfRecord, TRACE_FIELDS, type ExecutionTrace } from "./tracing/trace-context.js";
 
@@ -53,7 +54,7 @@ export class ExecutionCache {
       executionId: executionArn(machine, name),
       name,
       startTime,
-      input: JSON.parse(input),
+      input: JSON.parse(await readRecordText(this.client, this.keys, exec, input)),
       stateMachineId: stateMachineArn(machine),
       stateMachineName: machine,
       seed: name,

@@ -75,6 +75,7 @@ export async function purgeExecution(
       execution: keys.execution(exec),
       history: keys.history(exec),
       journal: keys.journal(exec),
+      payloads: keys.payloads(exec),
       run: keys.run(exec),
       inbox: keys.inbox(exec),
       parked: keys.parked(exec),

@@ -13,6 +13,7 @@ import { planOps } from "./effects.js";
 import { storedState, type InputCache, type StoredInput } from "./frame-input.js";
 import { exceedsHistoryCap, historyCapStop } from "./history-cap.js";
 import { executionOf, randomToken } from "./ids.js";
+import { PayloadBatch } from "./payloads.js";
 import { stepJob } from "./job-ids.js";
 import type { Keys } from "./keys.js";
 import type { ExecutionLocks, HistoryHead } from "./locks.js";
@@ -260,14 +261,17 @@ async function stepAndCommit(
     }
     const history = result.history;
     // An execution started before the chain has no head: its chain starts unanchored.
-    const chained = chainEvents(hh || UNANCHORED, history);
+    // Each distinct large payload is written once per execution (payloads.ts).
+    const payloads = new PayloadBatch();
+    const chained = chainEvents(hh || UNANCHORED, history, (e) => payloads.event(e));
     const ops = planOps(result.run, event, result.effects, {
       now,
+      payloads,
       retentionSeconds: deps.settings.retentionSeconds,
       approvalEvents: deps.settings.approvalEvents,
       ...(deps.taskMode ? { taskMode: deps.taskMode } : {}),
     });
-    const journal = JSON.stringify({ runId: state.runId, event });
+    const journal = payloads.journal(state.runId, event);
     const stored = storedState(result.run, apart, `${now}.${seq + 1}`);
     const child = run !== exec;
     const collects = result.effects.some((e) => e.type === "CollectResults");
@@ -280,6 +284,7 @@ async function stepAndCommit(
         execution: keys.execution(exec),
         history: keys.history(exec),
         journal: keys.journal(exec),
+        payloads: keys.payloads(exec),
         schedule: keys.schedule,
         tasks: keys.tasks,
         tokens: keys.tokens,
@@ -291,6 +296,7 @@ async function stepAndCommit(
         head,
         state: pack(stored.state),
         journal: pack(journal),
+        payloads: payloads.toArgs(),
         events: chained.stored.map(pack),
         historyCount: hc,
         historyHead: hh,

@@ -105,15 +105,20 @@ function quotedKey(key: string): string {
   return quoted;
 }
 
-/** The stored form of `events` chained on `prevHash` (JSON text with `hash` appended), and the new head. */
+/**
+ * The stored form of `events` chained on `prevHash` (JSON text with `hash` appended), and the new head.
+ * `storedForm` is what the entry holds (large payloads referenced, runtime/payloads.ts);
+ * the hash is always of the event as the API shows it.
+ */
 export function chainEvents(
   prevHash: string,
   events: readonly HistoryEvent[],
+  storedForm: (event: HistoryEvent) => HistoryEvent = (event) => event,
 ): { stored: string[]; head: string } {
   let head = prevHash;
   const stored = events.map((event) => {
     head = eventHash(head, event);
-    return withHash(JSON.stringify(event), head);
+    return withHash(JSON.stringify(storedForm(event)), head);
   });
   return { stored, head };
 }

@@ -6,7 +6,8 @@ import { RuntimeError, type ExecutionRecord } from "../contract.js";
 import { shortId, stateMachineArn } from "../ids.js";
 import type { Keys } from "../keys.js";
 import type { RedisClient } from "../redis.js";
-import { splitHash, UNANCHORED } from "./chain.js";
+import { readHistoryEntries } from "../payloads.js";
+import { UNANCHORED } from "./chain.js";
 import {
   AUDIT_FORMAT,
   signedPayload,
@@ -91,8 +92,8 @@ export async function exportAudit(
   const lines = [JSON.stringify(header)];
   for (let from = 0; from < count; from += BATCH) {
     const to = Math.min(count, from + BATCH) - 1;
-    for (const stored of await client.redis.lrangeBuffer(keys.history(exec), from, to)) {
-      const { event, hash } = splitHash(JSON.parse(unpack(stored)) as HistoryEvent);
+    const raw = await client.redis.lrangeBuffer(keys.history(exec), from, to);
+    for (const { event, hash } of await readHistoryEntries(client, keys, exec, raw)) {
       const line: AuditEventLine = { type: "event", event, hash: hash ?? null };
       lines.push(JSON.stringify(line));
     }

@@ -32,6 +32,11 @@ export interface CommitArgs {
   state: string;
   /** The journal entry (stored form). */
   journal: string;
+  /**
+   * The JSON texts the state, events, journal entry and ops refer to (runtime/payloads.ts):
+   * SHA-256 hex → stored text, each set where absent.
+   */
+  payloads?: Record<string, string>;
   /** History events to append (stored form, with their chain `hash`), ids historyCount + 1… */
   events: string[];
   /** The history count and chain head the events build on (only looked at with events). */
@@ -69,8 +74,11 @@ export type CommitOp =
   | { op: "task"; task: string; record: string; mode: TaskMode; token?: string; activity?: string }
   /** Forget a task; its token answers `why` from now on. */
   | { op: "untask"; task: string; why: "timedout" }
-  /** The execution ended (end-execution.ts). */
-  | ({ op: "end" } & ExecutionEnd)
+  /**
+   * The execution ended (end-execution.ts). `dropRun`: the run's hash and inbox go
+   * too (nothing can redrive a success, so its final state is needed no more).
+   */
+  | ({ op: "end"; dropRun?: boolean } & ExecutionEnd)
   /** This (child) run ended: its keys expire. */
   | { op: "expire"; seconds: number }
   /** The frame input kept apart from the state (run hash `in`, `iv`; runtime/frame-input.ts). */
@@ -132,7 +140,17 @@ export type CommitReply =
 
 export const commitTransition = defineScript<CommitArgs, CommitReply>()({
   name: "commitTransition",
-  keys: ["run", "inbox", "execution", "history", "journal", "schedule", "tasks", "tokens"],
+  keys: [
+    "run",
+    "inbox",
+    "execution",
+    "history",
+    "journal",
+    "payloads",
+    "schedule",
+    "tasks",
+    "tokens",
+  ],
   replies: ["committed", "stale", "raced", "missing", "headChanged"],
   lua: `${RUN_STATE_LUA}${END_EXECUTION_LUA}
 ${APPROVAL_LUA}
@@ -155,12 +173,18 @@ if #events > 0 then
     redis.call('RPUSH', KEY.history, unpack(events, i, math.min(i + 999, #events)))
   end
 end
+if ARG.payloads then
+  for hash, text in pairs(ARG.payloads) do redis.call('HSETNX', KEY.payloads, hash, text) end
+  -- Written after the end (a late child's commit): it expires with the record.
+  local ttl = redis.call('PTTL', KEY.execution)
+  if ttl > 0 then redis.call('PEXPIRE', KEY.payloads, ttl) end
+end
 redis.call('LPOP', KEY.inbox)
 local newSeq = tonumber(seq) + 1
 redis.call('RPUSH', KEY.journal, ARG.journal)
 local now = ARG.now
 local lease = now + ARG.leaseMs
-local ensure, woken = {}, {}
+local ensure, woken, dropSelf = {}, {}, false
 local function runKey(run) return base .. KIND.run .. run end
 local function inboxKey(run) return base .. KIND.inbox .. run end
 local function wake(run)
@@ -229,6 +253,7 @@ for _, o in ipairs(ARG.ops) do
   elseif op == 'end' then
     endExecution(base, KEY.execution, KEY.schedule, o,
       {KEY.run, KEY.inbox, KEY.execution, KEY.history, KEY.journal})
+    dropSelf = o.dropRun == true
   elseif op == 'keepInput' then
     redis.call('HSET', KEY.run, 'iv', o.version, 'in', o.input)
   elseif op == 'dropInput' then
@@ -293,6 +318,12 @@ for _, o in ipairs(ARG.ops) do
   else
     return redis.error_reply('commitTransition: unknown op ' .. tostring(op))
   end
+end
+if dropSelf then
+  -- Whatever still arrives for it (a late child's end) is for a run that is over.
+  redis.call('DEL', KEY.run, KEY.inbox)
+  redis.call('ZREM', KEY.schedule, MEMBER.run .. self)
+  return reply('committed', {seq = newSeq, fx = table.concat(ensure, ' ')})
 end
 if redis.call('LLEN', KEY.inbox) > 0 then
   redis.call('ZADD', KEY.schedule, lease, MEMBER.run .. self)

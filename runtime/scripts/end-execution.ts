@@ -25,7 +25,8 @@ export interface ExecutionEnd {
  * status counts, drops the execution timeout and announces the end.
  *
  * endExecution(base, execKey, scheduleKey, e, expireKeys), `e` an ExecutionEnd:
- * does nothing unless the record is RUNNING; returns true when it ended it.
+ * does nothing unless the record is RUNNING; returns true when it ended it. The
+ * execution's payloads (runtime/payloads.ts) expire with `expireKeys`.
  */
 export const END_EXECUTION_LUA = `${STATUS_INDEX_LUA}${PAUSE_LUA}
 local function endExecution(base, execKey, scheduleKey, e, expireKeys)
@@ -45,6 +46,7 @@ local function endExecution(base, execKey, scheduleKey, e, expireKeys)
   redis.call('PUBLISH', base .. KIND.ended, e.exec)
   if e.keepSeconds > 0 then
     for _, key in ipairs(expireKeys) do redis.call('EXPIRE', key, e.keepSeconds) end
+    redis.call('EXPIRE', base .. KIND.payloads .. e.exec, e.keepSeconds)
   end
   return true
 end

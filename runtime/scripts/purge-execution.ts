@@ -20,7 +20,17 @@ export type PurgeReply = { kind: "purged" } | { kind: "running" } | { kind: "mis
  */
 export const purgeExecution = defineScript<PurgeArgs, PurgeReply>()({
   name: "purgeExecution",
-  keys: ["execution", "history", "journal", "run", "inbox", "parked", "executions", "executionsOf"],
+  keys: [
+    "execution",
+    "history",
+    "journal",
+    "payloads",
+    "run",
+    "inbox",
+    "parked",
+    "executions",
+    "executionsOf",
+  ],
   replies: ["purged", "running", "missing"],
   lua: `
 local STATUSES = {${EXECUTION_STATUSES.map((s) => `'${s}'`).join(", ")}}
@@ -37,7 +47,8 @@ for _, id in ipairs(ARG.approvals) do
   end
   redis.call('DEL', key)
 end
-redis.call('DEL', KEY.execution, KEY.history, KEY.journal, KEY.run, KEY.inbox, KEY.parked)
+redis.call('DEL', KEY.execution, KEY.history, KEY.journal, KEY.payloads, KEY.run, KEY.inbox,
+  KEY.parked)
 redis.call('ZREM', KEY.executions, exec)
 redis.call('ZREM', KEY.executionsOf, exec)
 local machine = string.match(exec, '^([^:]+):')

@@ -57,7 +57,8 @@ if not q then return reply('missing') end
 redis.call('HSET', KEY.execution, 'st', 'RUNNING', 'rc', ARG.redriveCount + 1, 'rd', ARG.now,
   'rt', ARG.clientToken or '')
 redis.call('HDEL', KEY.execution, 't1', 'out', 'err', 'cause')
-for _, key in ipairs({KEY.execution, KEY.run, KEY.inbox, KEY.history, KEY.journal}) do
+for _, key in ipairs({KEY.execution, KEY.run, KEY.inbox, KEY.history, KEY.journal,
+    ARG.base .. KIND.payloads .. ARG.exec}) do
   redis.call('PERSIST', key)
 end
 redis.call('HINCRBY', KEY.stats, f[1], -1)

@@ -29,7 +29,10 @@ export interface StartArgs {
   name: string;
   machine: string;
   version: number;
+  /** JSON text, or a reference to it in `payloads` (runtime/payloads.ts). */
   input: string;
+  /** Large JSON texts stored once (SHA-256 hex → stored text). */
+  payloads?: Record<string, string>;
   /** What makes a second start with the same name the same start (runtime/executions.ts). */
   inputHash: string;
   startedAt: string;
@@ -61,7 +64,16 @@ export type StartReply =
  */
 export const startExecution = defineScript<StartArgs, StartReply>()({
   name: "startExecution",
-  keys: ["execution", "run", "inbox", "executions", "executionsOf", "schedule", "stats"],
+  keys: [
+    "execution",
+    "payloads",
+    "run",
+    "inbox",
+    "executions",
+    "executionsOf",
+    "schedule",
+    "stats",
+  ],
   replies: ["created", "existed", "conflict"],
   lua: `${RUN_STATE_LUA}${STATUS_INDEX_LUA}${CREATE_RUNS_LUA}
 local existing = redis.call('HMGET', KEY.execution, 'ih', 't0')
@@ -72,6 +84,7 @@ end
 redis.call('HSET', KEY.execution, 'st', 'RUNNING', 'sm', ARG.machine, 'v', ARG.version, 'in', ARG.input,
   'ih', ARG.inputHash, 't0', ARG.startedAt, 'hc', 0, 'nm', ARG.name, 'hh', ARG.genesis, 'hg', ARG.genesis)
 for field, value in pairs(ARG.record or {}) do redis.call('HSET', KEY.execution, field, value) end
+for hash, text in pairs(ARG.payloads or {}) do redis.call('HSETNX', KEY.payloads, hash, text) end
 redis.call('HSET', KEY.run, 'q', 0)
 putState(KEY.run, ARG.state)
 redis.call('RPUSH', KEY.inbox, ARG.started)

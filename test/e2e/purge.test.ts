@@ -71,7 +71,8 @@ async function keysOf(needle: string): Promise<string[]> {
 async function runToEnd(name: string): Promise<string> {
   const started = await stack.client.post("/v1/state-machines/wide/executions", {
     name,
-    input: { items: [1, 2, 3], who: "Jane Doe" },
+    // `note` is large enough to be stored once, by reference (runtime/payloads.ts).
+    input: { items: [1, 2, 3], who: "Jane Doe", note: "n".repeat(3_000) },
   });
   const id = started.body.executionId as string;
   const approval = await stack.client.until(async () => {
@@ -98,9 +99,11 @@ describe("DELETE /v1/executions/:id", () => {
       (a: { executionId: string }) => a.executionId === gone,
     ).approvalId as string;
     const before = await keysOf(":gone-one");
-    // Record, history, journal, root run: the children's runs went as they ended
-    // (runtime/ended-runs.ts); a purge must still find what a crash left of them.
+    // Record, history, journal, payloads: the runs went as they ended
+    // (runtime/ended-runs.ts, and a success's root run with its last commit); a
+    // purge must still find what a crash left of them.
     expect(before.length).toBeGreaterThanOrEqual(4);
+    expect(before.some((key) => key.includes(":p:"))).toBe(true);
 
     const purged = await stack.client.call("DELETE", `/v1/executions/${enc(gone)}`);
     expect(purged.status).toBe(204);

@@ -92,8 +92,8 @@ describe("ended child runs", () => {
     await until("the children's keys to go", async () =>
       (await childKeys("fan:wide")).length === 0 ? true : undefined,
     );
-    // The root run stays while the record does: redrive and pending tasks read it.
-    expect(await redis.exists(h.runtime.keys.run("fan:wide"))).toBe(1);
+    // A success cannot be redriven: the root run went with its last commit too.
+    expect(await redis.exists(h.runtime.keys.run("fan:wide"))).toBe(0);
     expect(historyProblems(await fullHistory(h.runtime, executionId))).toEqual([]);
   });
 

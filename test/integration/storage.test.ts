@@ -10,6 +10,7 @@ import { resolveSettings } from "../../runtime/settings.js";
 import { functionRunner } from "../../task-runners/function.js";
 import { createMachine, fullHistory, harness, historyProblems, type Harness } from "./helpers.js";
 import { faultFields } from "../../runtime/tracing/logger.js";
+import { verifyAudit } from "../../runtime/audit/verify.js";
 
 // How runs are stored (runtime/codec.ts, runtime/scripts/run-state.ts) and how a
 // job goes on with its run's next transitions (runtime/transition.ts, "Chaining").
@@ -118,6 +119,88 @@ describe("run storage", () => {
       0,
     );
     expect(stored![0]).toBe(0x1f);
+  });
+});
+
+describe("payloads stored once (runtime/payloads.ts)", () => {
+  const CHAIN = 50;
+  const chain = {
+    StartAt: "P0",
+    States: Object.fromEntries(
+      Array.from({ length: CHAIN }, (_, i) => [
+        `P${i}`,
+        i < CHAIN - 1 ? { Type: "Pass", Next: `P${i + 1}` } : { Type: "Pass", End: true },
+      ]),
+    ),
+  };
+
+  /** MEMORY USAGE summed over every key that names the execution. */
+  async function bytesOf(exec: string): Promise<{ total: number; keys: string[] }> {
+    const keys: string[] = [];
+    let cursor = "0";
+    do {
+      const [next, batch] = await redis.scan(cursor, "MATCH", `${h.prefix}:*`, "COUNT", 1000);
+      cursor = next;
+      keys.push(...batch.filter((k) => k.endsWith(`:${exec}`) || k.includes(`:${exec}/`)));
+    } while (cursor !== "0");
+    let total = 0;
+    for (const key of keys)
+      total += Number(await redis.call("MEMORY", "USAGE", key, "SAMPLES", "0"));
+    return { total, keys: keys.sort() };
+  }
+
+  it("a 50-state chain with a 200 KB input keeps at most 3 times its input, and every reader sees it whole", async () => {
+    await h.startWorker();
+    await createMachine(h.runtime, "chain", chain);
+    // Random hex: neither the codec nor Redis can shrink it.
+    const input = { blob: randomBytes(100 * 1024).toString("hex") };
+    const inputBytes = JSON.stringify(input).length;
+    const { executionId } = await h.runtime.startExecution("chain", { input, name: "big" });
+    const record = await h.runtime.waitForExecution(executionId, 30_000);
+    expect(record.status).toBe("SUCCEEDED");
+    expect(record.input).toEqual(input);
+    expect(record.output).toEqual(input);
+
+    const { total, keys } = await bytesOf("chain:big");
+    const k = h.runtime.keys;
+    expect(keys).toEqual(
+      [
+        k.execution("chain:big"),
+        k.history("chain:big"),
+        k.journal("chain:big"),
+        k.payloads("chain:big"),
+      ].sort(),
+    );
+    expect(total).toBeLessThanOrEqual(3 * inputBytes);
+    // One stored copy: the record, the journal and 100 events refer to it.
+    expect(await redis.hlen(k.payloads("chain:big"))).toBe(1);
+
+    const history = await fullHistory(h.runtime, executionId);
+    expect(historyProblems(history)).toEqual([]);
+    expect(history).toHaveLength(2 + 2 * CHAIN);
+    const text = JSON.stringify(input);
+    expect(history[0]!.executionStartedEventDetails).toMatchObject({ input: text });
+    for (const event of history.slice(1, -1)) {
+      const details = (event.stateEnteredEventDetails ?? event.stateExitedEventDetails)!;
+      expect(details.input ?? details.output).toBe(text);
+    }
+    expect(history.at(-1)!.executionSucceededEventDetails).toMatchObject({ output: text });
+    const journal = await h.runtime.journal(executionId);
+    expect(journal[0]!.event).toMatchObject({ type: "Started", input });
+    // The audit chain is over the events as shown: it verifies through the references.
+    const exported = (await h.runtime.exportAudit(executionId)).join("\n");
+    expect(verifyAudit(exported)).toMatchObject({ ok: true });
+  });
+
+  it("keeps small payloads inline, with no payload hash at all", async () => {
+    await h.startWorker();
+    await createMachine(h.runtime, "chain", chain);
+    const { executionId } = await h.runtime.startExecution("chain", {
+      input: { small: "x".repeat(100) },
+      name: "small",
+    });
+    expect((await h.runtime.waitForExecution(executionId, 30_000)).status).toBe("SUCCEEDED");
+    expect(await redis.exists(h.runtime.keys.payloads("chain:small"))).toBe(0);
   });
 });
 
@@ -243,15 +326,19 @@ describe("retention", () => {
   it("expires an ended execution's keys (its children's went as they ended), and prunes the indexes", async () => {
     await h.startWorker({ retentionSeconds: 1 });
     await createMachine(h.runtime, "fan", fan);
-    const { executionId } = await h.runtime.startExecution("fan", { input: [1, 2, 3], name: "f" });
+    // One item large enough to be stored once, by reference (runtime/payloads.ts).
+    const input = [1, 2, "x".repeat(2_000)];
+    const { executionId } = await h.runtime.startExecution("fan", { input, name: "f" });
     expect((await h.runtime.waitForExecution(executionId, 5_000)).status).toBe("SUCCEEDED");
     const keys = h.runtime.keys;
     const own = [
       keys.execution("fan:f"),
-      keys.run("fan:f"),
       keys.history("fan:f"),
       keys.journal("fan:f"),
+      keys.payloads("fan:f"),
     ];
+    // A success cannot be redriven: its root run went with its last commit.
+    expect(await redis.exists(keys.run("fan:f"), keys.inbox("fan:f"))).toBe(0);
     // Joined children are deleted by their parent's worker (runtime/ended-runs.ts).
     await until(async () => (await redis.keys(`${keys.base}r:fan:f/*`)).length === 0, 5_000);
     const children: string[] = [];

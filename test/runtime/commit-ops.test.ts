@@ -52,6 +52,7 @@ function commit(ops: CommitOp[], args: Partial<CommitArgs> = {}): Promise<Commit
       execution: keys.execution(RUN),
       history: keys.history(RUN),
       journal: keys.journal(RUN),
+      payloads: keys.payloads(RUN),
       schedule: keys.schedule,
       tasks: keys.tasks,
       tokens: keys.tokens,
@@ -196,6 +197,8 @@ const opTests: Record<CommitOp["op"], () => Promise<void>> = {
     expect(await redis.ttl(keys.execution(RUN))).toBeGreaterThan(90);
     expect(await redis.ttl(keys.journal(RUN))).toBeGreaterThan(90);
     expect(heard).toEqual([RUN]);
+    // The run stays: a failure could be redriven from it.
+    expect(await redis.hget(keys.run(RUN), "q")).toBe("1");
   },
   async expire() {
     await committed([{ op: "expire", seconds: 77 }]);
@@ -323,6 +326,38 @@ describe("commitTransition replies", () => {
     expect(await redis.lrange(keys.journal(RUN), 0, -1)).toEqual(['{"j":1}']);
     expect(await redis.hmget(keys.execution(RUN), "hc", "hh")).toEqual(["2", "h2"]);
     expect(await redis.llen(keys.inbox(RUN))).toBe(0);
+  });
+
+  it("end with dropRun: the run's hash, inbox and lease go with the commit", async () => {
+    await redis.hset(keys.stats, "RUNNING", 1);
+    await redis.rpush(keys.inbox(RUN), '{"type":"ChildEnded"}');
+    const reply = await commit([
+      {
+        op: "end",
+        exec: RUN,
+        status: "SUCCEEDED",
+        output: "1",
+        stoppedAt: "2026-12-01T00:00:00.000Z",
+        timeoutMember: "t:m:e#timeout",
+        keepSeconds: 0,
+        dropRun: true,
+      },
+    ]);
+    expect(reply).toEqual({ kind: "committed", seq: 1, fx: "" });
+    expect(await redis.exists(keys.run(RUN), keys.inbox(RUN))).toBe(0);
+    expect(await redis.zscore(keys.schedule, `r:${RUN}`)).toBeNull();
+    expect(await redis.hget(keys.execution(RUN), "st")).toBe("SUCCEEDED");
+  });
+
+  it("payloads: each is set where absent, and takes the retention of an ended execution", async () => {
+    await redis.hset(keys.payloads(RUN), "a", "kept");
+    await commit([], { payloads: { a: "other", b: "new" } });
+    expect(await redis.hgetall(keys.payloads(RUN))).toEqual({ a: "kept", b: "new" });
+    expect(await redis.ttl(keys.payloads(RUN))).toBe(-1);
+    await redis.expire(keys.execution(RUN), 500);
+    await redis.rpush(keys.inbox(RUN), HEAD);
+    await commit([], { seq: 1, payloads: { c: "late" } });
+    expect(await redis.ttl(keys.payloads(RUN))).toBeGreaterThan(490);
   });
 
   it("stale: a commit from a seq the run is past", async () => {
