@@ -11,6 +11,7 @@ import {
   type StateKind,
 } from "./core/history.js";
 import { StatesError } from "./core/errors.js";
+import { payloadRef, rememberPayload, type PayloadRef } from "./core/payload-ref.js";
 import type { Json, JsonObject } from "./core/json.js";
 import { DeferredRandom } from "./core/random.js";
 import {
@@ -188,7 +189,11 @@ export class StepContext {
 
   /** Leaves the current state for `next` (or ends the run when there is none). */
   exitTo(kind: StateKind, next: string | undefined, output: Json): void {
-    const text = jsonText(output);
+    let text = jsonText(output);
+    if (this.goesByReference(text)) {
+      output = this.storePayload(text, output) as unknown as Json;
+      text = jsonText(output);
+    }
     if (exceedsDataLimit(text)) {
       // AWS's wording (States.DataLimitExceeded); not catchable by States.ALL.
       throw new StatesError(
@@ -199,6 +204,22 @@ export class StepContext {
     this.record(STATE_EXITED[kind], { name: this.frame.name, output: text });
     if (next !== undefined) this.enter(next, output, text);
     else this.endRun({ status: "SUCCEEDED", output }, text);
+  }
+
+  /** Whether this JSON text travels by reference (core/payload-ref.ts): never unless the execution says so. */
+  goesByReference(text: string): boolean {
+    const policy = this.execution.payloads;
+    // Characters are at most 3 bytes each in UTF-8 (the same shortcut as the data limit).
+    if (!policy || text.length * 3 <= policy.refOverBytes) return false;
+    return new TextEncoder().encode(text).length > policy.refOverBytes;
+  }
+
+  /** Stores `text` (the JSON of `value`) once with the execution, and answers its reference. */
+  storePayload(text: string, value: Json): PayloadRef {
+    const { ref, hash } = payloadRef(text);
+    this.emit({ type: "StorePayload", runId: this.run.runId, hash, text });
+    rememberPayload(hash, value);
+    return ref;
   }
 
   newTimerId(): string {

@@ -1,3 +1,4 @@
+import { withPayloads } from "./core/payload-ref.js";
 import type { State } from "./core/definition.js";
 import type { ChildSpec, Effect } from "./core/effects.js";
 import { StatesError } from "./core/errors.js";
@@ -110,7 +111,9 @@ export function step(
   run: RunState,
   event: RunEvent,
 ): StepResult {
-  const result = advanceRun(program, execution, run, event);
+  const result = withPayloads(execution.payloads, execution.loadPayload, () =>
+    advanceRun(program, execution, run, event),
+  );
   if (event.caller === undefined || result.history.length === 0) return result;
   return { ...result, history: withCaller(result.history, event.caller) };
 }

@@ -92,6 +92,10 @@ export function planOps(
       case "Continue":
         push(effect.runId, { type: "Continue" });
         break;
+      case "StorePayload":
+        if (!options.payloads) throw new Error("a StorePayload effect needs PlanOptions.payloads");
+        options.payloads.keep(effect.hash, effect.text);
+        break;
       case "RunTask": {
         const mode = modeOf(effect.resource);
         // Activities and approvals answer through a token even without `.waitForTaskToken`.

@@ -66,6 +66,11 @@ export class PayloadBatch {
     return PAYLOAD_MARK + hash;
   }
 
+  /** A payload the step stored by reference (engine/core/payload-ref.ts, `StorePayload`). */
+  keep(hash: string, text: string): void {
+    if (!this.stored.has(hash)) this.stored.set(hash, pack(text));
+  }
+
   /** A history event in its stored form: its large JSON texts referenced. */
   event(event: HistoryEvent): HistoryEvent {
     const key = detailsKey(event.type);

@@ -4,6 +4,8 @@ import { compileProgram, type Program } from "../engine/program.js";
 import { executionArn, stateMachineArn } from "./ids.js";
 import type { Keys } from "./keys.js";
 import { readRecordText } from "./payloads.js";
+import { LoadedPayloads } from "./payload-refs.js";
+import type { PayloadPolicy } from "../engine/core/payload-ref.js";
 import type { RedisClient } from "./redis.js";
 import { traceOfRecord, TRACE_FIELDS, type ExecutionTrace } from "./tracing/trace-context.js";
 
@@ -29,7 +31,16 @@ export class ExecutionCache {
     private readonly client: RedisClient,
     private readonly keys: Keys,
     private readonly limit = 20_000,
+    /** Large payloads go by reference (engine/core/payload-ref.ts); unset, as on AWS. */
+    private readonly payloadPolicy?: PayloadPolicy,
   ) {}
+
+  private readonly loadedPayloads = new LoadedPayloads();
+
+  /** Makes a stored payload of `exec` readable by its steps; false when it has none such. */
+  loadPayload(exec: string, hash: string): Promise<boolean> {
+    return this.loadedPayloads.load(this.client, this.keys, exec, hash);
+  }
 
   async get(exec: string): Promise<LoadedExecution> {
     const hit = this.executions.get(exec);
@@ -59,6 +70,10 @@ export class ExecutionCache {
       stateMachineName: machine,
       seed: name,
     };
+    if (this.payloadPolicy) {
+      context.payloads = this.payloadPolicy;
+      context.loadPayload = (hash) => this.loadedPayloads.get(hash);
+    }
     const trace = traceOfRecord(context.executionId, traceId, parentSpanId, traceState);
     const loaded = { context, program, trace };
     if (this.executions.size >= this.limit) {

@@ -121,7 +121,7 @@ export class RedisRuntime implements Runtime {
     this.client = new RedisClient(this.settings.redisUrl, { name: "stepwise-runtime" });
     this.queueConnection = bullConnection(this.settings.redisUrl, "stepwise-runtime-queues");
     this.queues = new JobQueues(this.queueConnection, this.keys);
-    const cache = new ExecutionCache(this.client, this.keys);
+    const cache = new ExecutionCache(this.client, this.keys, undefined, this.settings.payloads);
     this.cache = cache;
     this.machines = new MachineStore(this.client, this.keys);
     this.versions = new VersionStore(this.client, this.keys, this.machines);

@@ -1,3 +1,5 @@
+import type { PayloadPolicy } from "../engine/core/payload-ref.js";
+import { payloadPolicyFromEnv } from "./payload-refs.js";
 /**
  * Tunables of the Redis runtime. Defaults suit production; tests shorten the
  * lease and lock so that crash recovery takes a second instead of half a minute.
@@ -51,6 +53,11 @@ export interface RuntimeSettings {
    * means no cap: wide inline Maps past AWS's quota, at the cost of unbounded loops.
    */
   maxHistoryEvents: number;
+  /**
+   * Results and outputs past a size go by reference (engine/core/payload-ref.ts):
+   * set by STEPWISE_PAYLOAD_STORE=redis; unset, they fail as on AWS.
+   */
+  payloads?: PayloadPolicy;
 }
 
 function envNumber(name: string): number | undefined {
@@ -85,6 +92,10 @@ export function resolveSettings(options: Partial<RuntimeSettings> = {}): Runtime
           ? 0
           : (envNumber("STEPWISE_MAX_HISTORY_EVENTS") ?? 25_000)),
     ),
+    ...(() => {
+      const payloads = "payloads" in options ? options.payloads : payloadPolicyFromEnv();
+      return payloads ? { payloads } : {};
+    })(),
     chain: options.chain ?? {
       transitions: Math.floor(envNumber("STEPWISE_CHAIN_TRANSITIONS") ?? 100),
       ms: envNumber("STEPWISE_CHAIN_MS") ?? 10,

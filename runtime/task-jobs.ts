@@ -4,6 +4,7 @@ import { BUDGET_EXCEEDED, usageOfOutput, type MeteredUsage } from "../task-runne
 import { isModelResource } from "../task-runners/model/runner.js";
 import { BUDGET_AND_USAGE_FIELDS, budgetCheck } from "./usage.js";
 import { crashPoint } from "./crash.js";
+import { resolveTaskInput } from "./payload-refs.js";
 import type { TaskRecord } from "./effects.js";
 import { EXECUTION_ARN_PREFIX, executionOf, longId, member } from "./ids.js";
 import type { Keys } from "./keys.js";
@@ -121,6 +122,16 @@ export async function runTaskJob(
     };
   } else {
     try {
+      // References in the input are resolved here: the resource gets the values (payload-refs.ts).
+      const input = deps.settings.payloads
+        ? await resolveTaskInput(
+            deps.client,
+            deps.keys,
+            executionOf(task),
+            record.input,
+            deps.settings.payloads.resolveMaxBytes,
+          )
+        : record.input;
       const call = runner.run({
         resource: record.resource,
         stateName: record.stateName,
@@ -129,7 +140,7 @@ export async function runTaskJob(
         operationKey: record.operationKey ?? longId(task),
         executionId: longId(executionOf(task)),
         attempt: record.attempt,
-        input: record.input,
+        input,
         signal,
         ...(record.token !== undefined ? { taskToken: record.token } : {}),
         ...(record.timeoutSeconds !== undefined ? { timeoutSeconds: record.timeoutSeconds } : {}),

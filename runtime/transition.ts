@@ -3,6 +3,7 @@ import type { Json } from "../engine/core/json.js";
 import type { ExecutionContext, RunState } from "../engine/core/run.js";
 import type { Program } from "../engine/program.js";
 import { step, type StepResult } from "../engine/step.js";
+import { PayloadNeeded } from "../engine/core/payload-ref.js";
 import { waitsForToken } from "../engine/states/task.js";
 import type { TaskMode } from "../task-runners/resources.js";
 import { chainEvents, UNANCHORED } from "./audit/chain.js";
@@ -249,10 +250,21 @@ async function stepAndCommit(
   if (needsNonce(program, state, body)) stamped.nonce = randomToken();
   let { count: hc, hash: hh } = locks ? locks.historyHead(exec, loadedHistory) : loadedHistory;
   for (;;) {
-    let { event, result } = stepOrFail(deps, program, context, state, {
-      ...stamped,
-      eventId: hc + 1,
-    } as RunEvent);
+    let stepped: { event: RunEvent; result: StepResult };
+    try {
+      stepped = stepOrFail(deps, program, context, state, {
+        ...stamped,
+        eventId: hc + 1,
+      } as RunEvent);
+    } catch (err) {
+      // The step read into a payload stored by reference that this process has not
+      // loaded (engine/core/payload-ref.ts): load it, and step again.
+      if (!(err instanceof PayloadNeeded)) throw err;
+      if (!(await deps.executions.loadPayload(exec, err.hash)))
+        throw new Error(`execution '${exec}': stored payload ${err.hash} is missing`);
+      continue;
+    }
+    let { event, result } = stepped;
     const cap = deps.settings.maxHistoryEvents;
     // A stop always goes through: it is how a run that hit the quota ends.
     if (event.type !== "Stop" && exceedsHistoryCap(hc, result.history, cap)) {
@@ -392,7 +404,7 @@ function stepOrFail(
   try {
     return { event, result: step(program, context, state, event) };
   } catch (err) {
-    if (event.type === "Stop") throw err;
+    if (event.type === "Stop" || err instanceof PayloadNeeded) throw err;
     const failed: RunEvent = {
       type: "Stop",
       status: "FAILED",

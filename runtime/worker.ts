@@ -96,7 +96,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
   }
   const queueConnection = bullConnection(settings.redisUrl, "stepwise-queues");
   const queues = new JobQueues(queueConnection, keys);
-  const executions = new ExecutionCache(client, keys);
+  const executions = new ExecutionCache(client, keys, undefined, settings.payloads);
   const runners = [
     ...(options.taskRunners ?? []),
     ...defaultRunners(options.egress ? { egress: options.egress } : {}),

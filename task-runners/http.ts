@@ -1,3 +1,4 @@
+import { payloadPolicyFromEnv } from "../runtime/payload-refs.js";
 import type { Json } from "../engine/core/json.js";
 import { isJsonObject } from "../engine/core/json.js";
 import { egressPolicyFromEnv, type EgressPolicy } from "./egress.js";
@@ -24,7 +25,10 @@ export interface HttpRunnerOptions {
   timeoutMs?: number;
   /** Default: `STEPWISE_EGRESS_ALLOW` read once, when the runner is made. */
   egress?: EgressPolicy;
-  /** Default `STEPWISE_HTTP_MAX_RESPONSE_BYTES`, else 256 KiB (AWS's payload quota). */
+  /**
+   * Default `STEPWISE_HTTP_MAX_RESPONSE_BYTES`, else 256 KiB (AWS's payload quota), or
+   * STEPWISE_PAYLOAD_RESOLVE_MAX_BYTES when large payloads go by reference.
+   */
   maxResponseBytes?: number;
 }
 
@@ -34,7 +38,11 @@ export const MAX_RESPONSE_ENV = "STEPWISE_HTTP_MAX_RESPONSE_BYTES";
 
 export function maxResponseBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env[MAX_RESPONSE_ENV];
-  if (raw === undefined || raw === "") return MAX_RESPONSE_BYTES;
+  if (raw === undefined || raw === "") {
+    // Results past the quota go by reference (engine/core/payload-ref.ts): a body may be
+    // as large as a read into a reference may load.
+    return payloadPolicyFromEnv(env)?.resolveMaxBytes ?? MAX_RESPONSE_BYTES;
+  }
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 1) {
     throw new Error(`${MAX_RESPONSE_ENV} must be a positive integer (bytes), not '${raw}'`);

@@ -9,6 +9,8 @@ import type { ApprovalRequest } from "../states/approval.js";
 export type Effect =
   /** Advance this run again: its current state is ready to execute. */
   | { type: "Continue"; runId: string }
+  /** Keep this JSON text with the execution's payloads, under its SHA-256 (core/payload-ref.ts). */
+  | { type: "StorePayload"; runId: string; hash: string; text: string }
   /** Call a task's resource. `taskId` is the attempt's stable idempotency key. */
   | {
       type: "RunTask";

@@ -1,3 +1,4 @@
+import type { PayloadPolicy } from "./payload-ref.js";
 import type { Json } from "./json.js";
 
 /**
@@ -22,6 +23,13 @@ export interface ExecutionContext {
    * runs kept the Started event's random seed): the execution's name.
    */
   seed: string;
+  /**
+   * Large results and outputs go by reference (core/payload-ref.ts); unset, as on
+   * AWS, they fail with States.DataLimitExceeded.
+   */
+  payloads?: PayloadPolicy;
+  /** The payloads the driver has loaded (by hash); a step reading another raises PayloadNeeded. */
+  loadPayload?: (hash: string) => Json | undefined;
 }
 
 export interface ParentLink {

@@ -1,3 +1,4 @@
+import type { PayloadPolicy } from "../core/payload-ref.js";
 import type { StateMachineDefinition } from "../core/definition.js";
 import type { Effect } from "../core/effects.js";
 import type { RunEvent, RunEventBody, RunOutcome } from "../core/events.js";
@@ -24,6 +25,8 @@ export type { MockResponse, TaskHandler, TaskHandlers, TaskInvocation } from "./
  */
 export interface MemoryRunOptions {
   input?: Json;
+  /** Large results and outputs go by reference (core/payload-ref.ts); unset, as on AWS. */
+  payloads?: PayloadPolicy;
   executionName?: string;
   stateMachineName?: string;
   /** `virtual` (default) jumps over waits; `real` sleeps them, divided by `timeScale`. */
@@ -122,6 +125,8 @@ class MemoryDriver {
    * succeeded, null for one that did not (`CollectResults`, `StopChildren`).
    */
   private readonly joins = new Map<string, Map<number, Json>>();
+  /** Payloads stored by reference (core/payload-ref.ts), by hash. */
+  private readonly payloads = new Map<string, Json>();
   /** Per join prefix, the inputs of the children its window starts later (`KeepInputs`). */
   private readonly inputs = new Map<string, { from: number; inputs: Json[] }>();
   private readonly mocks: Record<string, MockResponse[]>;
@@ -165,6 +170,14 @@ class MemoryDriver {
       seed: options.seed ?? randomSeed(),
       ...(options.roleArn !== undefined ? { roleArn: options.roleArn } : {}),
     };
+    if (options.payloads) {
+      const stored = this.payloads;
+      this.execution = {
+        ...this.execution,
+        payloads: options.payloads,
+        loadPayload: (hash) => stored.get(hash),
+      };
+    }
   }
 
   async run(): Promise<ExecutionResult> {
@@ -307,6 +320,9 @@ class MemoryDriver {
 
   private apply(effect: Effect, run: RunState): void {
     switch (effect.type) {
+      case "StorePayload":
+        this.payloads.set(effect.hash, JSON.parse(effect.text) as Json);
+        break;
       case "Continue": {
         const restored = this.parked.get(effect.runId);
         if (restored) {

@@ -1,3 +1,4 @@
+import { PayloadNeeded } from "../core/payload-ref.js";
 import { StatesError } from "../core/errors.js";
 import { isJsonObject, type Json, type JsonObject } from "../core/json.js";
 import { DATA_LIMIT_BYTES, type StepContext } from "../step-context.js";
@@ -101,7 +102,9 @@ export class JsonataScope {
   expression(template: string, field: string): Json {
     const expression = expressionOf(template);
     const raw = this.evaluate(expression, field);
-    const converted = toJson(raw, DATA_LIMIT_BYTES);
+    // Past the quota only when values that large go by reference (core/payload-ref.ts).
+    const limit = Math.max(DATA_LIMIT_BYTES, this.ctx.execution.payloads?.resolveMaxBytes ?? 0);
+    const converted = toJson(raw, limit);
     switch (converted.kind) {
       case "json":
         return converted.value;
@@ -127,7 +130,7 @@ export class JsonataScope {
       // jsonata's errors are plain objects with a code. Anything else (a RangeError
       // for a stack the depth limit did not stop, a TypeError of jsonata on odd
       // input) is still the expression's failure: it must not crash the worker.
-      if (e instanceof StatesError) throw e;
+      if (e instanceof StatesError || e instanceof PayloadNeeded) throw e;
       throw threwError(this.ctx, expression, field, e);
     }
   }

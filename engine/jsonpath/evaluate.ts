@@ -1,3 +1,4 @@
+import { readInto } from "../core/payload-ref.js";
 import type { Json, JsonObject } from "../core/json.js";
 import { isJsonObject } from "../core/json.js";
 import type { PathExpr, PathRoot, Segment } from "./ast.js";
@@ -102,6 +103,8 @@ function walkDefinite(segments: readonly Segment[], start: Json): Json | undefin
 }
 
 function stepDefinite(segment: Segment, current: Json, isLast: boolean): Json | undefined {
+  // A payload stored by reference is read through (core/payload-ref.ts).
+  current = readInto(current, segment.kind === "property" ? segment.name : undefined);
   switch (segment.kind) {
     case "property":
       return isJsonObject(current) && hasOwn(current, segment.name)
@@ -146,6 +149,7 @@ function applySegment(
   document: Json,
   out: Json[],
 ): void {
+  node = readInto(node, segment.kind === "property" ? segment.name : undefined);
   switch (segment.kind) {
     case "property":
       if (isJsonObject(node) && hasOwn(node, segment.name)) out.push(node[segment.name]!);

@@ -38,9 +38,15 @@ function schedule(ctx: StepContext, state: TaskState): void {
   const raw = ctx.frame.input;
   const token = waitsForToken(state.Resource) ? taskToken(ctx) : undefined;
   const lang = io(ctx, state);
-  const input = lang.arguments(ctx, state, raw, token);
+  let input = lang.arguments(ctx, state, raw, token);
+  const inputText = JSON.stringify(input);
+  // Stored once and resolved when the resource is called (core/payload-ref.ts); an
+  // approval's input stays whole: the engine reads it to build the request.
+  if (!isApprovalResource(state.Resource) && ctx.goesByReference(inputText)) {
+    input = ctx.storePayload(inputText, input) as unknown as Json;
+  }
   // AWS: an effective input over the quota after Parameters fails before the task runs.
-  if (exceedsDataLimit(JSON.stringify(input))) {
+  else if (exceedsDataLimit(inputText)) {
     throw new StatesError(
       "States.DataLimitExceeded",
       `The state/task '${ctx.frame.name}' has an input with a size exceeding the maximum number of bytes service limit.`,
@@ -210,7 +216,12 @@ export const task: StateHandler<TaskState> = {
 
   onTaskSucceeded(ctx, state, output: Json) {
     settle(ctx);
-    const text = JSON.stringify(output);
+    let text = JSON.stringify(output);
+    if (ctx.goesByReference(text)) {
+      // Stored once; the state reads into it as it would the value (core/payload-ref.ts).
+      output = ctx.storePayload(text, output) as unknown as Json;
+      text = JSON.stringify(output);
+    }
     if (exceedsDataLimit(text)) {
       // The raw result counts, even when ResultPath would discard it.
       const cause = `The state/task '${ctx.frame.name}' returned a result with a size exceeding the maximum number of bytes service limit.`;

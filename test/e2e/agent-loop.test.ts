@@ -21,6 +21,7 @@ import { startStack, type Stack } from "./stack.js";
  * tools hits the iteration guard.
  */
 const API_KEY = "sk-e2e-secret-0123456789abcdefghij";
+const BIG_REPORT = "r".repeat(2 * 1024 * 1024);
 let stack: Stack;
 let model: FakeServer;
 let configDir: string;
@@ -50,6 +51,8 @@ beforeAll(async () => {
   model = await startFakeServer((request) => {
     if (request.path === "/tools/weather") {
       const city = (request.body as { city: string }).city;
+      // A tool result of 2 MiB: it goes by reference (engine/core/payload-ref.ts).
+      if (city === "Atlantis") return { body: { city, celsius: 30, report: BIG_REPORT } };
       return { body: { city, celsius: city === "Lisbon" ? 21 : 9 } };
     }
     if (request.path === "/v1/chat/completions") {
@@ -76,6 +79,8 @@ beforeAll(async () => {
   );
   process.env.STEPWISE_MODEL_ENDPOINTS = config;
   process.env.STEPWISE_E2E_MODEL_KEY = API_KEY;
+  // Results past 256 KiB go by reference instead of failing (README, "AI agents").
+  process.env.STEPWISE_PAYLOAD_STORE = "redis";
   stack = await startStack({ egressAllow: "127.0.0.1" });
   const created = await stack.client.call("POST", "/v1/state-machines?name=agent", {
     raw: await example("agent-loop.asl.yaml"),
@@ -90,6 +95,7 @@ afterAll(async () => {
   if (configDir) await rm(configDir, { recursive: true, force: true });
   delete process.env.STEPWISE_MODEL_ENDPOINTS;
   delete process.env.STEPWISE_E2E_MODEL_KEY;
+  delete process.env.STEPWISE_PAYLOAD_STORE;
 });
 
 const input = (extra: object = {}) => ({
@@ -238,6 +244,50 @@ describe("AI agent loop on stepwise:model", () => {
     // The key is nowhere in what was recorded, nor in the execution.
     expect(JSON.stringify(events)).not.toContain(API_KEY);
     expect(JSON.stringify(done)).not.toContain(API_KEY);
+  }, 40_000);
+
+  it("passes a 2 MiB tool result by reference: small history, the whole result sent to the model", async () => {
+    model.requests.length = 0;
+    let seen: WireMessage | undefined;
+    script = [
+      () =>
+        completion(
+          { content: null, tool_calls: [toolCall("big", "get_weather", { city: "Atlantis" })] },
+          "tool_calls",
+        ),
+      (request) => {
+        seen = (request.body as { messages: WireMessage[] }).messages.find(
+          (m) => m.role === "tool",
+        );
+        return completion({ content: "Atlantis is warm." });
+      },
+    ];
+    const started = await stack.client.post("/v1/state-machines/agent/executions", {
+      input: input(),
+    });
+    const executionId = started.body.executionId as string;
+    const done = await finished(executionId);
+    expect(done).toMatchObject({ status: "SUCCEEDED", output: { answer: "Atlantis is warm." } });
+    // The model got the tool's whole answer, resolved from the reference.
+    expect(seen).toMatchObject({ role: "tool", tool_call_id: "big" });
+    expect(JSON.parse(seen!.content!)).toEqual({
+      city: "Atlantis",
+      celsius: 30,
+      report: BIG_REPORT,
+    });
+
+    // Inside the execution it traveled as {$ref, size, preview}: no event carries 2 MiB.
+    const history = (
+      await stack.client.get(`/v1/executions/${encodeURIComponent(executionId)}/history?limit=1000`)
+    ).body.items as Record<string, any>[];
+    for (const event of history) expect(JSON.stringify(event).length).toBeLessThan(64 * 1024);
+    const exited = history.find(
+      (e) => e.type === "TaskStateExited" && e.stateExitedEventDetails.name === "GetWeather",
+    )!;
+    const ref = JSON.parse(exited.stateExitedEventDetails.output);
+    expect(ref.$ref).toMatch(/^stepwise:payload:[0-9a-f]{64}$/);
+    expect(ref.size).toBeGreaterThan(2 * 1024 * 1024);
+    expect(ref.preview).toContain('"role":"tool"');
   }, 40_000);
 
   it("stops a model that never stops calling tools (max iterations)", async () => {

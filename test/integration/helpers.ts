@@ -66,6 +66,15 @@ export async function harness(
   };
 }
 
+/** Polls `check` every 20 ms until it holds; throws after `ms`. */
+export async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not reached");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 export async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
   try {

@@ -8,7 +8,14 @@ import { Scheduler } from "../../runtime/scheduler.js";
 import { STORAGE_VERSION } from "../../runtime/storage-version.js";
 import { resolveSettings } from "../../runtime/settings.js";
 import { functionRunner } from "../../task-runners/function.js";
-import { createMachine, fullHistory, harness, historyProblems, type Harness } from "./helpers.js";
+import {
+  createMachine,
+  fullHistory,
+  harness,
+  historyProblems,
+  until,
+  type Harness,
+} from "./helpers.js";
 import { faultFields } from "../../runtime/tracing/logger.js";
 import { verifyAudit } from "../../runtime/audit/verify.js";
 
@@ -40,14 +47,6 @@ const growAndShrink = {
 async function runHash(exec: string): Promise<Record<string, Buffer>> {
   const raw = await redis.hgetallBuffer(h.runtime.keys.run(exec));
   return raw as unknown as Record<string, Buffer>;
-}
-
-async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not reached");
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe("run storage", () => {

@@ -16,7 +16,8 @@
  *   6. $sort merging iteratively (the recursive merge overflowed the stack once synchronous);
  *   7. `options.checkResult(value, meter)`, called on every evaluated value (size limits,
  *      and charging the meter for the sequences a step built);
- *   8. `options.chargeCall(args, result, meter)`, called on every call of a built-in.
+ *   8. `options.chargeCall(args, result, meter)`, called on every call of a built-in;
+ *   9. a payload stored by reference read through by path steps (`readInto`).
  * Regenerate with the script quoted in engine/jsonata/vendor/README.md after upgrading jsonata.
  *
  * MIT license
@@ -39,6 +40,7 @@
  * OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN
  * THE SOFTWARE.
  */
+import { readInto } from "../../core/payload-ref.js";
 function unboundRandom() {
   throw new Error("Stepwise binds $random and $shuffle to the execution's seeded random stream");
 }
@@ -3443,6 +3445,8 @@ const jsonata = (function () {
                 function lookup(input, key) {
                   // lookup the 'name' item in the input
                   var result;
+                  // Stepwise: a payload stored by reference is read through (core/payload-ref.ts).
+                  input = readInto(input, key);
                   if (Array.isArray(input)) {
                     result = this.createSequence();
                     for (var ii = 0; ii < input.length; ii++) {
