@@ -158,9 +158,11 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
       async (job) => {
         // A transition waits from its job's enqueue, or in a chain from the commit before it.
         let since = job.timestamp;
-        const result = await advance(deps, job.data.r, job.data.q, () => {
+        const result = await advance(deps, job.data.r, job.data.q, (steps) => {
           const now = Date.now();
-          options.onTransition?.({ result: "committed", latencyMs: now - since });
+          // A batch's steps became durable together: each is a transition committed now.
+          for (let i = 0; i < steps; i++)
+            options.onTransition?.({ result: "committed", latencyMs: now - since });
           since = now;
         });
         if (result !== "committed") {
@@ -215,9 +217,10 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
   // Runs whose timer fired are advanced right here (see scheduler.ts), latency counted from the claim.
   const fire = async (run: string, seq: number): Promise<void> => {
     let since = Date.now();
-    const result = await advance(deps, run, seq, () => {
+    const result = await advance(deps, run, seq, (steps) => {
       const now = Date.now();
-      options.onTransition?.({ result: "committed", latencyMs: now - since });
+      for (let i = 0; i < steps; i++)
+        options.onTransition?.({ result: "committed", latencyMs: now - since });
       since = now;
     });
     if (result !== "committed") options.onTransition?.({ result, latencyMs: Date.now() - since });

@@ -28,10 +28,16 @@ export interface CommitArgs {
   seq: number;
   /** The inbox head the step consumed. */
   head: string;
+  /**
+   * Several steps batched (runtime/transition.ts, "Batching"): the head must be the
+   * inbox's only event (`crowded` otherwise), since the batch took the run's own
+   * Continues ahead of anything queued behind it.
+   */
+  alone?: boolean;
   /** The new run state (stored form, run-state.ts). */
   state: string;
-  /** The journal entry (stored form). */
-  journal: string;
+  /** The journal entries, one per step (stored form). */
+  journal: string[];
   /**
    * The JSON texts the state, events, journal entry and ops refer to (runtime/payloads.ts):
    * SHA-256 hex → stored text, each set where absent.
@@ -136,7 +142,9 @@ export type CommitReply =
   /** Another run wrote history first: step again on this count and head (unless paused meanwhile: load again). */
   | { kind: "raced"; historyCount: number; historyHead: string; paused: boolean }
   | { kind: "missing" }
-  | { kind: "headChanged" };
+  | { kind: "headChanged" }
+  /** `alone` was asked and other events wait behind the head: commit one step at a time. */
+  | { kind: "crowded" };
 
 export const commitTransition = defineScript<CommitArgs, CommitReply>()({
   name: "commitTransition",
@@ -151,7 +159,7 @@ export const commitTransition = defineScript<CommitArgs, CommitReply>()({
     "tasks",
     "tokens",
   ],
-  replies: ["committed", "stale", "raced", "missing", "headChanged"],
+  replies: ["committed", "stale", "raced", "missing", "headChanged", "crowded"],
   lua: `${RUN_STATE_LUA}${END_EXECUTION_LUA}
 ${APPROVAL_LUA}
 local base, self = ARG.base, ARG.run
@@ -161,6 +169,7 @@ if tonumber(seq) ~= ARG.seq then
   return reply('stale', {seq = tonumber(seq), fx = redis.call('HGET', KEY.run, 'fx') or ''})
 end
 if redis.call('LINDEX', KEY.inbox, 0) ~= ARG.head then return reply('headChanged') end
+if ARG.alone and redis.call('LLEN', KEY.inbox) > 1 then return reply('crowded') end
 local events = ARG.events
 if #events > 0 then
   local x = redis.call('HMGET', KEY.execution, 'hc', 'hh', 'ps')
@@ -181,7 +190,7 @@ if ARG.payloads then
 end
 redis.call('LPOP', KEY.inbox)
 local newSeq = tonumber(seq) + 1
-redis.call('RPUSH', KEY.journal, ARG.journal)
+redis.call('RPUSH', KEY.journal, unpack(ARG.journal))
 local now = ARG.now
 local lease = now + ARG.leaseMs
 local ensure, woken, dropSelf = {}, {}, false

@@ -94,8 +94,9 @@ describe("a poison execution fails alone", () => {
     // while it waits, so the transition its timer asks for throws every time.
     const item = await stack.client.until(async () => {
       const found = await scanAll(`${keys.run(exec)}/*/2`);
-      // Parked in its Wait (Started, then the Continue that entered W): nothing writes it now.
-      return found[0] && (await redis.hget(found[0], "q")) === "2" ? found[0] : undefined;
+      // Parked in its Wait (Started and the Continue that entered W, one batched commit:
+      // runtime/transition.ts, "Batching"): nothing writes it now.
+      return found[0] && (await redis.hget(found[0], "q")) === "1" ? found[0] : undefined;
     });
     await corrupt(item);
 

@@ -125,22 +125,23 @@ describe("a worker killed with SIGKILL loses nothing and applies nothing twice",
     40_000,
   );
 
-  // A 40-state Pass chain runs as chained transitions inside one job (runtime/transition.ts,
-  // "Chaining"); a crash in the middle of that chain must leave the run to be picked up again.
+  // A 400-state Pass chain runs as chained commits of batched steps inside one job
+  // (runtime/transition.ts, "Chaining", "Batching"); a crash in the middle of that chain
+  // must leave the run to be picked up again.
   it.each(["beforeCommit", "afterCommit"])(
     "(e) %s in the middle of a chain of transitions run by one job",
     async (point) => {
       const states: Record<string, object> = {};
-      for (let i = 0; i < 40; i++)
+      for (let i = 0; i < 400; i++)
         states[`P${i}`] =
-          i < 39
+          i < 399
             ? { Type: "Pass", Result: i, ResultPath: `$.p${i}`, Next: `P${i + 1}` }
             : { Type: "Pass", End: true };
       await createMachine(h.runtime, "long", { StartAt: "P0", States: states });
       const { executionId } = await h.runtime.startExecution("long", { input: {} });
       const doomed = spawnWorker(h.prefix, {
         STEPWISE_CRASH_AT: point,
-        STEPWISE_CRASH_AFTER: "17",
+        STEPWISE_CRASH_AFTER: "2",
       });
       await exited(doomed);
       expect(doomed.signalCode).toBe("SIGKILL");
@@ -149,11 +150,11 @@ describe("a worker killed with SIGKILL loses nothing and applies nothing twice",
         const record = await h.runtime.waitForExecution(executionId, 20_000);
         expect(record.status).toBe("SUCCEEDED");
         expect(record.output).toEqual(
-          Object.fromEntries(Array.from({ length: 39 }, (_, i) => [`p${i}`, i])),
+          Object.fromEntries(Array.from({ length: 399 }, (_, i) => [`p${i}`, i])),
         );
         const history = await fullHistory(h.runtime, executionId);
         expect(historyProblems(history)).toEqual([]);
-        expect(history.filter((e) => e.type === "PassStateEntered")).toHaveLength(40);
+        expect(history.filter((e) => e.type === "PassStateEntered")).toHaveLength(400);
       } finally {
         survivor.kill("SIGTERM");
         await exited(survivor);

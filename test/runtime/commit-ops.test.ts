@@ -63,7 +63,7 @@ function commit(ops: CommitOp[], args: Partial<CommitArgs> = {}): Promise<Commit
       seq: 0,
       head: HEAD,
       state: '{"s":1}',
-      journal: '{"j":1}',
+      journal: ['{"j":1}'],
       events: [],
       historyCount: 0,
       historyHead: "g",
@@ -358,6 +358,21 @@ describe("commitTransition replies", () => {
     await redis.rpush(keys.inbox(RUN), HEAD);
     await commit([], { seq: 1, payloads: { c: "late" } });
     expect(await redis.ttl(keys.payloads(RUN))).toBeGreaterThan(490);
+  });
+
+  it("journal: one entry per step, in order", async () => {
+    await commit([], { journal: ['{"j":1}', '{"j":2}', '{"j":3}'], alone: true });
+    expect(await redis.lrange(keys.journal(RUN), 0, -1)).toEqual(['{"j":1}', '{"j":2}', '{"j":3}']);
+  });
+
+  it("crowded: a batch asked to be alone, with events behind its head, writes nothing", async () => {
+    await redis.rpush(keys.inbox(RUN), '{"type":"TimerFired"}');
+    expect(await commit([], { alone: true, events: ["e"] })).toEqual({ kind: "crowded" });
+    expect(await redis.llen(keys.inbox(RUN))).toBe(2);
+    expect(await redis.llen(keys.journal(RUN))).toBe(0);
+    expect(await redis.llen(keys.history(RUN))).toBe(0);
+    // One step at a time goes through.
+    expect(await commit([])).toMatchObject({ kind: "committed", head: '{"type":"TimerFired"}' });
   });
 
   it("stale: a commit from a seq the run is past", async () => {
