@@ -26,6 +26,7 @@ const TIME = "\u001d";
 const MORE = "\u001e";
 
 const ARN = "arn:aws:states:local:000000000000:execution:";
+const ARN_DEFAULT = "arn:aws:states:us-east-1:123456789012:execution:";
 
 /** The most frequent fragments: one character each, U+0001..U+001C. */
 const SHORT_V1 = [
@@ -92,6 +93,21 @@ const LONG_V1 = [
   `Wait`,
   `Parallel`,
   `Map`,
+  // Appended (codes no value stored before them holds, so every stored value reads
+  // as it did): ARNs under the region and account the runtime issues by default
+  // (ids.ts; `local:000000000000` above was the old default), any other one in two
+  // parts, and the journal's and the chain's own field names.
+  `{"runId":"${ARN_DEFAULT}`,
+  ARN_DEFAULT,
+  `","taskId":"${ARN_DEFAULT}`,
+  `"type":"ChildEnded","childRunId":"${ARN_DEFAULT}`,
+  `"type":"TimerFired","timerId":"${ARN_DEFAULT}`,
+  `,"parent":{"runId":"${ARN_DEFAULT}`,
+  `arn:aws:states:`,
+  `:execution:`,
+  `,"hash":"`,
+  `,"seed":"`,
+  `,"operationKey":"`,
 ] as const;
 
 // Printable, and never a base-36 digit, so a timestamp's digits end unambiguously.

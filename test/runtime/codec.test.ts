@@ -20,9 +20,11 @@ function randomJson(next: () => number, depth = 0): unknown {
     case 2:
       return next() < 0.5 ? null : next() < 0.5;
     case 3:
-      return next() < 0.5
+      return next() < 0.33
         ? `arn:aws:states:local:000000000000:execution:${str()}`
-        : new Date(Math.floor(next() * 4e12)).toISOString();
+        : next() < 0.5
+          ? `arn:aws:states:us-east-1:123456789012:execution:${str()}`
+          : new Date(Math.floor(next() * 4e12)).toISOString();
     case 4:
       return Array.from({ length: Math.floor(next() * 5) }, () => randomJson(next, depth + 1));
     default:
@@ -91,6 +93,37 @@ describe("storage codec", () => {
       expect(pack(text)).toContain(odd);
       expect(unpack(pack(text))).toBe(text);
     }
+  });
+
+  it("reads values packed before fragments were appended, and packs today's ARNs short", () => {
+    const journal = JSON.stringify({
+      runId: "arn:aws:states:us-east-1:123456789012:execution:park:p1",
+      event: {
+        type: "Started",
+        input: { order: "o-1" },
+        seed: "06862204cf6310836b2c38d08531cc32",
+        time: "2026-12-01T22:18:00.438Z",
+        eventId: 1,
+      },
+    });
+    const event = JSON.stringify({
+      id: 4,
+      previousEventId: 3,
+      timestamp: "2026-12-01T22:18:00.438Z",
+      type: "TaskStarted",
+      taskStartedEventDetails: { resourceType: "stepwise", resource: "waitForTaskToken" },
+      hash: "e55fbfe9631673832d2ca3353120ca2d4e9b42ea72726735f9bf5f001336c10a",
+    });
+    // As the table before them packed these two (158 and 121 characters).
+    const before = [
+      '\u001f{"runId":"arn:aws:states:us-east-1:123456789012:execution:park:p1\u001bStarted","input":{"order":"o-1"},"seed":"06862204cf6310836b2c38d08531cc32"\u001c"\u001dmx59czg6"\u001e#1}}',
+      '\u001f\u00014\u00023\u0003"\u001dmx59czg6"\u0004\u001e^\rstepwise\u000fwaitFor\u001e^Token"},"hash":"e55fbfe9631673832d2ca3353120ca2d4e9b42ea72726735f9bf5f001336c10a"}',
+    ];
+    expect(before.map((stored) => unpack(stored))).toEqual([journal, event]);
+    expect(pack(journal).length).toBeLessThanOrEqual(before[0]!.length - 45);
+    expect(pack(event).length).toBeLessThan(before[1]!.length);
+    expect(unpack(pack(journal))).toBe(journal);
+    expect(unpack(pack(event))).toBe(event);
   });
 
   it("keeps a 256 KiB value intact", () => {
