@@ -436,7 +436,14 @@ async function stepBatch(
     }
     steps.push({ before, event, result });
     hc += result.history.length;
-    if (steps.length >= maxSteps || !continuesItself(result, before.runId)) return steps;
+    // The chain's time budget bounds a batch too: a slow state (a heavy JSONata
+    // expression) does not hold the worker's slot for a whole batch of them.
+    if (
+      steps.length >= maxSteps ||
+      !continuesItself(result, before.runId) ||
+      Date.now() - now >= deps.settings.chain.ms
+    )
+      return steps;
     before = result.run;
     body = { type: "Continue" };
   }

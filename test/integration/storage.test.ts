@@ -234,6 +234,53 @@ describe("chaining", () => {
     });
   }
 
+  for (const [transitions, commits] of [
+    [1, 32],
+    [100, 1],
+  ] as const) {
+    it(`commits a Pass chain's steps ${transitions === 1 ? "one by one" : "together"} (chain budget ${transitions}): ${commits} commit(s), one journal entry per step`, async () => {
+      await h.startWorker({ chain: { transitions, ms: 1_000 } });
+      await createMachine(h.runtime, "held", {
+        StartAt: "P0",
+        States: {
+          ...Object.fromEntries(
+            Array.from({ length: 30 }, (_, i) => [
+              `P${i}`,
+              {
+                Type: "Pass",
+                Result: i,
+                ResultPath: "$.last",
+                Next: i < 29 ? `P${i + 1}` : "Hold",
+              },
+            ]),
+          ),
+          Hold: { Type: "Wait", Seconds: 60, End: true },
+        },
+      });
+      const { executionId } = await h.runtime.startExecution("held", { input: {}, name: "one" });
+      await until(async () =>
+        (await h.runtime.getHistory(executionId, { limit: 1000 })).items.some(
+          (e) => e.type === "WaitStateEntered",
+        ),
+      );
+      // Started, 30 Passes and the Wait entered: 32 steps, whatever the commits.
+      const journal = await h.runtime.journal(executionId);
+      expect(journal.map((j) => j.event.type)).toEqual([
+        "Started",
+        ...Array.from({ length: 31 }, () => "Continue"),
+      ]);
+      expect(journal.map((j) => j.event.eventId)).toEqual(
+        Array.from({ length: 32 }, (_, i) => 1 + 2 * i),
+      );
+      // The run's seq counts commits: batched, the chain up to the Wait was one.
+      expect(await redis.hget(h.runtime.keys.run("held:one"), "q")).toBe(String(commits));
+      const history = await fullHistory(h.runtime, executionId);
+      expect(historyProblems(history)).toEqual([]);
+      expect(history).toHaveLength(1 + 60 + 1);
+      await h.runtime.stopExecution(executionId, {});
+    });
+  }
+
   it("a stop that arrives mid-chain ends the chain: the execution is ABORTED, history intact", async () => {
     const loop = {
       StartAt: "Spin",
