@@ -2,7 +2,9 @@ import type { Json } from "../engine/core/json.js";
 import { DATA_LIMIT_BYTES } from "../engine/step-context.js";
 import { RuntimeError, type ActivityTask, type Caller } from "./contract.js";
 import type { TaskRecord } from "./effects.js";
-import { EXECUTION_ARN_PREFIX } from "./ids.js";
+import { EXECUTION_ARN_PREFIX, executionOf } from "./ids.js";
+import { resolveTaskInput } from "./payload-refs.js";
+import { StatesError } from "../engine/core/errors.js";
 import type { RunEventBody } from "../engine/core/events.js";
 import { eventTemplate } from "./event-template.js";
 import { stepJob } from "./job-ids.js";
@@ -27,11 +29,13 @@ export async function answerToken(
   caller: Caller | undefined,
 ): Promise<void> {
   if (!TOKEN.test(token)) throw new RuntimeError("InvalidToken", "The task token is not valid");
-  if (
-    body.type === "TaskSucceeded" &&
-    Buffer.byteLength(JSON.stringify(body.output)) > DATA_LIMIT_BYTES
-  ) {
-    throw new RuntimeError("States.DataLimitExceeded", "The task output exceeds 256 KiB");
+  // With payloads by reference, a larger result is stored once instead (engine/core/payload-ref.ts).
+  const limit = deps.settings.payloads?.resolveMaxBytes ?? DATA_LIMIT_BYTES;
+  if (body.type === "TaskSucceeded" && Buffer.byteLength(JSON.stringify(body.output)) > limit) {
+    throw new RuntimeError(
+      "States.DataLimitExceeded",
+      `The task output exceeds ${limit === DATA_LIMIT_BYTES ? "256 KiB" : `${limit} bytes (STEPWISE_PAYLOAD_RESOLVE_MAX_BYTES)`}`,
+    );
   }
   const withCaller: TaskEventBody = caller ? { ...body, caller: caller.name } : body;
   const result = await deliverTaskEvent(deps, { token }, withCaller);
@@ -52,6 +56,34 @@ export function failureBody(error?: string, cause?: string): TaskEventBody {
   const body: TaskEventBody = { type: "TaskFailed", error: error ?? "States.TaskFailed" };
   if (cause !== undefined) body.cause = cause;
   return body;
+}
+
+/**
+ * What an activity worker is given: the task's input with its payload references
+ * resolved (runtime/payload-refs.ts). Too much to resolve fails the task, as a
+ * task job does, and the poll goes on (undefined).
+ */
+async function activityInput(
+  deps: Deps,
+  run: string,
+  input: Json,
+  token: string,
+): Promise<Json | undefined> {
+  const policy = deps.settings.payloads;
+  if (!policy) return input;
+  try {
+    return await resolveTaskInput(
+      deps.client,
+      deps.keys,
+      executionOf(run),
+      input,
+      policy.resolveMaxBytes,
+    );
+  } catch (err) {
+    if (!(err instanceof StatesError)) throw err;
+    await answerToken(deps, token, failureBody(err.error, err.cause), undefined);
+    return undefined;
+  }
 }
 
 /** Long-polls an activity's pending tasks (every 50 ms up to `waitSeconds`). */
@@ -82,12 +114,15 @@ export async function pollActivity(
     if (reply.kind === "claimed") {
       await deps.queues.ensure(stepJob(reply.run, reply.seq));
       const record = JSON.parse(reply.record) as TaskRecord;
-      if (record.mode === "activity" && record.token !== undefined)
-        return {
-          taskToken: record.token,
-          input: record.input,
-          ...(record.operationKey !== undefined ? { operationKey: record.operationKey } : {}),
-        };
+      if (record.mode === "activity" && record.token !== undefined) {
+        const input = await activityInput(deps, reply.run, record.input, record.token);
+        if (input !== undefined)
+          return {
+            taskToken: record.token,
+            input,
+            ...(record.operationKey !== undefined ? { operationKey: record.operationKey } : {}),
+          };
+      }
     }
     if (Date.now() >= deadline) return null;
     await new Promise((resolve) =>

@@ -2,8 +2,10 @@ import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isPayloadRef } from "../../engine/core/payload-ref.js";
 import type { Json } from "../../engine/core/json.js";
+import { createRedisRuntime } from "../../runtime/runtime.js";
 import { functionRunner } from "../../task-runners/function.js";
 import {
+  FAST,
   createMachine,
   fullHistory,
   harness,
@@ -79,5 +81,49 @@ describe("payloads by reference on Redis", () => {
     expect(await redis.hexists(key, hash)).toBe(1);
     await h.runtime.purgeExecution(executionId);
     expect(await redis.exists(key)).toBe(0);
+  });
+
+  it("an activity worker gets its input resolved, and may answer with more than 256 KiB", async () => {
+    const payloads = { refOverBytes: 256 * 1024, resolveMaxBytes: 1_000_000 };
+    await h.startWorker({ payloads });
+    const big = { report: "r".repeat(300 * 1024) };
+    await createMachine(h.runtime, "act", {
+      StartAt: "Crunch",
+      States: {
+        Crunch: {
+          Type: "Task",
+          Resource: "arn:aws:states:us-east-1:123456789012:activity:crunch",
+          ResultPath: "$.crunched",
+          Next: "Again",
+        },
+        Again: {
+          Type: "Task",
+          Resource: "arn:aws:states:us-east-1:123456789012:activity:crunch",
+          Parameters: { "previous.$": "$.crunched" },
+          End: true,
+        },
+      },
+    });
+    const { executionId } = await h.runtime.startExecution("act", { input: {}, name: "a" });
+    // The API's runtime, configured as its workers are (STEPWISE_PAYLOAD_STORE on both).
+    const api = createRedisRuntime({ redisUrl: h.redisUrl, prefix: h.prefix, ...FAST, payloads });
+    try {
+      const first = await api.getActivityTask("crunch", 5, "w1");
+      // Over AWS's 256 KiB: refused without the store, stored once with it.
+      await expect(
+        h.runtime.sendTaskSuccess(first!.taskToken, big as unknown as Json),
+      ).rejects.toMatchObject({ code: "States.DataLimitExceeded" });
+      await api.sendTaskSuccess(first!.taskToken, big as unknown as Json);
+      const second = await api.getActivityTask("crunch", 5, "w1");
+      expect(second!.input).toEqual({ previous: big });
+      await api.sendTaskSuccess(second!.taskToken, { ok: true });
+    } finally {
+      await api.close();
+    }
+    const record = await h.runtime.waitForExecution(executionId, 10_000);
+    expect(record.status).toBe("SUCCEEDED");
+    expect(record.output).toEqual({ ok: true });
+    const history = await fullHistory(h.runtime, executionId);
+    for (const event of history) expect(JSON.stringify(event).length).toBeLessThan(4096);
   });
 });
