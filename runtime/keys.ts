@@ -79,6 +79,8 @@ export interface Keys {
   joinResults(join: string): string;
   /** Hash: the inputs of a join's children not started yet (child index → input JSON). */
   joinInputs(join: string): string;
+  /** String with a TTL: the worker calling a pending task now (scripts/task-call-claim.ts). */
+  taskClaim(task: string): string;
   /** String with a TTL: why a token no longer answers (`done` / `timedout`). */
   tombstone(token: string): string;
   /** List of task ids (short) waiting for an activity worker. */
@@ -139,6 +141,7 @@ export const LUA_KINDS = {
   approvalFeed: "apfeed",
   parked: "pz:",
   payloads: "p:",
+  taskClaim: "kc:",
 } as const;
 
 /** BullMQ queue names (no `:` allowed by BullMQ). */
@@ -175,6 +178,7 @@ export function makeKeys(prefix = "stepwise"): Keys {
     tokens: `${base}tok`,
     joinResults: (join) => `${base}${LUA_KINDS.joinResults}${join}`,
     joinInputs: (join) => `${base}${LUA_KINDS.joinInputs}${join}`,
+    taskClaim: (task) => `${base}${LUA_KINDS.taskClaim}${task}`,
     tombstone: (token) => `${base}${LUA_KINDS.tombstone}${token}`,
     activity: (name) => `${base}${LUA_KINDS.activity}${name}`,
     endedChannel: `${base}${LUA_KINDS.ended}`,

@@ -15,6 +15,7 @@ import { redriveExecution } from "./scripts/redrive-execution.js";
 import { requestStop } from "./scripts/request-stop.js";
 import type { AnyScript, Reply, Script } from "./scripts/spec.js";
 import { startExecution } from "./scripts/start-execution.js";
+import { taskCallClaim } from "./scripts/task-call-claim.js";
 import { decodeReply, encodeArgs } from "./wire.js";
 
 /** Every Lua script of the runtime, registered on each connection (EVALSHA). */
@@ -35,6 +36,7 @@ const SCRIPTS: readonly AnyScript[] = [
   parkPaused,
   purgeExecution,
   redriveExecution,
+  taskCallClaim,
 ];
 
 /**

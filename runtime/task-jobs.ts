@@ -15,6 +15,7 @@ import type { RunEventBody } from "../engine/core/events.js";
 import { eventTemplate } from "./event-template.js";
 import { stepJob } from "./job-ids.js";
 import { completeTask } from "./scripts/complete-task.js";
+import { taskCallClaim } from "./scripts/task-call-claim.js";
 import { attemptTrace, TRACE_READ } from "./tracing/attempt-trace.js";
 
 export interface TaskJobDeps {
@@ -31,6 +32,8 @@ export interface TaskJobDeps {
    * scheduler; a failure hands it to the queue, with its retries and give-up.
    */
   advanceRun?: (run: string, seq: number) => Promise<void>;
+  /** Who claims task calls in this process (scripts/task-call-claim.ts): unique per process. */
+  owner: string;
 }
 
 export type TaskEventBody =
@@ -82,28 +85,68 @@ export async function deliverTaskEvent(
 }
 
 /**
- * One task job: call the resource of a pending task, then deliver the outcome.
- * The call happens outside any commit; if the process dies during it, BullMQ
- * redelivers the job and the attempt runs again with the same `taskId` (its
- * idempotency key). A task no longer pending (answered, timed out, stopped) is
- * not called.
+ * One task call: call the resource of a pending task, then deliver the outcome.
+ * It runs in the worker that committed the task, right after the commit
+ * (worker.ts, `callTask`), or as a job of the `tasks` queue when that worker
+ * had no room or the call must be tried again. Either way it first claims the
+ * call (scripts/task-call-claim.ts), so a task is never called by two workers at
+ * once, and keeps the claim while calling. The call happens outside any commit;
+ * if the process dies during it, the claim and the task's lease run out and the
+ * scheduler hands the task to the queue: the attempt runs again with the same
+ * `taskId` (its idempotency key). A task no longer pending (answered, timed out,
+ * stopped) is not called.
  */
 export async function runTaskJob(
   deps: TaskJobDeps,
   task: string,
   signal: AbortSignal,
 ): Promise<void> {
-  // The execution's budget and spend come in the same round trip as the record: a
+  const claimKeys = {
+    tasks: deps.keys.tasks,
+    claim: deps.keys.taskClaim(task),
+    schedule: deps.keys.schedule,
+  };
+  const { owner } = deps;
+  const leaseMs = deps.settings.leaseMs;
+  const claimed = await deps.client.call(taskCallClaim, claimKeys, {
+    action: "claim",
+    task,
+    owner,
+    now: Date.now(),
+    leaseMs,
+  });
+  if (claimed.kind !== "claimed") return;
+  const renewal = setInterval(() => {
+    deps.client
+      .call(taskCallClaim, claimKeys, { action: "renew", task, owner, now: Date.now(), leaseMs })
+      .catch(() => {});
+  }, leaseMs / 3);
+  try {
+    await callClaimed(deps, task, claimed.record, signal);
+  } catch (err) {
+    // Handed on (a retry, another worker): the claim must not make it wait for its lease.
+    await deps.client.call(taskCallClaim, claimKeys, { action: "release", task, owner });
+    throw err;
+  } finally {
+    clearInterval(renewal);
+  }
+}
+
+async function callClaimed(
+  deps: TaskJobDeps,
+  task: string,
+  raw: string,
+  signal: AbortSignal,
+): Promise<void> {
+  // The execution's budget and spend come in one round trip with its trace: a
   // model call needs them before it is sent, and a read costs less than a wait.
   const replies = await deps.client.redis
     .pipeline()
-    .hget(deps.keys.tasks, task)
     .hmget(deps.keys.execution(executionOf(task)), ...BUDGET_AND_USAGE_FIELDS)
     .hmget(deps.keys.execution(executionOf(task)), ...TRACE_READ)
     .exec();
-  const [[readError, raw] = [], [, spend] = [], [, traced] = []] = replies ?? [];
+  const [[readError, spend] = [], [, traced] = []] = replies ?? [];
   if (readError) throw readError;
-  if (typeof raw !== "string") return;
   const record = JSON.parse(raw) as TaskRecord;
   // Parked tasks have no call to make (and no task job): only their token answers them.
   if (record.mode === "park") return;

@@ -15,7 +15,7 @@ import { storedState, type InputCache, type StoredInput } from "./frame-input.js
 import { exceedsHistoryCap, historyCapStop } from "./history-cap.js";
 import { executionOf, randomToken, shortId } from "./ids.js";
 import { PayloadBatch } from "./payloads.js";
-import { stepJob } from "./job-ids.js";
+import { parseJob, stepJob } from "./job-ids.js";
 import type { Keys } from "./keys.js";
 import type { ExecutionLocks, HistoryHead } from "./locks.js";
 import type { ExecutionCache, LoadedExecution } from "./programs.js";
@@ -58,7 +58,9 @@ import type { SpanSink } from "./tracing/sink.js";
  *      loaded with the count, and the script checks and moves that head with the
  *      count: the chain follows the ids and never forks;
  *   6. enqueues the follow-up jobs the script returned (`<run>@<seq>` of every run
- *      that received an event, task jobs) with deterministic ids, then acks.
+ *      that received an event, task jobs) with deterministic ids, then acks. A
+ *      worker calls the tasks itself instead, when it has room (`callTask`,
+ *      task-jobs.ts): each call is claimed, so a queued job of the same task waits.
  *
  * Chaining: when a commit leaves events in the run's own inbox (a Pass chain's
  * next state, a Choice loop), the job does not enqueue `<run>@<seq+1>` and wait
@@ -126,6 +128,8 @@ export interface TransitionDeps {
   inputs?: InputCache;
   /** Where the spans a commit ends go (tracing/); none unless OTLP export is on. */
   spans?: SpanSink;
+  /** Calls a task a commit scheduled in this process (worker.ts); false: queue it. */
+  callTask?: (task: string) => boolean;
 }
 
 /** `paused`: the execution is paused; the run was parked with its events (pause.ts). */
@@ -194,7 +198,7 @@ async function transition(
       continue;
     }
     // Enqueueing happens after the turn: it needs no fence, and others wait for the turn.
-    await deps.queues.ensure(outcome.ensure);
+    await deps.queues.ensure(callHere(deps, outcome.ensure));
     const taken = outcome.steps ?? 1;
     return outcome.next
       ? { result: outcome.result, next: outcome.next, steps: taken }
@@ -465,6 +469,18 @@ function isContinueOf(op: CommitOp, run: string): boolean {
 }
 
 const CONTINUE = JSON.stringify({ type: "Continue" } satisfies RunEventBody);
+
+/** The follow-ups left for the queue once this process took the task calls it can make (worker.ts). */
+function callHere(deps: TransitionDeps, fx: string | null | undefined): string | null | undefined {
+  if (!fx || !deps.callTask) return fx;
+  const queued: string[] = [];
+  for (const entry of fx.split(" ")) {
+    const job = parseJob(entry);
+    if (job?.kind === "task" && deps.callTask(job.task)) continue;
+    queued.push(entry);
+  }
+  return queued.join(" ");
+}
 
 /** Stops (the API's, the timeout's, a give-up's) go through a pause: they end it. */
 function isStop(head: string): boolean {

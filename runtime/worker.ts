@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { Worker, type Job } from "bullmq";
 import type { TaskRunner } from "../task-runners/runner.js";
 import type { TaskMode } from "../task-runners/resources.js";
@@ -8,7 +9,8 @@ import { InputCache } from "./frame-input.js";
 import { ExecutionLocks } from "./locks.js";
 import { ExecutionCache } from "./programs.js";
 import { giveUpOn } from "./give-up.js";
-import { executionOf, longId, runOfTask } from "./ids.js";
+import { executionOf, longId, randomToken, runOfTask } from "./ids.js";
+import { taskJob } from "./job-ids.js";
 import { OperationStore } from "./operations.js";
 import {
   JobQueues,
@@ -115,6 +117,28 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
     ...(spans ? { spans } : {}),
     // Defined below with the scheduler's fire: the same in-process advance.
     advanceRun: (run: string, seq: number) => fire(run, seq),
+    owner: `${hostname()}:${process.pid}:${randomToken()}`,
+    callTask: (task: string) => callTask(task),
+  };
+  /**
+   * A task a commit of this worker scheduled is called here at once (task-jobs.ts,
+   * claimed like any call), up to `taskConcurrency` calls at a time, instead of
+   * going through the `tasks` queue: its add, fetch and completion are most of a
+   * task turn's Redis work. Past that, or while closing, it is queued as before;
+   * a call that throws is queued too, for the queue's retries.
+   */
+  const taskConcurrency = options.taskConcurrency ?? 64;
+  const calls = new Set<Promise<void>>();
+  const shutdown = new AbortController();
+  let closing: Promise<void> | undefined;
+  const callTask = (task: string): boolean => {
+    if (closing || calls.size >= taskConcurrency) return false;
+    const call: Promise<void> = runTaskJob(deps, task, shutdown.signal)
+      .catch(() => queues.ensure(taskJob(task)))
+      .catch(onError)
+      .finally(() => calls.delete(call));
+    calls.add(call);
+    return true;
   };
   const common = {
     prefix: keys.bullPrefix,
@@ -185,7 +209,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
     {
       ...common,
       connection: bullConnection(settings.redisUrl, "stepwise-tasks"),
-      concurrency: options.taskConcurrency ?? 64,
+      concurrency: taskConcurrency,
     },
   );
   // Bulk operations act through a runtime, as the API would; made on the first one.
@@ -232,19 +256,30 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
   scheduler.start();
   await Promise.all([steps.waitUntilReady(), tasks.waitUntilReady(), operations.waitUntilReady()]);
 
-  let closing: Promise<void> | undefined;
   return {
     close(graceMs = 10_000) {
       closing ??= (async () => {
         await scheduler.stop(graceMs);
-        const graceful = Promise.all([steps.close(), tasks.close(), operations.close()]);
+        const graceful = Promise.all([
+          steps.close(),
+          tasks.close(),
+          operations.close(),
+          Promise.all(calls),
+        ]);
         const timer = new Promise<"timeout">((resolve) =>
           setTimeout(() => resolve("timeout"), graceMs).unref(),
         );
         if ((await Promise.race([graceful, timer])) === "timeout") {
           // Jobs still running keep their lock until it expires; BullMQ then hands them to another worker.
           tasks.cancelAllJobs("worker shutdown");
-          await Promise.all([steps.close(true), tasks.close(true), operations.close(true)]);
+          // Calls made here are queued again for another worker (their claims released).
+          shutdown.abort();
+          await Promise.all([
+            steps.close(true),
+            tasks.close(true),
+            operations.close(true),
+            Promise.all(calls),
+          ]);
         }
         await queues.close();
         queueConnection.disconnect();

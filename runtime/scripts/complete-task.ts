@@ -52,6 +52,7 @@ if not q then return reply('notPending') end
 if ARG.ends then
   redis.call('HDEL', KEY.tasks, task)
   redis.call('ZREM', KEY.schedule, MEMBER.task .. task)
+  redis.call('DEL', base .. KIND.taskClaim .. task)
   local token = cjson.decode(rec).token
   if token then
     redis.call('HDEL', KEY.tokens, token)
