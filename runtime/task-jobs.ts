@@ -107,7 +107,8 @@ export async function runTaskJob(
     schedule: deps.keys.schedule,
   };
   const { owner } = deps;
-  const leaseMs = deps.settings.leaseMs;
+  // As long as a queue job's lock: a worker that dies mid-call gives the call back as soon.
+  const leaseMs = deps.settings.lockDurationMs;
   const claimed = await deps.client.call(taskCallClaim, claimKeys, {
     action: "claim",
     task,
