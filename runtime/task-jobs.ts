@@ -123,7 +123,9 @@ export async function runTaskJob(
       .catch(() => {});
   }, leaseMs / 3);
   try {
-    await callClaimed(deps, task, claimed.record, signal);
+    // Only a delivery that ends the task drops the claim with it (scripts/complete-task.ts).
+    if ((await callClaimed(deps, task, claimed.record, signal)) === "pending")
+      await deps.client.call(taskCallClaim, claimKeys, { action: "release", task, owner });
   } catch (err) {
     // Handed on (a retry, another worker): the claim must not make it wait for its lease.
     await deps.client.call(taskCallClaim, claimKeys, { action: "release", task, owner });
@@ -133,12 +135,13 @@ export async function runTaskJob(
   }
 }
 
+/** Calls a claimed task; `pending`: the task still waits (for its token's callback). */
 async function callClaimed(
   deps: TaskJobDeps,
   task: string,
   raw: string,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<"pending" | "delivered"> {
   // The execution's budget and spend come in one round trip with its trace: a
   // model call needs them before it is sent, and a read costs less than a wait.
   const replies = await deps.client.redis
@@ -150,7 +153,7 @@ async function callClaimed(
   if (readError) throw readError;
   const record = JSON.parse(raw) as TaskRecord;
   // Parked tasks have no call to make (and no task job): only their token answers them.
-  if (record.mode === "park") return;
+  if (record.mode === "park") return "pending";
   const runner = findRunner(deps.runners, record.resource);
   const metered = isModelResource(record.resource);
   const over = metered ? overBudget(spend as (string | null)[] | undefined) : undefined;
@@ -201,7 +204,7 @@ async function callClaimed(
         // the task. The run records what the call answered (TaskSubmitted).
         await deps.client.redis.zrem(deps.keys.schedule, member.task(task));
         await deliverTaskEvent(deps, { task }, { type: "TaskSubmitted", output: output ?? null });
-        return;
+        return "pending";
       }
       body = { type: "TaskSucceeded", output: output ?? null };
       const usage = metered ? usageOfOutput(output ?? null) : undefined;
@@ -213,6 +216,7 @@ async function callClaimed(
     }
   }
   await deliverTaskEvent(deps, { task }, body);
+  return "delivered";
 }
 
 /**
