@@ -7,6 +7,7 @@ import { StatesError } from "../engine/core/errors.js";
 import type { Json } from "../engine/core/json.js";
 import { unpack } from "./codec.js";
 import type { Keys } from "./keys.js";
+import { readPayloads } from "./payloads.js";
 import type { RedisClient } from "./redis.js";
 
 /**
@@ -88,17 +89,9 @@ export async function resolveTaskInput(
   const refs: string[] = [];
   collectRefs(input, refs);
   if (refs.length === 0) return input;
-  const hashes = [...new Set(refs)];
-  const stored = await client.redis.hmgetBuffer(keys.payloads(exec), ...hashes);
-  const texts = new Map<string, string>();
+  const texts = await readPayloads(client, keys, exec, new Set(refs));
   let total = 0;
-  hashes.forEach((hash, i) => {
-    const value = stored[i];
-    if (!value) throw new Error(`execution '${exec}': stored payload ${hash} is missing`);
-    const text = unpack(value);
-    total += text.length;
-    texts.set(hash, text);
-  });
+  for (const text of texts.values()) total += text.length;
   if (total > maxBytes) {
     throw new StatesError(
       "States.DataLimitExceeded",

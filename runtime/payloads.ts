@@ -1,8 +1,7 @@
-import * as crypto from "node:crypto";
 import type { RunEvent } from "../engine/core/events.js";
 import { detailsKey, type HistoryEvent } from "../engine/core/history.js";
 import type { Json } from "../engine/core/json.js";
-import { splitHash } from "./audit/chain.js";
+import { sha256Hex, splitHash } from "./audit/chain.js";
 import { pack, unpack } from "./codec.js";
 import type { Keys } from "./keys.js";
 import type { RedisClient } from "./redis.js";
@@ -43,11 +42,6 @@ const TEXT_FIELDS = ["input", "output", "parameters", "details"] as const;
 
 /** The journal event fields that hold JSON values worth storing apart. */
 const JOURNAL_FIELDS = ["input", "output"] as const;
-
-const sha256Hex: (text: string) => string =
-  typeof crypto.hash === "function"
-    ? (text) => crypto.hash("sha256", text, "hex")
-    : (text) => crypto.createHash("sha256").update(text).digest("hex");
 
 /** The hash a reference names, or undefined for a value stored inline. */
 export function referenced(value: string | null | undefined): string | undefined {
@@ -183,7 +177,7 @@ export async function readRecordText(
  * The texts of `hashes`. A missing one means the store lost what a reference
  * names: that is corruption, not absence, and is said as such.
  */
-async function readPayloads(
+export async function readPayloads(
   client: RedisClient,
   keys: Keys,
   exec: string,

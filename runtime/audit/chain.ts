@@ -59,7 +59,7 @@ export function eventHash(prevHash: string, event: HistoryEvent): string {
  * form, about twice as fast as createHash for an event-sized input: this runs
  * for every history event of every commit.
  */
-const sha256Hex: (text: string) => string =
+export const sha256Hex: (text: string) => string =
   typeof crypto.hash === "function"
     ? (text) => crypto.hash("sha256", text, "hex")
     : (text) => crypto.createHash("sha256").update(text).digest("hex");
