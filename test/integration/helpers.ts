@@ -5,6 +5,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Redis } from "ioredis";
+import { afterEach, beforeEach } from "vitest";
 import type { StateMachineDefinition } from "../../engine/core/definition.js";
 import type { HistoryEvent } from "../../engine/core/history.js";
 import { createRedisRuntime, type RedisRuntime } from "../../runtime/runtime.js";
@@ -64,6 +65,24 @@ export async function harness(
       await deleteKeys(redisUrl, prefix);
     },
   };
+}
+
+/**
+ * A fresh harness, and a Redis connection beside it, for each test of the file:
+ * `use` is given both before each test; both are closed after it.
+ */
+export function harnessPerTest(use: (fresh: { h: Harness; redis: Redis }) => void): void {
+  let current: { h: Harness; redis: Redis } | undefined;
+  beforeEach(async () => {
+    const h = await harness();
+    current = { h, redis: new Redis(h.redisUrl) };
+    use(current);
+  });
+  afterEach(async () => {
+    current?.redis.disconnect();
+    await current?.h.close();
+    current = undefined;
+  });
 }
 
 /** Polls `check` every 20 ms until it holds; throws after `ms`. */

@@ -1,5 +1,5 @@
 import { Redis } from "ioredis";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isPayloadRef } from "../../engine/core/payload-ref.js";
 import type { Json } from "../../engine/core/json.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
@@ -8,7 +8,7 @@ import {
   FAST,
   createMachine,
   fullHistory,
-  harness,
+  harnessPerTest,
   historyProblems,
   until,
   type Harness,
@@ -19,14 +19,7 @@ import {
 // worker (whose process never saw them), resolved whole for a task's resource.
 let h: Harness;
 let redis: Redis;
-beforeEach(async () => {
-  h = await harness();
-  redis = new Redis(h.redisUrl);
-});
-afterEach(async () => {
-  redis.disconnect();
-  await h.close();
-});
+harnessPerTest((fresh) => ({ h, redis } = fresh));
 
 const payloads = { refOverBytes: 4096, resolveMaxBytes: 1_000_000 };
 const doc = { title: "Report", body: "b".repeat(50_000) };

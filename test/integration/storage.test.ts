@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { unpack } from "../../runtime/codec.js";
 import { JobQueues } from "../../runtime/queues.js";
 import { RedisClient } from "../../runtime/redis.js";
@@ -11,7 +11,7 @@ import { functionRunner } from "../../task-runners/function.js";
 import {
   createMachine,
   fullHistory,
-  harness,
+  harnessPerTest,
   historyProblems,
   until,
   type Harness,
@@ -24,14 +24,7 @@ import { verifyAudit } from "../../runtime/audit/verify.js";
 
 let h: Harness;
 let redis: Redis;
-beforeEach(async () => {
-  h = await harness();
-  redis = new Redis(h.redisUrl);
-});
-afterEach(async () => {
-  redis.disconnect();
-  await h.close();
-});
+harnessPerTest((fresh) => ({ h, redis } = fresh));
 
 /** A run whose state holds ~20 KB of random text (it does not compress), then a few bytes. */
 const growAndShrink = {

@@ -1,5 +1,5 @@
 import { Redis } from "ioredis";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Json } from "../../engine/core/json.js";
 import { shortId, taskJobId } from "../../runtime/ids.js";
 import { taskJob } from "../../runtime/job-ids.js";
@@ -7,21 +7,14 @@ import { JobQueues } from "../../runtime/queues.js";
 import { RedisClient } from "../../runtime/redis.js";
 import { taskCallClaim, type TaskCallClaimArgs } from "../../runtime/scripts/task-call-claim.js";
 import { functionRunner } from "../../task-runners/function.js";
-import { createMachine, harness, until, type Harness } from "./helpers.js";
+import { createMachine, harnessPerTest, until, type Harness } from "./helpers.js";
 
 // Task calls (runtime/task-jobs.ts, scripts/task-call-claim.ts): the worker whose
 // commit scheduled a task calls it at once, under a claim that keeps any other
 // worker or queued job from calling it at the same time.
 let h: Harness;
 let redis: Redis;
-beforeEach(async () => {
-  h = await harness();
-  redis = new Redis(h.redisUrl);
-});
-afterEach(async () => {
-  redis.disconnect();
-  await h.close();
-});
+harnessPerTest((fresh) => ({ h, redis } = fresh));
 
 /** The tasks queue's job of a task (BullMQ key of job id `taskJobId`). */
 const jobKey = (task: string) => `${h.runtime.keys.bullPrefix}:tasks:${taskJobId(task)}`;
