@@ -20,6 +20,15 @@ export type RedisChoice =
   | { source: "private"; url: string; local: LocalRedis }
   | { source: "none"; message: string };
 
+/**
+ * With `STEPWISE_REDIS_CLUSTER`, the first seed node is what startup waits for and
+ * `/health` probes (the runtime itself connects through the Cluster client).
+ */
+export function clusterSeedUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const seed = env.STEPWISE_REDIS_CLUSTER?.split(",")[0]?.trim();
+  return seed ? `redis://${seed}` : undefined;
+}
+
 export async function chooseRedis(options: {
   redisUrl: string | undefined;
   localPort: number;

@@ -1,8 +1,8 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { ApprovalChange } from "./contract.js";
 import { readRecord } from "./approval-record.js";
 import type { Keys } from "./keys.js";
-import type { RedisClient } from "./redis.js";
+import { openRedis, type RedisClient, type RedisTarget } from "./redis.js";
 
 /**
  * Approval changes as they are committed, for live clients (`GET /v1/approvals/events`).
@@ -27,7 +27,7 @@ export class ApprovalFeed {
   constructor(
     private readonly client: RedisClient,
     private readonly keys: Keys,
-    private readonly redisUrl: string,
+    private readonly target: RedisTarget,
     /** How long one XREAD blocks (ms): a loop with no followers left ends within it. */
     private readonly blockMs = 2_000,
   ) {}
@@ -87,11 +87,7 @@ export class ApprovalFeed {
   }
 
   private async read(): Promise<void> {
-    this.reader ??= new Redis(this.redisUrl, {
-      maxRetriesPerRequest: null,
-      connectionName: "stepwise-approval-feed",
-      lazyConnect: true,
-    });
+    this.reader ??= openRedis(this.target, "stepwise-approval-feed", { lazyConnect: true });
     this.reader.on("error", () => {});
     // `$` would miss what is added between two reads; start from the newest id now.
     let last = await this.newestId();
@@ -123,7 +119,8 @@ export class ApprovalFeed {
     }
   }
 
-  private async newestId(): Promise<string> {
+  /** The id of the newest change kept (`0-0` when there is none). */
+  async newestId(): Promise<string> {
     const newest = (await this.client.redis.xrevrange(
       this.keys.approvalFeed,
       "+",

@@ -1,4 +1,5 @@
 import { startApprovalWebhooks, type ApprovalWebhooks } from "./approval-webhooks.js";
+import type { RedisTarget } from "./redis.js";
 
 /**
  * Starts the approval webhook relay when `STEPWISE_APPROVAL_WEBHOOK` is set (in
@@ -7,7 +8,7 @@ import { startApprovalWebhooks, type ApprovalWebhooks } from "./approval-webhook
  */
 export async function webhooksFromEnv(
   env: NodeJS.ProcessEnv,
-  at: { redisUrl: string; prefix: string; onError?: (err: unknown) => void },
+  at: RedisTarget & { prefix: string; shards?: number; onError?: (err: unknown) => void },
 ): Promise<ApprovalWebhooks | undefined> {
   const url = env.STEPWISE_APPROVAL_WEBHOOK;
   if (!url) return undefined;

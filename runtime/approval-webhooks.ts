@@ -4,8 +4,9 @@ import type { ApprovalRecord } from "./approval-record.js";
 import { readRecord } from "./approval-record.js";
 import { egressPolicyFromEnv, type EgressPolicy } from "../task-runners/egress.js";
 import { outbound } from "../task-runners/outbound.js";
-import { makeKeys } from "./keys.js";
-import { bullConnection } from "./redis.js";
+import { makeKeys, type Keys } from "./keys.js";
+import { bullConnection, type RedisTarget } from "./redis.js";
+import { resolveShardCount, ShardLayout } from "./shards.js";
 
 /**
  * Approval webhooks (`STEPWISE_APPROVAL_WEBHOOK`). The scripts that create,
@@ -25,9 +26,10 @@ import { bullConnection } from "./redis.js";
  * `approval` is the record when the event is sent (a `created` sent after a
  * quick decision already shows it); `event` says what happened.
  */
-export interface ApprovalWebhookOptions {
-  redisUrl: string;
+export interface ApprovalWebhookOptions extends RedisTarget {
   prefix: string;
+  /** The deployment's shard count, when the process was told one (STEPWISE_SHARDS). */
+  shards?: number;
   url: string;
   secret: string;
   /** First retry delay (ms), doubling up to an hour (default 1 s). */
@@ -53,6 +55,8 @@ const CLAIM_IDLE_MS = 30_000;
 interface WebhookJob {
   event: string;
   approvalId: string;
+  /** The shard whose outbox the event came from, which holds the approval. */
+  shard?: number;
 }
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`. */
@@ -64,7 +68,8 @@ export function signature(secret: string, body: string, unixSeconds: number): st
 export async function startApprovalWebhooks(
   options: ApprovalWebhookOptions,
 ): Promise<ApprovalWebhooks> {
-  const keys = makeKeys(options.prefix);
+  // Each shard has its outbox (approvals live with their executions); the jobs go to one queue.
+  const control = makeKeys(options.prefix);
   const onError = options.onError ?? ((err: unknown) => console.error("approval webhook:", err));
   const base = options.retryBaseMs ?? 1000;
   const send = outbound({
@@ -73,25 +78,31 @@ export async function startApprovalWebhooks(
   });
   const retryFor = options.retryForMs ?? 24 * 3600_000;
   // The relay blocks on its stream read; the sender reads records on its own connection.
-  const redis = bullConnection(options.redisUrl, "stepwise-approval-outbox");
-  const reader = bullConnection(options.redisUrl, "stepwise-approval-reader");
-  const queueConnection = bullConnection(options.redisUrl, "stepwise-approval-webhooks");
+  const reader = bullConnection(options, "stepwise-approval-reader");
+  const layout = new ShardLayout(
+    options.prefix,
+    await resolveShardCount(reader, control, options.shards),
+  );
+  const queueConnection = bullConnection(options, "stepwise-approval-webhooks");
   const queue = new Queue<WebhookJob>(QUEUE, {
     connection: queueConnection,
-    prefix: keys.bullPrefix,
+    prefix: control.bullPrefix,
     streams: { events: { maxLen: 0 } },
   });
   const consumer = `relay-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  try {
-    await redis.xgroup("CREATE", keys.approvalEvents, GROUP, "0", "MKSTREAM");
-  } catch (err) {
-    if (!String(err).includes("BUSYGROUP")) throw err;
+  for (const keys of layout.shards) {
+    try {
+      await reader.xgroup("CREATE", keys.approvalEvents, GROUP, "0", "MKSTREAM");
+    } catch (err) {
+      if (!String(err).includes("BUSYGROUP")) throw err;
+    }
   }
 
   const deliver = async (job: Job<WebhookJob>): Promise<void> => {
     if (Date.now() - job.timestamp > retryFor) {
       throw new UnrecoverableError(`gave up after ${retryFor} ms: ${job.data.event}`);
     }
+    const keys = layout.shards[job.data.shard ?? 0] ?? control;
     const fields = await reader.hgetall(keys.approval(job.data.approvalId));
     const approval: ApprovalRecord | undefined = readRecord(fields)?.record;
     if (!approval) return; // past retention: nothing left to tell
@@ -114,8 +125,8 @@ export async function startApprovalWebhooks(
   };
 
   const worker = new Worker<WebhookJob>(QUEUE, deliver, {
-    connection: bullConnection(options.redisUrl, "stepwise-approval-webhook-worker"),
-    prefix: keys.bullPrefix,
+    connection: bullConnection(options, "stepwise-approval-webhook-worker"),
+    prefix: control.bullPrefix,
     concurrency: 8,
     settings: {
       backoffStrategy: (attemptsMade: number) =>
@@ -125,7 +136,9 @@ export async function startApprovalWebhooks(
   worker.on("error", onError);
 
   let stopped = false;
-  const relay = async (): Promise<void> => {
+  /** Moves one shard's outbox into jobs, blocking on its own connection. */
+  const relay = async (keys: Keys): Promise<void> => {
+    const redis = bullConnection(options, "stepwise-approval-outbox");
     while (!stopped) {
       try {
         const [, claimed] = (await redis.xautoclaim(
@@ -157,9 +170,13 @@ export async function startApprovalWebhooks(
             for (let i = 0; i + 1 < flat.length; i += 2) f[flat[i]!] = flat[i + 1]!;
             return {
               name: f.e ?? "approval.changed",
-              data: { event: f.e ?? "approval.changed", approvalId: f.id ?? "" },
+              data: {
+                event: f.e ?? "approval.changed",
+                approvalId: f.id ?? "",
+                shard: keys.shard,
+              },
               opts: {
-                jobId: `apev-${id}`,
+                jobId: layout.count === 1 ? `apev-${id}` : `apev-${keys.shard}-${id}`,
                 attempts: 64,
                 backoff: { type: "custom" },
                 // Kept a day after it is sent, so an entry moved twice still makes one job.
@@ -178,8 +195,9 @@ export async function startApprovalWebhooks(
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
     }
+    redis.disconnect();
   };
-  const loop = relay();
+  const loop = Promise.all(layout.shards.map(relay));
   await worker.waitUntilReady();
 
   return {
@@ -190,7 +208,6 @@ export async function startApprovalWebhooks(
       await queue.close();
       (worker.opts.connection as { disconnect?: () => void }).disconnect?.();
       queueConnection.disconnect();
-      redis.disconnect();
       reader.disconnect();
     },
   };

@@ -212,6 +212,14 @@ export class ApprovalStore {
    * bound to the envelope, never through /v1/task-tokens. A token's task never
    * changes kind, so reading outside the answering script is safe.
    */
+  /** Whether this shard holds the approval (runtime.ts asks each shard). */
+  async holds(approvalId: string): Promise<boolean> {
+    return (
+      APPROVAL_ID.test(approvalId) &&
+      (await this.client.redis.exists(this.keys.approval(approvalId))) === 1
+    );
+  }
+
   async isApprovalToken(token: string): Promise<boolean> {
     const task = await this.client.redis.hget(this.keys.tokens, token);
     if (task === null) return false;

@@ -86,47 +86,72 @@ async function activityInput(
   }
 }
 
-/** Long-polls an activity's pending tasks (every 50 ms up to `waitSeconds`). */
+/**
+ * Long-polls an activity's pending tasks (every 50 ms up to `waitSeconds`) on every
+ * shard (`shards`: each shard's deps). Each round looks at the lengths of the
+ * shards' lists first and claims only where something waits, starting from a
+ * shard that rotates, so no shard's tasks starve another's.
+ */
 export async function pollActivity(
-  deps: Deps,
+  shards: readonly Deps[],
   activity: string,
   waitSeconds: number,
   workerName: string | undefined,
 ): Promise<ActivityTask | null> {
   const deadline = Date.now() + Math.max(0, waitSeconds) * 1000;
+  let turn = Math.floor(Math.random() * shards.length);
   for (;;) {
-    const started: RunEventBody = { type: "TaskStarted", taskId: "" };
-    if (workerName) started.workerName = workerName;
-    const reply = await deps.client.call(
-      claimActivityTask,
-      {
-        activity: deps.keys.activity(activity),
-        tasks: deps.keys.tasks,
-        schedule: deps.keys.schedule,
-      },
-      {
-        base: deps.keys.base,
-        started: eventTemplate(started, "taskId"),
-        idPrefix: EXECUTION_ARN_PREFIX,
-        leaseUntil: Date.now() + deps.settings.leaseMs,
-      },
-    );
-    if (reply.kind === "claimed") {
-      await deps.queues.ensure(stepJob(reply.run, reply.seq));
-      const record = JSON.parse(reply.record) as TaskRecord;
-      if (record.mode === "activity" && record.token !== undefined) {
-        const input = await activityInput(deps, reply.run, record.input, record.token);
-        if (input !== undefined)
-          return {
-            taskToken: record.token,
-            input,
-            ...(record.operationKey !== undefined ? { operationKey: record.operationKey } : {}),
-          };
-      }
+    const waiting =
+      shards.length === 1
+        ? [1]
+        : await Promise.all(
+            shards.map((deps) => deps.client.redis.llen(deps.keys.activity(activity))),
+          );
+    for (let i = 0; i < shards.length; i++) {
+      const shard = (turn + i) % shards.length;
+      if (waiting[shard] === 0) continue;
+      const task = await claimActivity(shards[shard]!, activity, workerName);
+      if (task) return task;
     }
+    turn = (turn + 1) % shards.length;
     if (Date.now() >= deadline) return null;
     await new Promise((resolve) =>
       setTimeout(resolve, Math.min(50, Math.max(1, deadline - Date.now()))),
     );
   }
+}
+
+/** Claims the oldest live task of one shard's list (skipping ended ones), if any. */
+async function claimActivity(
+  deps: Deps,
+  activity: string,
+  workerName: string | undefined,
+): Promise<ActivityTask | undefined> {
+  const started: RunEventBody = { type: "TaskStarted", taskId: "" };
+  if (workerName) started.workerName = workerName;
+  const reply = await deps.client.call(
+    claimActivityTask,
+    {
+      activity: deps.keys.activity(activity),
+      tasks: deps.keys.tasks,
+      schedule: deps.keys.schedule,
+    },
+    {
+      base: deps.keys.base,
+      started: eventTemplate(started, "taskId"),
+      idPrefix: EXECUTION_ARN_PREFIX,
+      leaseUntil: Date.now() + deps.settings.leaseMs,
+    },
+  );
+  if (reply.kind !== "claimed") return undefined;
+  await deps.queues.ensure(stepJob(reply.run, reply.seq));
+  const record = JSON.parse(reply.record) as TaskRecord;
+  if (record.mode !== "activity" || record.token === undefined) return undefined;
+  const input = await activityInput(deps, reply.run, record.input, record.token);
+  if (input === undefined) return undefined;
+  return {
+    taskToken: record.token,
+    input,
+    ...(record.operationKey !== undefined ? { operationKey: record.operationKey } : {}),
+  };
 }

@@ -71,6 +71,8 @@ export interface PlanOptions {
   approvalEvents?: boolean;
   /** Where the record's large output is stored once (payloads.ts); inline without. */
   payloads?: PayloadBatch;
+  /** What new task tokens start with: the shard's mark (keys.ts `tokenPrefix`). */
+  tokenPrefix?: string;
 }
 
 export function planOps(
@@ -99,14 +101,15 @@ export function planOps(
       case "RunTask": {
         const mode = modeOf(effect.resource);
         // Activities and approvals answer through a token even without `.waitForTaskToken`.
-        const token = effect.taskToken ?? (mode === "call" ? undefined : randomToken());
+        const fresh = (): string => (options.tokenPrefix ?? "") + randomToken();
+        const token = effect.taskToken ?? (mode === "call" ? undefined : fresh());
         // A parked task is only ever answered through its token (or an approval's
         // decision); it may sit for days, so it stores only what `pendingTasks` shows.
         let record: TaskRecord;
         if (mode === "park") {
           record = {
             mode,
-            token: token ?? randomToken(),
+            token: token ?? fresh(),
             resource: effect.resource,
             stateName: effect.stateName,
             at: options.now,

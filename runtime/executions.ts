@@ -54,6 +54,13 @@ import {
   type ExecutionTrace,
 } from "./tracing/trace-context.js";
 
+/** A name for a start that gives none: 20 random letters and digits. */
+export function newExecutionName(): string {
+  return randomToken()
+    .replace(/[^A-Za-z0-9]/g, "")
+    .slice(0, 20);
+}
+
 /**
  * Executions: start (idempotent by name), read, list, history, stop, wait.
  * The record is the hash `x:<machine>:<name>`: st status, sm machine, v version,
@@ -96,11 +103,7 @@ export class ExecutionStore {
   ): Promise<StartResult> {
     const latest = await this.machines.latest(machine);
     const version = options.pinned?.version ?? latest;
-    const name =
-      options.name ??
-      randomToken()
-        .replace(/[^A-Za-z0-9]/g, "")
-        .slice(0, 20);
+    const name = options.name ?? newExecutionName();
     // The API checks names against the same pattern first; this guards direct callers.
     if (!isValidExecutionName(name))
       throw new TypeError(`'${name}' is not a valid execution name (AWS's rule, see ids.ts)`);

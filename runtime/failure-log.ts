@@ -1,7 +1,7 @@
-import { Redis } from "ioredis";
 import type { ExecutionRecord } from "./contract.js";
 import { longId } from "./ids.js";
-import type { Keys } from "./keys.js";
+import { openRedis, type RedisTarget } from "./redis.js";
+import type { ShardLayout } from "./shards.js";
 
 /**
  * One log line for every execution that ends other than SUCCEEDED, naming its
@@ -16,21 +16,16 @@ export interface FailureLog {
 }
 
 export async function logFailedExecutions(options: {
-  redisUrl: string;
-  keys: Keys;
+  redis: RedisTarget;
+  /** Every shard's `ended` channel is heard. */
+  layout: ShardLayout;
   describe: (executionId: string) => Promise<ExecutionRecord>;
   log: (record: ExecutionRecord) => void;
 }): Promise<FailureLog> {
-  const { keys } = options;
-  const subscriber = new Redis(options.redisUrl, {
-    maxRetriesPerRequest: null,
-    connectionName: "stepwise-failure-log",
-    retryStrategy: (times) => Math.min(50 * times, 1000),
-  });
-  const claims = new Redis(options.redisUrl, {
+  const { layout } = options;
+  const subscriber = openRedis(options.redis, "stepwise-failure-log");
+  const claims = openRedis(options.redis, "stepwise-failure-log-claims", {
     maxRetriesPerRequest: 1,
-    connectionName: "stepwise-failure-log-claims",
-    retryStrategy: (times) => Math.min(50 * times, 1000),
   });
   // Connection errors are retried; a failure ended meanwhile goes unlogged, not lost.
   subscriber.on("error", () => {});
@@ -38,7 +33,7 @@ export async function logFailedExecutions(options: {
   subscriber.on("message", (_channel: string, short: string) => {
     void (async () => {
       const claimed = await claims.set(
-        `${keys.base}failure-logged:${short}`,
+        `${layout.keysOf(short).base}failure-logged:${short}`,
         "1",
         "EX",
         3600,
@@ -51,7 +46,7 @@ export async function logFailedExecutions(options: {
       // A record that cannot be read now is not worth a stack trace in the log.
     });
   });
-  await subscriber.subscribe(keys.endedChannel);
+  await subscriber.subscribe(...layout.shards.map((keys) => keys.endedChannel));
   return {
     async close() {
       subscriber.disconnect();

@@ -1,12 +1,18 @@
 /**
  * Every Redis key and BullMQ name the runtime uses, built here and nowhere else.
  *
- * Layout: `<prefix>:{sw}:<kind>:<id>`. The `{sw}` hash tag puts every key of one
- * deployment in ONE Redis Cluster slot. That is what makes the multi-key Lua
- * scripts legal on a cluster (no CROSSSLOT), and BullMQ's queue keys share the
- * tag too. The trade-off: a cluster gives Stepwise high availability, not more
- * capacity; one deployment's data lives on one shard. Spreading executions over
- * several tags would need per-tag queues and timers (future work).
+ * Layout: `<prefix>:{<tag>}:<kind>:<id>`, one hash tag per shard (shards.ts).
+ * Executions are spread over a fixed number of shards; everything of one
+ * execution (record, history, journal, runs, inboxes, joins, tasks, tokens,
+ * timers, its status-index entries) and the shard's own BullMQ queues share its
+ * shard's tag, so every multi-key Lua script touches ONE Redis Cluster slot (no
+ * CROSSSLOT). What is not an execution's (state machines, versions, aliases,
+ * tags, activity definitions, bulk operations, the audit key, the storage
+ * version and the shard count) lives under the control tag `{sw}`, which no
+ * script touches.
+ *
+ * A deployment of one shard uses `{sw}` for both: exactly the single-tag layout
+ * of before shards, so such a deployment keeps working unchanged (shards.ts).
  *
  * Lua scripts receive the key prefix (`base`) and build the keys of other runs
  * themselves (a commit touches its parent's or its children's inboxes, known only
@@ -16,9 +22,16 @@
  * (`<machine>:<name>`), plus a child run's suffix (`/3/0`). See `ids.ts`.
  */
 export interface Keys {
-  /** `<prefix>:{sw}:`: every key starts with it (Lua builds run keys from it). */
+  /** The shard these keys are of (0 … count − 1). */
+  shard: number;
+  /**
+   * What the task tokens this shard issues start with (`s<shard>-`; nothing with
+   * one shard): a callback finds its shard from the token alone (shards.ts).
+   */
+  tokenPrefix: string;
+  /** `<prefix>:{<shard tag>}:`: every key of the shard starts with it (Lua builds run keys from it). */
   base: string;
-  /** Prefix handed to BullMQ (its keys become `<prefix>:{sw}:<queue>:…`). */
+  /** Prefix handed to BullMQ (its keys become `<prefix>:{<shard tag>}:<queue>:…`). */
   bullPrefix: string;
   /** Hash: `latest` version number, `createdAt` of version 1. */
   machine(name: string): string;
@@ -112,6 +125,8 @@ export interface Keys {
   auditKey: string;
   /** String: the storage format of this prefix's data (storage-version.ts). */
   storageVersion: string;
+  /** String: the deployment's shard count, fixed when it was created (shards.ts). */
+  shardCount: string;
 }
 
 /** How many approval changes the feed keeps for clients resuming with Last-Event-ID. */
@@ -147,19 +162,30 @@ export const LUA_KINDS = {
 /** BullMQ queue names (no `:` allowed by BullMQ). */
 export const QUEUES = { steps: "steps", tasks: "tasks", operations: "operations" } as const;
 
-export function makeKeys(prefix = "stepwise"): Keys {
+/**
+ * The keys of shard `shard` of a deployment of `count` shards. Shard `i` of
+ * several has the tag `{sw:i}`; the control keys of every shard's `Keys` point at
+ * `{sw}`, so stores that read a state machine beside an execution need one `Keys`.
+ */
+export function makeKeys(prefix = "stepwise", shard = 0, count = 1): Keys {
   if (!/^[A-Za-z0-9_.-]+$/.test(prefix)) throw new Error(`invalid key prefix '${prefix}'`);
-  const base = `${prefix}:{sw}:`;
+  if (!Number.isInteger(shard) || shard < 0 || shard >= count)
+    throw new Error(`shard ${shard} is not one of ${count}`);
+  const control = `${prefix}:{sw}:`;
+  const tag = count === 1 ? "{sw}" : `{sw:${shard}}`;
+  const base = `${prefix}:${tag}:`;
   return {
+    shard,
+    tokenPrefix: count === 1 ? "" : `s${shard}-`,
     base,
-    bullPrefix: `${prefix}:{sw}`,
-    machine: (name) => `${base}sm:${name}`,
-    machineVersion: (name, version) => `${base}smv:${name}:${version}`,
-    machines: `${base}sms`,
-    publishedVersions: (name) => `${base}smpv:${name}`,
-    aliases: (name) => `${base}sma:${name}`,
-    tags: (resource) => `${base}tag:${resource}`,
-    activities: `${base}acts`,
+    bullPrefix: `${prefix}:${tag}`,
+    machine: (name) => `${control}sm:${name}`,
+    machineVersion: (name, version) => `${control}smv:${name}:${version}`,
+    machines: `${control}sms`,
+    publishedVersions: (name) => `${control}smpv:${name}`,
+    aliases: (name) => `${control}sma:${name}`,
+    tags: (resource) => `${control}tag:${resource}`,
+    activities: `${control}acts`,
     execution: (exec) => `${base}${LUA_KINDS.execution}${exec}`,
     executions: `${base}${LUA_KINDS.executions}`,
     executionsOf: (machine) => `${base}${LUA_KINDS.executionsOf}${machine}`,
@@ -182,13 +208,14 @@ export function makeKeys(prefix = "stepwise"): Keys {
     tombstone: (token) => `${base}${LUA_KINDS.tombstone}${token}`,
     activity: (name) => `${base}${LUA_KINDS.activity}${name}`,
     endedChannel: `${base}${LUA_KINDS.ended}`,
-    operation: (id) => `${base}op:${id}`,
+    operation: (id) => `${control}op:${id}`,
     approval: (id) => `${base}${LUA_KINDS.approval}${id}`,
     approvalIndex: (status, group, machine) =>
       `${base}${LUA_KINDS.approvalIndex}${status}|${group}|${machine}`,
     approvalEvents: `${base}${LUA_KINDS.approvalEvents}`,
     approvalFeed: `${base}${LUA_KINDS.approvalFeed}`,
-    auditKey: `${base}audit-key`,
-    storageVersion: `${base}storage-version`,
+    auditKey: `${control}audit-key`,
+    storageVersion: `${control}storage-version`,
+    shardCount: `${control}shards`,
   };
 }

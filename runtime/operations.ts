@@ -8,7 +8,8 @@ import {
   type Runtime,
 } from "./contract.js";
 import type { Keys } from "./keys.js";
-import type { JobQueues } from "./queues.js";
+import type { Queue } from "bullmq";
+import type { OperationJob } from "./queues.js";
 import type { RedisClient } from "./redis.js";
 
 /**
@@ -79,7 +80,7 @@ export class OperationStore {
   constructor(
     private readonly client: RedisClient,
     private readonly keys: Keys,
-    private readonly queues: JobQueues,
+    private readonly queue: Queue<OperationJob>,
     /** How long a finished operation's record is kept (seconds; 0 = forever). */
     private readonly keepSeconds: number,
   ) {}
@@ -109,7 +110,7 @@ export class OperationStore {
     };
     if (caller) fields.by = caller.name;
     await this.client.redis.hset(this.keys.operation(id), fields);
-    await this.queues.operations.add("op", { id }, { jobId: id, attempts: 5 });
+    await this.queue.add("op", { id }, { jobId: id, attempts: 5 });
     return this.get(id);
   }
 

@@ -2,7 +2,7 @@ import type { StateMachineDefinition } from "../engine/core/definition.js";
 import type { ExecutionContext } from "../engine/core/run.js";
 import { compileProgram, type Program } from "../engine/program.js";
 import { executionArn, stateMachineArn } from "./ids.js";
-import type { Keys } from "./keys.js";
+import type { ShardLayout } from "./shards.js";
 import { readRecordText } from "./payloads.js";
 import { LoadedPayloads } from "./payload-refs.js";
 import type { PayloadPolicy } from "../engine/core/payload-ref.js";
@@ -29,7 +29,8 @@ export class ExecutionCache {
 
   constructor(
     private readonly client: RedisClient,
-    private readonly keys: Keys,
+    /** The executions' shards (and the control keys of the state machines). */
+    private readonly layout: Pick<ShardLayout, "control" | "keysOf">,
     private readonly limit = 20_000,
     /** Large payloads go by reference (engine/core/payload-ref.ts); unset, as on AWS. */
     private readonly payloadPolicy?: PayloadPolicy,
@@ -39,7 +40,7 @@ export class ExecutionCache {
 
   /** Makes a stored payload of `exec` readable by its steps; false when it has none such. */
   loadPayload(exec: string, hash: string): Promise<boolean> {
-    return this.loadedPayloads.load(this.client, this.keys, exec, hash);
+    return this.loadedPayloads.load(this.client, this.layout.keysOf(exec), exec, hash);
   }
 
   async get(exec: string): Promise<LoadedExecution> {
@@ -47,7 +48,7 @@ export class ExecutionCache {
     if (hit) return hit;
     const [machine, version, name, startTime, input, traceId, parentSpanId, traceState] =
       await this.client.redis.hmget(
-        this.keys.execution(exec),
+        this.layout.keysOf(exec).execution(exec),
         "sm",
         "v",
         "nm",
@@ -65,7 +66,7 @@ export class ExecutionCache {
       executionId: executionArn(machine, name),
       name,
       startTime,
-      input: JSON.parse(await readRecordText(this.client, this.keys, exec, input)),
+      input: JSON.parse(await readRecordText(this.client, this.layout.keysOf(exec), exec, input)),
       stateMachineId: stateMachineArn(machine),
       stateMachineName: machine,
       seed: name,
@@ -91,7 +92,7 @@ export class ExecutionCache {
     let program = this.programs.get(id);
     if (!program) {
       program = this.client.redis
-        .hmget(this.keys.machineVersion(machine, version), "def", "hash")
+        .hmget(this.layout.control.machineVersion(machine, version), "def", "hash")
         .then(([def, hash]) => {
           if (!def) throw new Error(`state machine ${id} has no definition`);
           if (hash) this.hashes.set(id, hash);

@@ -36,8 +36,8 @@ export interface TaskJob {
 export class JobQueues {
   readonly steps: Queue<StepJob>;
   readonly tasks: Queue<TaskJob>;
-  readonly operations: Queue<OperationJob>;
 
+  /** The queues of `keys`'s shard: each shard has its own, under its hash tag. */
   constructor(connection: Redis, keys: Keys) {
     const common = {
       connection,
@@ -53,12 +53,10 @@ export class JobQueues {
     };
     this.steps = new Queue<StepJob>(QUEUES.steps, common as never);
     this.tasks = new Queue<TaskJob>(QUEUES.tasks, common as never);
-    this.operations = new Queue<OperationJob>(QUEUES.operations, common as never);
     // Connection errors are retried by ioredis and commands wait meanwhile; an
     // unheard 'error' would print a stack trace per reconnection attempt.
     this.steps.on("error", () => {});
     this.tasks.on("error", () => {});
-    this.operations.on("error", () => {});
   }
 
   /**
@@ -85,6 +83,25 @@ export class JobQueues {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.steps.close(), this.tasks.close(), this.operations.close()]);
+    await Promise.all([this.steps.close(), this.tasks.close()]);
   }
+}
+
+/**
+ * The queue of bulk operations (runtime/operations.ts): one per deployment, under
+ * the control tag, beside the operation records.
+ */
+export function operationsQueue(connection: Redis, control: Keys): Queue<OperationJob> {
+  const queue = new Queue<OperationJob>(QUEUES.operations, {
+    connection,
+    prefix: control.bullPrefix,
+    streams: { events: { maxLen: 0 } },
+    defaultJobOptions: {
+      removeOnComplete: true,
+      removeOnFail: true,
+      backoff: { type: "exponential", delay: STEP_BACKOFF_MS },
+    },
+  } as never);
+  queue.on("error", () => {});
+  return queue;
 }

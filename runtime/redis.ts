@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import { Cluster, Redis, type RedisOptions } from "ioredis";
 import { logConnectionErrors } from "./connection-errors.js";
 import { claimActivityTask } from "./scripts/claim-activity-task.js";
 import { claimDue } from "./scripts/claim-due.js";
@@ -47,13 +47,8 @@ const SCRIPTS: readonly AnyScript[] = [
 export class RedisClient {
   readonly redis: Redis;
 
-  constructor(url: string, options: { name?: string } = {}) {
-    this.redis = new Redis(url, {
-      maxRetriesPerRequest: null,
-      enableAutoPipelining: true,
-      connectionName: options.name ?? "stepwise",
-      retryStrategy: (times) => Math.min(50 * times, 1000),
-    });
+  constructor(target: RedisTarget | string, options: { name?: string } = {}) {
+    this.redis = openRedis(target, options.name ?? "stepwise", { enableAutoPipelining: true });
     // Connection errors are retried (retryStrategy); commands wait meanwhile.
     logConnectionErrors(this.redis, options.name ?? "stepwise");
     for (const script of SCRIPTS) define(this.redis, script);
@@ -90,6 +85,11 @@ export class RedisClient {
   }
 
   async close(): Promise<void> {
+    // QUIT would wait in the offline queue of a connection that never came up.
+    if (this.redis.status !== "ready") {
+      this.redis.disconnect();
+      return;
+    }
     try {
       await this.redis.quit();
     } catch {
@@ -103,12 +103,58 @@ function define(redis: Redis, script: AnyScript): void {
 }
 
 /** A separate connection for BullMQ (blocking commands must not share ours). */
-export function bullConnection(url: string, name: string): Redis {
-  const redis = new Redis(url, {
+export function bullConnection(target: RedisTarget | string, name: string): Redis {
+  const redis = openRedis(target, name);
+  logConnectionErrors(redis, name);
+  return redis;
+}
+
+/**
+ * Where Redis is: one server (`REDIS_URL`), or a Redis Cluster
+ * (`STEPWISE_REDIS_CLUSTER=host:port,…`, reached through ioredis's Cluster client).
+ * Keys are laid out for a cluster either way (keys.ts), so there is one code path.
+ */
+export interface RedisTarget {
+  redisUrl: string;
+  redisCluster?: readonly string[] | undefined;
+}
+
+/**
+ * A connection to the target. Commands wait through a restart or a failover
+ * (`maxRetriesPerRequest: null`, as BullMQ needs). A Cluster client answers the
+ * commands the runtime uses as a single connection does (each script and each
+ * pipeline stays in one slot), so it is typed as one.
+ */
+export function openRedis(
+  where: RedisTarget | string,
+  name: string,
+  options: RedisOptions = {},
+): Redis {
+  const target = typeof where === "string" ? { redisUrl: where } : where;
+  const common: RedisOptions = {
     maxRetriesPerRequest: null,
     connectionName: name,
     retryStrategy: (times) => Math.min(50 * times, 1000),
+    ...options,
+  };
+  if (!target.redisCluster || target.redisCluster.length === 0) {
+    return new Redis(target.redisUrl, common);
+  }
+  const { enableAutoPipelining, ...perNode } = common;
+  const cluster = new Cluster(target.redisCluster.map(clusterNode), {
+    redisOptions: perNode,
+    enableAutoPipelining: enableAutoPipelining ?? false,
+    // Commands wait while a slot's master fails over, as they wait through a restart.
+    clusterRetryStrategy: (times) => Math.min(100 * times, 2000),
+    retryDelayOnClusterDown: 300,
+    retryDelayOnFailover: 200,
   });
-  logConnectionErrors(redis, name);
-  return redis;
+  return cluster as unknown as Redis;
+}
+
+/** `host:port` (or `[v6]:port`) of `STEPWISE_REDIS_CLUSTER`. */
+function clusterNode(spec: string): { host: string; port: number } {
+  const match = /^\[?([^\]]+?)\]?:(\d{1,5})$/.exec(spec.trim());
+  if (!match) throw new Error(`STEPWISE_REDIS_CLUSTER: '${spec}' is not host:port`);
+  return { host: match[1]!, port: Number(match[2]) };
 }

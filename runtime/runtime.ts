@@ -64,18 +64,29 @@ import {
 } from "./contract.js";
 import { pendingTasks } from "./pending-tasks.js";
 import { executionArn, shortId } from "./ids.js";
-import { ExecutionStore, execOf } from "./executions.js";
+import { ExecutionStore, execOf, newExecutionName } from "./executions.js";
 import { makeKeys, type Keys } from "./keys.js";
 import { MachineStore } from "./machines.js";
 import { readRuntimeMetrics } from "./metrics.js";
 import { ExecutionCache } from "./programs.js";
-import { JobQueues } from "./queues.js";
+import type { Queue } from "bullmq";
+import { JobQueues, operationsQueue, type OperationJob } from "./queues.js";
 import { bullConnection, RedisClient } from "./redis.js";
 import { resolveSettings, type RuntimeSettings } from "./settings.js";
 import { redriveExecution } from "./scripts/redrive-execution.js";
 import { stepJob } from "./job-ids.js";
 import type { TransitionDeps } from "./transition.js";
 import { EndWaiters } from "./waiters.js";
+import { resolveShardCount, ShardLayout } from "./shards.js";
+import {
+  followShards,
+  mergeApprovalPages,
+  mergePages,
+  shortIdOrSelf,
+  sumMetrics,
+  type Sharded,
+  type ShardRoom,
+} from "./shard-rooms.js";
 
 /**
  * The durable runtime the REST API calls (runtime/contract.ts), backed by Redis.
@@ -83,25 +94,28 @@ import { EndWaiters } from "./waiters.js";
  * (runtime/worker.ts) advance them. Both sides can live in one process or many.
  */
 export class RedisRuntime implements Runtime {
+  /**
+   * The control keys (state machines, activities, operations); for a deployment of
+   * one shard also that shard's keys. An execution's own keys: `keysOf`.
+   */
   readonly keys: Keys;
   readonly settings: RuntimeSettings;
   private readonly client: RedisClient;
-  private readonly queues: JobQueues;
   private readonly queueConnection: ReturnType<typeof bullConnection>;
+  private readonly operationsQueue: Queue<OperationJob>;
   private readonly machines: MachineStore;
-  private readonly executions: ExecutionStore;
-  private readonly deps: TransitionDeps;
-  private readonly waiters: EndWaiters;
-  private readonly approvals: ApprovalStore;
-  private readonly historyFeed: HistoryFeed;
-  private readonly pauses: Pauses;
   readonly operations: OperationStore;
-  private readonly approvalFeed: ApprovalFeed;
   private readonly versions: VersionStore;
   private readonly aliases: AliasStore;
   private readonly tags: TagStore;
   private readonly activities: ActivityStore;
-  private readonly cache: ExecutionCache;
+  /**
+   * The shards, their stores and the cross-shard readers, once the deployment's
+   * shard count is read (shards.ts); every execution-level call awaits it.
+   */
+  private readonly sharded: Promise<Sharded>;
+  /** The same once it is there: closing must not wait for a Redis that never answered. */
+  private opened: Sharded | undefined;
   /** What EXPRESS executions' Task states call, in this process. */
   private readonly expressRunners: TaskRunner[];
   /**
@@ -118,43 +132,76 @@ export class RedisRuntime implements Runtime {
     this.ownsSpans = options.spans === undefined;
     if (options.spans) this.spans = Promise.resolve(options.spans);
     this.keys = makeKeys(this.settings.prefix);
-    this.client = new RedisClient(this.settings.redisUrl, { name: "stepwise-runtime" });
-    this.queueConnection = bullConnection(this.settings.redisUrl, "stepwise-runtime-queues");
-    this.queues = new JobQueues(this.queueConnection, this.keys);
-    const cache = new ExecutionCache(this.client, this.keys, undefined, this.settings.payloads);
-    this.cache = cache;
+    this.client = new RedisClient(this.settings, { name: "stepwise-runtime" });
+    this.queueConnection = bullConnection(this.settings, "stepwise-runtime-queues");
+    this.operationsQueue = operationsQueue(this.queueConnection, this.keys);
     this.machines = new MachineStore(this.client, this.keys);
     this.versions = new VersionStore(this.client, this.keys, this.machines);
     this.aliases = new AliasStore(this.client, this.keys, this.machines, this.versions);
     this.tags = new TagStore(this.client, this.keys);
     this.activities = new ActivityStore(this.client, this.keys);
     this.expressRunners = [...(options.taskRunners ?? []), ...defaultRunners()];
-    this.executions = new ExecutionStore(
-      this.client,
-      this.keys,
-      this.machines,
-      this.queues,
-      cache,
-      this.settings,
-    );
-    this.deps = {
-      client: this.client,
-      keys: this.keys,
-      executions: cache,
-      queues: this.queues,
-      settings: this.settings,
-    };
-    this.approvals = new ApprovalStore(this.client, this.keys, this.queues, this.settings);
-    this.waiters = new EndWaiters(this.settings.redisUrl, this.keys.endedChannel);
-    this.historyFeed = new HistoryFeed(this.client, this.keys);
-    this.pauses = new Pauses(this.client, this.keys, this.queues, this.settings.leaseMs);
+    this.sharded = this.openShards();
+    this.sharded.then((opened) => (this.opened = opened)).catch(() => {});
+    // Awaited by every call that needs it; unobserved, a failure would end the process.
+    this.sharded.catch(() => {});
     this.operations = new OperationStore(
       this.client,
       this.keys,
-      this.queues,
+      this.operationsQueue,
       this.settings.retentionSeconds,
     );
-    this.approvalFeed = new ApprovalFeed(this.client, this.keys, this.settings.redisUrl);
+  }
+
+  private async openShards(): Promise<Sharded> {
+    const count = await resolveShardCount(this.client.redis, this.keys, this.settings.shards);
+    const layout = new ShardLayout(this.settings.prefix, count);
+    const cache = new ExecutionCache(this.client, layout, undefined, this.settings.payloads);
+    const rooms = layout.shards.map((keys): ShardRoom => {
+      const queues = new JobQueues(this.queueConnection, keys);
+      return {
+        keys,
+        queues,
+        executions: new ExecutionStore(
+          this.client,
+          keys,
+          this.machines,
+          queues,
+          cache,
+          this.settings,
+        ),
+        deps: { client: this.client, keys, executions: cache, queues, settings: this.settings },
+        approvals: new ApprovalStore(this.client, keys, queues, this.settings),
+        historyFeed: new HistoryFeed(this.client, keys),
+        pauses: new Pauses(this.client, keys, queues, this.settings.leaseMs),
+        approvalFeed: new ApprovalFeed(this.client, keys, this.settings),
+      };
+    });
+    return {
+      layout,
+      rooms,
+      cache,
+      waiters: new EndWaiters(
+        this.settings,
+        layout.shards.map((keys) => keys.endedChannel),
+      ),
+    };
+  }
+
+  /** The shard of an execution (by ARN): its stores. */
+  private async roomOf(executionId: string): Promise<ShardRoom> {
+    const { layout, rooms } = await this.sharded;
+    return rooms[layout.shardOf(shortIdOrSelf(executionId))]!;
+  }
+
+  /** Beyond the contract: the keys of an execution's shard (tests look at what it stores). */
+  async keysOf(executionId: string): Promise<Keys> {
+    return (await this.roomOf(executionId)).keys;
+  }
+
+  /** Beyond the contract: the deployment's shards. */
+  async shardLayout(): Promise<ShardLayout> {
+    return (await this.sharded).layout;
   }
 
   createStateMachine(
@@ -335,7 +382,7 @@ export class RedisRuntime implements Runtime {
       {
         machine: stateMachine,
         version,
-        program: await this.cache.program(stateMachine, version),
+        program: await (await this.sharded).cache.program(stateMachine, version),
         input,
         ...(options.name !== undefined ? { name: options.name } : {}),
         ...(meta.roleArn !== undefined ? { roleArn: meta.roleArn } : {}),
@@ -370,8 +417,11 @@ export class RedisRuntime implements Runtime {
     const { version: _v, alias: _a, budget: own, ...rest } = options;
     // The machine's budget, with the start's own limits over it field by field.
     const budget = meta.budget || own ? { ...meta.budget, ...own } : undefined;
-    const result = await this.executions.start(stateMachine, {
+    const name = rest.name ?? newExecutionName();
+    const room = await this.roomOf(executionArn(stateMachine, name));
+    const result = await room.executions.start(stateMachine, {
       ...rest,
+      name,
       ...(pinned ? { pinned } : {}),
       ...(budget ? { budget } : {}),
     });
@@ -383,14 +433,15 @@ export class RedisRuntime implements Runtime {
     executionId: string,
     options: { fromEventId: number; name?: string; input?: Json; caller?: Caller },
   ): Promise<StartResult> {
-    const source = await this.executions.describe(executionId);
+    const from = await this.roomOf(executionId);
+    const source = await from.executions.describe(executionId);
     const exec = execOf(executionId);
-    const { program, context } = await this.cache.get(exec);
-    const journal = await this.executions.journal(executionId);
+    const { program, context } = await (await this.sharded).cache.get(exec);
+    const journal = await from.executions.journal(executionId);
     const history: HistoryEvent[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.executions.history(executionId, {
+      const page = await from.executions.history(executionId, {
         limit: 1000,
         ...(cursor !== undefined ? { cursor } : {}),
       });
@@ -407,7 +458,9 @@ export class RedisRuntime implements Runtime {
       options.input,
       executionArn(source.stateMachine, name),
     );
-    const result = await this.executions.start(source.stateMachine, {
+    // The fork is an execution of its own, on its own name's shard.
+    const to = await this.roomOf(executionArn(source.stateMachine, name));
+    const result = await to.executions.start(source.stateMachine, {
       input: source.input,
       pinned: { version: source.version },
       forked,
@@ -424,16 +477,18 @@ export class RedisRuntime implements Runtime {
     options: { clientToken?: string; caller?: Caller } = {},
   ): Promise<ExecutionRecord> {
     const exec = execOf(executionId);
+    const { executions, keys, queues } = await this.roomOf(executionId);
+    const { cache } = await this.sharded;
     for (let attempt = 0; ; attempt++) {
-      const record = await this.executions.describe(executionId);
+      const record = await executions.describe(executionId);
       if (options.clientToken !== undefined && record.status === "RUNNING") {
         // A repeat of a redrive that went through answers as the first did.
-        const token = await this.client.redis.hget(this.keys.execution(exec), "rt");
+        const token = await this.client.redis.hget(keys.execution(exec), "rt");
         if (token === options.clientToken) return record;
       }
       checkRedrivable(record, Date.now());
-      const { program, context } = await this.cache.get(exec);
-      const plan = redriveFrom(program, context, await this.executions.journal(executionId));
+      const { program, context } = await cache.get(exec);
+      const plan = redriveFrom(program, context, await executions.journal(executionId));
       const point = plan.point;
       const redriveCount = (record.redriveCount ?? 0) + 1;
       const event: RunEventBody = {
@@ -447,16 +502,16 @@ export class RedisRuntime implements Runtime {
       const reply = await this.client.call(
         redriveExecution,
         {
-          execution: this.keys.execution(exec),
-          run: this.keys.run(exec),
-          inbox: this.keys.inbox(exec),
-          history: this.keys.history(exec),
-          journal: this.keys.journal(exec),
-          schedule: this.keys.schedule,
-          stats: this.keys.stats,
+          execution: keys.execution(exec),
+          run: keys.run(exec),
+          inbox: keys.inbox(exec),
+          history: keys.history(exec),
+          journal: keys.journal(exec),
+          schedule: keys.schedule,
+          stats: keys.stats,
         },
         {
-          base: this.keys.base,
+          base: keys.base,
           exec,
           event: JSON.stringify(event),
           leaseUntil: Date.now() + this.settings.leaseMs,
@@ -469,10 +524,10 @@ export class RedisRuntime implements Runtime {
         },
       );
       if (reply.kind === "redriven") {
-        await this.queues.ensure(stepJob(exec, reply.seq));
-        return this.executions.describe(executionId);
+        await queues.ensure(stepJob(exec, reply.seq));
+        return executions.describe(executionId);
       }
-      if (reply.kind === "again") return this.executions.describe(executionId);
+      if (reply.kind === "again") return executions.describe(executionId);
       if (reply.kind === "missing") {
         throw new RuntimeError(
           "ExecutionDoesNotExist",
@@ -487,25 +542,27 @@ export class RedisRuntime implements Runtime {
     executionId: string,
     options: { name?: string; caller?: Caller } = {},
   ): Promise<StartResult> {
-    const source = await this.executions.describe(executionId);
-    const result = await this.executions.start(source.stateMachine, {
+    const source = await (await this.roomOf(executionId)).executions.describe(executionId);
+    const name = options.name ?? newExecutionName();
+    const to = await this.roomOf(executionArn(source.stateMachine, name));
+    const result = await to.executions.start(source.stateMachine, {
       input: source.input,
+      name,
       pinned: { version: source.version },
       restartedFrom: source.executionId,
       // A fresh budget: the same limits, nothing spent yet.
       ...(source.budget ? { budget: source.budget } : {}),
-      ...(options.name !== undefined ? { name: options.name } : {}),
       ...(options.caller ? { caller: options.caller } : {}),
     });
     if (result.created) this.started++;
     return result;
   }
 
-  describeExecution(executionId: string): Promise<ExecutionRecord> {
-    return this.executions.describe(executionId);
+  async describeExecution(executionId: string): Promise<ExecutionRecord> {
+    return (await this.roomOf(executionId)).executions.describe(executionId);
   }
 
-  listExecutions(
+  async listExecutions(
     options: {
       stateMachine?: string;
       status?: ExecutionStatus;
@@ -513,14 +570,18 @@ export class RedisRuntime implements Runtime {
       limit?: number;
     } = {},
   ): Promise<Page<ExecutionSummary>> {
-    return this.executions.list(options);
+    const { rooms } = await this.sharded;
+    return mergePages(
+      await Promise.all(rooms.map((room) => room.executions.list(options))),
+      options.limit,
+    );
   }
 
-  getHistory(
+  async getHistory(
     executionId: string,
     options: { cursor?: string; limit?: number; reverse?: boolean } = {},
   ): Promise<Page<HistoryEvent>> {
-    return this.executions.history(executionId, options);
+    return (await this.roomOf(executionId)).executions.history(executionId, options);
   }
 
   async stopExecution(
@@ -530,23 +591,26 @@ export class RedisRuntime implements Runtime {
     // A stop commits here, not in a worker: the spans it ends are emitted here too.
     this.spans ??= spanSinkFromEnv(process.env, { serviceName: "stepwise" });
     const spans = await this.spans;
-    return this.executions.stop(executionId, options, spans ? { ...this.deps, spans } : this.deps);
+    const { executions, deps } = await this.roomOf(executionId);
+    return executions.stop(executionId, options, spans ? { ...deps, spans } : deps);
   }
 
   async pauseExecution(
     executionId: string,
     options: { reason?: string; caller?: Caller } = {},
   ): Promise<ExecutionRecord> {
-    await this.pauses.pause(executionId, execOf(executionId), options);
-    return this.executions.describe(executionId);
+    const { pauses, executions } = await this.roomOf(executionId);
+    await pauses.pause(executionId, execOf(executionId), options);
+    return executions.describe(executionId);
   }
 
   async resumeExecution(
     executionId: string,
     options: { caller?: Caller } = {},
   ): Promise<ExecutionRecord> {
-    await this.pauses.resume(executionId, execOf(executionId), options);
-    return this.executions.describe(executionId);
+    const { pauses, executions } = await this.roomOf(executionId);
+    await pauses.resume(executionId, execOf(executionId), options);
+    return executions.describe(executionId);
   }
 
   startOperation(
@@ -562,8 +626,9 @@ export class RedisRuntime implements Runtime {
     return this.operations.get(operationId);
   }
 
-  purgeExecution(executionId: string): Promise<void> {
-    return purgeExecution(this.client, this.keys, executionId, execOf(executionId));
+  async purgeExecution(executionId: string): Promise<void> {
+    const { keys } = await this.roomOf(executionId);
+    return purgeExecution(this.client, keys, executionId, execOf(executionId));
   }
 
   private signer: Promise<AuditSigner> | undefined;
@@ -578,38 +643,48 @@ export class RedisRuntime implements Runtime {
   }
 
   async exportAudit(executionId: string): Promise<string[]> {
-    const record = await this.executions.describe(executionId);
-    return exportAudit(this.client, this.keys, await this.auditSigner(), record);
+    const { executions, keys } = await this.roomOf(executionId);
+    const record = await executions.describe(executionId);
+    return exportAudit(this.client, keys, await this.auditSigner(), record);
   }
 
   async auditPublicKey(): Promise<string> {
     return (await this.auditSigner()).publicKeyPem;
   }
 
-  followHistory(
+  async *followHistory(
     executionId: string,
     afterEventId: number,
     signal: AbortSignal,
   ): AsyncIterable<HistoryFollowItem> {
-    return this.historyFeed.follow(executionId, afterEventId, signal);
+    yield* (await this.roomOf(executionId)).historyFeed.follow(executionId, afterEventId, signal);
   }
 
-  followApprovals(afterId: string | undefined, signal: AbortSignal): AsyncIterable<ApprovalChange> {
-    return this.approvalFeed.follow(afterId, signal);
+  async *followApprovals(
+    afterId: string | undefined,
+    signal: AbortSignal,
+  ): AsyncIterable<ApprovalChange> {
+    const { rooms } = await this.sharded;
+    yield* followShards(
+      rooms.map((room) => room.approvalFeed),
+      afterId,
+      signal,
+    );
   }
 
-  waitForExecution(executionId: string, timeoutMs: number): Promise<ExecutionRecord> {
-    return this.waiters.wait(
+  async waitForExecution(executionId: string, timeoutMs: number): Promise<ExecutionRecord> {
+    const { executions } = await this.roomOf(executionId);
+    return (await this.sharded).waiters.wait(
       executionId,
       timeoutMs,
-      () => this.executions.describe(executionId),
-      () => this.executions.status(executionId),
+      () => executions.describe(executionId),
+      () => executions.status(executionId),
     );
   }
 
   async sendTaskSuccess(token: string, output: Json, caller?: Caller): Promise<void> {
-    await this.refuseApprovalToken(token);
-    return answerToken(this.deps, token, successBody(output), caller);
+    const { deps } = await this.roomOfToken(token);
+    return answerToken(deps, token, successBody(output), caller);
   }
 
   async sendTaskFailure(
@@ -618,44 +693,59 @@ export class RedisRuntime implements Runtime {
     cause?: string,
     caller?: Caller,
   ): Promise<void> {
-    await this.refuseApprovalToken(token);
-    return answerToken(this.deps, token, failureBody(error, cause), caller);
+    const { deps } = await this.roomOfToken(token);
+    return answerToken(deps, token, failureBody(error, cause), caller);
   }
 
   async sendTaskHeartbeat(token: string, caller?: Caller): Promise<void> {
-    await this.refuseApprovalToken(token);
+    const { deps } = await this.roomOfToken(token);
     return answerToken(
-      this.deps,
+      deps,
       token,
       caller ? { type: "TaskHeartbeat", caller: caller.name } : { type: "TaskHeartbeat" },
       undefined,
     );
   }
 
-  getActivityTask(
+  async getActivityTask(
     activity: string,
     waitSeconds: number,
     workerName?: string,
   ): Promise<ActivityTask | null> {
-    return pollActivity(this.deps, activity, waitSeconds, workerName);
+    const { rooms } = await this.sharded;
+    return pollActivity(
+      rooms.map((room) => room.deps),
+      activity,
+      waitSeconds,
+      workerName,
+    );
   }
 
-  /** An approval is answered by a decision bound to its envelope, never by its bare token. */
-  private async refuseApprovalToken(token: string): Promise<void> {
-    if (await this.approvals.isApprovalToken(token)) {
+  /**
+   * The shard that issued a token (shards.ts). An approval's token is refused: an
+   * approval is answered by a decision bound to its envelope, never by its bare token.
+   */
+  private async roomOfToken(token: string): Promise<ShardRoom> {
+    const { layout, rooms } = await this.sharded;
+    const shard = layout.shardOfToken(token);
+    if (shard === undefined) throw new RuntimeError("InvalidToken", "The task token is not valid");
+    const room = rooms[shard]!;
+    if (await room.approvals.isApprovalToken(token)) {
       throw new RuntimeError(
         "ApprovalRequiresDecision",
         "This token belongs to an approval: decide it with POST /v1/approvals/{approvalId}/decisions and its envelopeHash",
       );
     }
+    return room;
   }
 
   async pendingTasks(executionId: string): Promise<PendingTask[]> {
-    await this.executions.describe(executionId); // 404 for what does not exist
-    return pendingTasks(this.client, this.keys, shortId(executionId));
+    const { executions, keys } = await this.roomOf(executionId);
+    await executions.describe(executionId); // 404 for what does not exist
+    return pendingTasks(this.client, keys, shortId(executionId));
   }
 
-  listApprovals(
+  async listApprovals(
     options: {
       status?: ApprovalStatus;
       approver?: string;
@@ -664,49 +754,76 @@ export class RedisRuntime implements Runtime {
       limit?: number;
     } = {},
   ): Promise<Page<ApprovalRecord>> {
-    return this.approvals.list(options);
+    const { rooms } = await this.sharded;
+    return mergeApprovalPages(
+      await Promise.all(rooms.map((room) => room.approvals.list(options))),
+      options.limit,
+    );
   }
 
-  getApproval(approvalId: string): Promise<ApprovalRecord> {
-    return this.approvals.get(approvalId);
+  async getApproval(approvalId: string): Promise<ApprovalRecord> {
+    return (await this.roomOfApproval(approvalId)).approvals.get(approvalId);
   }
 
-  decideApproval(
+  async decideApproval(
     approvalId: string,
     approver: Approver,
     input: DecisionInput,
   ): Promise<ApprovalRecord> {
-    return this.approvals.decide(approvalId, approver, input);
+    return (await this.roomOfApproval(approvalId)).approvals.decide(approvalId, approver, input);
+  }
+
+  /**
+   * The shard holding an approval. Its id is a hash of its token, which alone names
+   * the shard, so each shard is asked (approvals are decided at human pace); an id
+   * none holds goes to shard 0, whose store answers that it does not exist.
+   */
+  private async roomOfApproval(approvalId: string): Promise<ShardRoom> {
+    const { rooms } = await this.sharded;
+    if (rooms.length === 1) return rooms[0]!;
+    const held = await Promise.all(rooms.map((room) => room.approvals.holds(approvalId)));
+    return rooms[held.indexOf(true)] ?? rooms[0]!;
   }
 
   /** Transitions waiting for a worker: what admission control (api/admission.ts) watches. */
-  backlog(): Promise<number> {
-    return this.queues.steps.getWaitingCount();
+  async backlog(): Promise<number> {
+    const { rooms } = await this.sharded;
+    const counts = await Promise.all(rooms.map((room) => room.queues.steps.getWaitingCount()));
+    return counts.reduce((a, b) => a + b, 0);
   }
 
   async metrics(): Promise<RuntimeMetrics> {
-    const figures = await readRuntimeMetrics(this.client, this.keys, this.queues);
-    return { ...figures, executionsStartedTotal: this.started };
+    const { rooms } = await this.sharded;
+    const figures = await Promise.all(
+      rooms.map((room) => readRuntimeMetrics(this.client, room.keys, room.queues)),
+    );
+    return { ...sumMetrics(figures), executionsStartedTotal: this.started };
   }
 
   /** Beyond the contract: what `step` ran the execution with (its context and definition), for replay. */
   async executionContext(
     executionId: string,
   ): Promise<{ context: ExecutionContext; definition: StateMachineDefinition }> {
-    const { context, program } = await this.cache.get(execOf(executionId));
+    const { context, program } = await (await this.sharded).cache.get(execOf(executionId));
     return { context, definition: program.definition };
   }
 
   /** Beyond the contract: every event fed to `step`, in order (engine/replay.ts rebuilds the runs from it). */
-  journal(executionId: string): Promise<{ runId: string; event: RunEvent }[]> {
-    return this.executions.journal(executionId);
+  async journal(executionId: string): Promise<{ runId: string; event: RunEvent }[]> {
+    return (await this.roomOf(executionId)).executions.journal(executionId);
   }
 
   async close(): Promise<void> {
     if (this.ownsSpans) await (await this.spans)?.close();
-    await this.waiters.close();
-    await this.approvalFeed.close();
-    await this.queues.close();
+    const sharded = this.opened;
+    if (sharded) {
+      await sharded.waiters.close();
+      for (const room of sharded.rooms) {
+        await room.approvalFeed.close();
+        await room.queues.close();
+      }
+    }
+    await this.operationsQueue.close();
     this.queueConnection.disconnect();
     await this.client.close();
   }

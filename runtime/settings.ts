@@ -1,11 +1,21 @@
 import type { PayloadPolicy } from "../engine/core/payload-ref.js";
 import { payloadPolicyFromEnv } from "./payload-refs.js";
+import { shardsFromEnv, workerShardsFromEnv } from "./shards.js";
 /**
  * Tunables of the Redis runtime. Defaults suit production; tests shorten the
  * lease and lock so that crash recovery takes a second instead of half a minute.
  */
 export interface RuntimeSettings {
   redisUrl: string;
+  /** `STEPWISE_REDIS_CLUSTER`: seed nodes (`host:port`) of a Redis Cluster, used instead of `redisUrl`. */
+  redisCluster?: string[];
+  /**
+   * `STEPWISE_SHARDS`: the shard count a new deployment is created with (shards.ts;
+   * default 16). Unset, a process takes the deployment's; set, it must agree.
+   */
+  shards?: number;
+  /** `STEPWISE_WORKER_SHARDS`: the shards a worker serves (default: all). */
+  workerShards?: number[];
   /** Key prefix (default `stepwise`); see keys.ts. */
   prefix: string;
   /**
@@ -67,6 +77,19 @@ function envNumber(name: string): number | undefined {
   return Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
+function optional<K extends string, V>(key: K, value: V | undefined): { [k in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [k in K]?: V };
+}
+
+function clusterFromEnv(): string[] | undefined {
+  const raw = process.env.STEPWISE_REDIS_CLUSTER;
+  if (raw === undefined || raw.trim() === "") return undefined;
+  return raw
+    .split(",")
+    .map((node) => node.trim())
+    .filter((node) => node !== "");
+}
+
 function historyCap(value: number): number {
   return value === 0 ? Infinity : Math.floor(value);
 }
@@ -74,6 +97,12 @@ function historyCap(value: number): number {
 export function resolveSettings(options: Partial<RuntimeSettings> = {}): RuntimeSettings {
   return {
     redisUrl: options.redisUrl ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+    ...optional("redisCluster", options.redisCluster ?? clusterFromEnv()),
+    ...optional("shards", options.shards ?? shardsFromEnv(process.env.STEPWISE_SHARDS)),
+    ...optional(
+      "workerShards",
+      options.workerShards ?? workerShardsFromEnv(process.env.STEPWISE_WORKER_SHARDS),
+    ),
     prefix: options.prefix ?? process.env.STEPWISE_PREFIX ?? "stepwise",
     leaseMs: options.leaseMs ?? envNumber("STEPWISE_LEASE_MS") ?? 10_000,
     lockDurationMs: options.lockDurationMs ?? envNumber("STEPWISE_LOCK_MS") ?? 3_000,

@@ -295,6 +295,7 @@ async function stepAndCommit(
         payloads,
         retentionSeconds: deps.settings.retentionSeconds,
         approvalEvents: deps.settings.approvalEvents,
+        tokenPrefix: deps.keys.tokenPrefix,
         ...(deps.taskMode ? { taskMode: deps.taskMode } : {}),
       });
       // A batched step's Continue was taken in memory by the next step: it is not pushed.
@@ -419,7 +420,7 @@ async function stepBatch(
   let hc = historyCount;
   for (;;) {
     const stamped = { ...body, time, eventId: hc + 1 } as RunEvent;
-    if (needsNonce(program, before, body)) stamped.nonce = randomToken();
+    if (needsNonce(program, before, body)) stamped.nonce = deps.keys.tokenPrefix + randomToken();
     let stepped: { event: RunEvent; result: StepResult };
     try {
       stepped = stepOrFail(deps, program, context, before, stamped);

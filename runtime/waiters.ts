@@ -1,12 +1,13 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { ExecutionRecord } from "./contract.js";
 import { longId } from "./ids.js";
+import { openRedis, type RedisTarget } from "./redis.js";
 
 /**
  * Waiting for executions to end (`POST …/executions?wait=`) without polling Redis.
  *
  * The commit script PUBLISHes an execution's short id on `<base>ended` when the
- * execution ends (commit-transition.ts, op `end`). One subscriber connection per
+ * execution ends (commit-transition.ts, op `end`), one channel per shard. One subscriber connection per
  * runtime listens (a subscribed connection can do nothing else) and wakes the
  * waiters of that execution, which then read the record once.
  *
@@ -33,8 +34,8 @@ export class EndWaiters {
   private closed = false;
 
   constructor(
-    private readonly redisUrl: string,
-    private readonly channel: string,
+    private readonly target: RedisTarget,
+    private readonly channels: readonly string[],
     private readonly fallbackMs = 1_000,
   ) {}
 
@@ -105,11 +106,7 @@ export class EndWaiters {
 
   private subscribed(): Promise<unknown> {
     if (this.subscription) return this.subscription;
-    const subscriber = new Redis(this.redisUrl, {
-      maxRetriesPerRequest: null,
-      connectionName: "stepwise-ended",
-      retryStrategy: (times) => Math.min(50 * times, 1000),
-    });
+    const subscriber = openRedis(this.target, "stepwise-ended");
     // Connection errors are retried (retryStrategy); waiters re-read meanwhile.
     subscriber.on("error", () => {});
     subscriber.on("message", (_channel: string, exec: string) => {
@@ -124,7 +121,7 @@ export class EndWaiters {
       if (++connections > 1) this.wakeAll();
     });
     this.subscriber = subscriber;
-    this.subscription = subscriber.subscribe(this.channel).catch(() => {
+    this.subscription = subscriber.subscribe(...this.channels).catch(() => {
       // Without a subscription the fallback re-reads still answer; try again next wait.
       this.subscription = undefined;
       if (this.subscriber === subscriber) this.subscriber = undefined;

@@ -4,7 +4,7 @@ import type { TaskRunner } from "../task-runners/runner.js";
 import type { TaskMode } from "../task-runners/resources.js";
 import { defaultRunners } from "../task-runners/index.js";
 import type { EgressPolicy } from "../task-runners/egress.js";
-import { makeKeys, QUEUES } from "./keys.js";
+import { makeKeys, QUEUES, type Keys } from "./keys.js";
 import { InputCache } from "./frame-input.js";
 import { ExecutionLocks } from "./locks.js";
 import { ExecutionCache } from "./programs.js";
@@ -14,6 +14,7 @@ import { taskJob } from "./job-ids.js";
 import { OperationStore } from "./operations.js";
 import {
   JobQueues,
+  operationsQueue,
   STEP_ATTEMPTS,
   type OperationJob,
   type StepJob,
@@ -22,7 +23,8 @@ import {
 import { createRedisRuntime, type RedisRuntime } from "./runtime.js";
 import { bullConnection, RedisClient } from "./redis.js";
 import { checkStorageVersion } from "./storage-version.js";
-import { Scheduler } from "./scheduler.js";
+import { Scheduler, ScheduleWatch } from "./scheduler.js";
+import { resolveShardCount, servedShards, ShardLayout } from "./shards.js";
 import { resolveSettings, type RuntimeSettings } from "./settings.js";
 import { runTaskJob } from "./task-jobs.js";
 import { advance } from "./transition.js";
@@ -68,13 +70,15 @@ export interface StepwiseWorker {
 }
 
 /**
- * A worker process's engine room: a BullMQ worker on `steps` (one transition per
- * job), one on `tasks` (task calls), and the timer scheduler. Stateless: any
- * number of them, on any number of machines, share one Redis.
+ * A worker process: for each shard it serves (all, or `STEPWISE_WORKER_SHARDS`),
+ * an engine room of a BullMQ worker on that shard's `steps` (one transition per
+ * job), one on its `tasks` (task calls) and its timer scheduler; and one worker on
+ * the deployment's bulk operations. Stateless: any number of them, on any number
+ * of machines, share one Redis or one Redis Cluster.
  */
 export async function startWorker(options: WorkerOptions = {}): Promise<StepwiseWorker> {
   const settings = resolveSettings(options);
-  const keys = makeKeys(settings.prefix);
+  const control = makeKeys(settings.prefix);
   const log = options.logger ?? defaultLogger();
   const onError =
     options.onError ??
@@ -89,25 +93,33 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
       serviceName: "stepwise-worker",
       onError: (err) => log.warn({ err }, "span export failed"),
     }));
-  const client = new RedisClient(settings.redisUrl, { name: "stepwise-worker" });
+  const client = new RedisClient(settings, { name: "stepwise-worker" });
+  let layout: ShardLayout;
+  let served: number[];
   try {
-    await checkStorageVersion(client.redis, keys);
+    // The shard count first: a fresh deployment's is stored before anything else is.
+    layout = new ShardLayout(
+      settings.prefix,
+      await resolveShardCount(client.redis, control, settings.shards),
+    );
+    served = servedShards(layout.count, settings.workerShards);
+    await checkStorageVersion(client.redis, control);
   } catch (err) {
     await client.close();
     throw err;
   }
-  const queueConnection = bullConnection(settings.redisUrl, "stepwise-queues");
-  const queues = new JobQueues(queueConnection, keys);
-  const executions = new ExecutionCache(client, keys, undefined, settings.payloads);
+  const queueConnection = bullConnection(settings, "stepwise-queues");
+  // BullMQ workers share these for their non-blocking commands (each blocks on its own).
+  const stepConnection = bullConnection(settings, "stepwise-steps");
+  const taskConnection = bullConnection(settings, "stepwise-tasks");
+  const executions = new ExecutionCache(client, layout, undefined, settings.payloads);
   const runners = [
     ...(options.taskRunners ?? []),
     ...defaultRunners(options.egress ? { egress: options.egress } : {}),
   ].map((runner) => observedRunner(runner, { log, spans }));
-  const deps = {
+  const shared = {
     client,
-    keys,
     executions,
-    queues,
     settings,
     runners,
     onError,
@@ -115,33 +127,20 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
     inputs: new InputCache(),
     ...(options.taskMode ? { taskMode: options.taskMode } : {}),
     ...(spans ? { spans } : {}),
-    // Defined below with the scheduler's fire: the same in-process advance.
-    advanceRun: (run: string, seq: number) => fire(run, seq),
     owner: `${hostname()}:${process.pid}:${randomToken()}`,
-    callTask: (task: string) => callTask(task),
   };
   /**
    * A task a commit of this worker scheduled is called here at once (task-jobs.ts,
-   * claimed like any call), up to `taskConcurrency` calls at a time, instead of
-   * going through the `tasks` queue: its add, fetch and completion are most of a
-   * task turn's Redis work. Past that, or while closing, it is queued as before;
-   * a call that throws is queued too, for the queue's retries.
+   * claimed like any call), up to `taskConcurrency` calls at a time over every
+   * shard, instead of going through the `tasks` queue: its add, fetch and completion
+   * are most of a task turn's Redis work. Past that, or while closing, it is queued
+   * as before; a call that throws is queued too, for the queue's retries.
    */
   const taskConcurrency = options.taskConcurrency ?? 64;
   const calls = new Set<Promise<void>>();
   const shutdown = new AbortController();
   let closing: Promise<void> | undefined;
-  const callTask = (task: string): boolean => {
-    if (closing || calls.size >= taskConcurrency) return false;
-    const call: Promise<void> = runTaskJob(deps, task, shutdown.signal)
-      .catch(() => queues.ensure(taskJob(task)))
-      .catch(onError)
-      .finally(() => calls.delete(call));
-    calls.add(call);
-    return true;
-  };
   const common = {
-    prefix: keys.bullPrefix,
     lockDuration: settings.lockDurationMs,
     stalledInterval: settings.stalledIntervalMs,
     // A job whose worker died is handed back, however often that happens.
@@ -150,70 +149,125 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
     removeOnFail: { count: 0 },
     drainDelay: 1,
   };
-  /**
-   * A job that throws fails alone: BullMQ tries it again with backoff, and after
-   * the last attempt its execution is given up on (give-up.ts) and the job ends
-   * there, so one poison execution never loops forever nor reaches the process.
-   */
-  const isolated =
-    <T>(runOf: (data: T) => string, work: (job: Job<T>, signal: AbortSignal) => Promise<void>) =>
-    async (job: Job<T>, _token?: string, signal?: AbortSignal): Promise<void> => {
-      try {
-        await work(job, signal ?? new AbortController().signal);
-      } catch (fault) {
-        const run = runOf(job.data);
-        const attempts = job.opts.attempts ?? STEP_ATTEMPTS;
-        if (job.attemptsMade + 1 < attempts) throw fault;
-        const outcome = await giveUpOn(deps, run, attempts, fault);
-        const executionId = longId(executionOf(run));
-        onError(
-          new ExecutionFault(
-            `execution ${executionId}: gave up on run '${run}' after ${attempts} attempts (${outcome}): ${fault instanceof Error ? fault.message : String(fault)}`,
-            { executionId, run, attempts, outcome },
-            { cause: fault },
-          ),
-        );
-      }
+
+  const watch = new ScheduleWatch(client, settings.timerPollMs);
+  /** One shard's queues, workers and scheduler, over the process's connections. */
+  const openRoom = (keys: Keys) => {
+    const queues = new JobQueues(queueConnection, keys);
+    const deps = {
+      ...shared,
+      keys,
+      queues,
+      // Defined below with the scheduler's fire: the same in-process advance.
+      advanceRun: (run: string, seq: number) => fire(run, seq),
+      callTask: (task: string) => callTask(task),
     };
-  const steps = new Worker<StepJob>(
-    QUEUES.steps,
-    isolated<StepJob>(
-      (data) => data.r,
-      async (job) => {
-        // A transition waits from its job's enqueue, or in a chain from the commit before it.
-        let since = job.timestamp;
-        const result = await advance(deps, job.data.r, job.data.q, (steps) => {
-          const now = Date.now();
-          // A batch's steps became durable together: each is a transition committed now.
-          for (let i = 0; i < steps; i++)
-            options.onTransition?.({ result: "committed", latencyMs: now - since });
-          since = now;
-        });
-        if (result !== "committed") {
-          options.onTransition?.({ result, latencyMs: Date.now() - job.timestamp });
+    const callTask = (task: string): boolean => {
+      if (closing || calls.size >= taskConcurrency) return false;
+      const call: Promise<void> = runTaskJob(deps, task, shutdown.signal)
+        .catch(() => queues.ensure(taskJob(task)))
+        .catch(onError)
+        .finally(() => calls.delete(call));
+      calls.add(call);
+      return true;
+    };
+    /**
+     * A job that throws fails alone: BullMQ tries it again with backoff, and after
+     * the last attempt its execution is given up on (give-up.ts) and the job ends
+     * there, so one poison execution never loops forever nor reaches the process.
+     */
+    const isolated =
+      <T>(runOf: (data: T) => string, work: (job: Job<T>, signal: AbortSignal) => Promise<void>) =>
+      async (job: Job<T>, _token?: string, signal?: AbortSignal): Promise<void> => {
+        try {
+          await work(job, signal ?? new AbortController().signal);
+        } catch (fault) {
+          const run = runOf(job.data);
+          const attempts = job.opts.attempts ?? STEP_ATTEMPTS;
+          if (job.attemptsMade + 1 < attempts) throw fault;
+          const outcome = await giveUpOn(deps, run, attempts, fault);
+          const executionId = longId(executionOf(run));
+          onError(
+            new ExecutionFault(
+              `execution ${executionId}: gave up on run '${run}' after ${attempts} attempts (${outcome}): ${fault instanceof Error ? fault.message : String(fault)}`,
+              { executionId, run, attempts, outcome },
+              { cause: fault },
+            ),
+          );
         }
+      };
+    const steps = new Worker<StepJob>(
+      QUEUES.steps,
+      isolated<StepJob>(
+        (data) => data.r,
+        async (job) => {
+          // A transition waits from its job's enqueue, or in a chain from the commit before it.
+          let since = job.timestamp;
+          const result = await advance(deps, job.data.r, job.data.q, (steps) => {
+            const now = Date.now();
+            // A batch's steps became durable together: each is a transition committed now.
+            for (let i = 0; i < steps; i++)
+              options.onTransition?.({ result: "committed", latencyMs: now - since });
+            since = now;
+          });
+          if (result !== "committed") {
+            options.onTransition?.({ result, latencyMs: Date.now() - job.timestamp });
+          }
+        },
+      ),
+      {
+        ...common,
+        prefix: keys.bullPrefix,
+        connection: stepConnection,
+        concurrency: options.concurrency ?? 32,
       },
-    ),
-    {
-      ...common,
-      connection: bullConnection(settings.redisUrl, "stepwise-steps"),
+    );
+    const tasks = new Worker<TaskJob>(
+      QUEUES.tasks,
+      isolated<TaskJob>(
+        (data) => runOfTask(data.t),
+        (job, signal) => runTaskJob(deps, job.data.t, signal),
+      ),
+      {
+        ...common,
+        prefix: keys.bullPrefix,
+        connection: taskConnection,
+        concurrency: taskConcurrency,
+      },
+    );
+    steps.on("error", onError);
+    tasks.on("error", onError);
+    steps.on("failed", (_job, err) => onError(err));
+    tasks.on("failed", (_job, err) => onError(err));
+    // Runs whose timer fired are advanced right here (see scheduler.ts), latency counted from the claim.
+    const fire = async (run: string, seq: number): Promise<void> => {
+      let since = Date.now();
+      const result = await advance(deps, run, seq, (steps) => {
+        const now = Date.now();
+        for (let i = 0; i < steps; i++)
+          options.onTransition?.({ result: "committed", latencyMs: now - since });
+        since = now;
+      });
+      if (result !== "committed") options.onTransition?.({ result, latencyMs: Date.now() - since });
+    };
+    const scheduler = new Scheduler(client, keys, queues, settings, onError, {
+      watch,
+      fire,
       concurrency: options.concurrency ?? 32,
-    },
-  );
-  const tasks = new Worker<TaskJob>(
-    QUEUES.tasks,
-    isolated<TaskJob>(
-      (data) => runOfTask(data.t),
-      (job, signal) => runTaskJob(deps, job.data.t, signal),
-    ),
-    {
-      ...common,
-      connection: bullConnection(settings.redisUrl, "stepwise-tasks"),
-      concurrency: taskConcurrency,
-    },
-  );
+    });
+    scheduler.start();
+    return { queues, steps, tasks, scheduler };
+  };
+  const rooms = served.map((shard) => openRoom(layout.shards[shard]!));
+
   // Bulk operations act through a runtime, as the API would; made on the first one.
-  const operationStore = new OperationStore(client, keys, queues, settings.retentionSeconds);
+  const operationQueue = operationsQueue(queueConnection, control);
+  const operationStore = new OperationStore(
+    client,
+    control,
+    operationQueue,
+    settings.retentionSeconds,
+  );
   let opsRuntime: RedisRuntime | undefined;
   const operations = new Worker<OperationJob>(
     QUEUES.operations,
@@ -229,66 +283,43 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
     },
     {
       ...common,
-      connection: bullConnection(settings.redisUrl, "stepwise-operations"),
+      prefix: control.bullPrefix,
+      connection: bullConnection(settings, "stepwise-operations"),
       concurrency: 2,
     },
   );
   operations.on("error", onError);
-  steps.on("error", onError);
-  tasks.on("error", onError);
-  steps.on("failed", (_job, err) => onError(err));
-  tasks.on("failed", (_job, err) => onError(err));
-  // Runs whose timer fired are advanced right here (see scheduler.ts), latency counted from the claim.
-  const fire = async (run: string, seq: number): Promise<void> => {
-    let since = Date.now();
-    const result = await advance(deps, run, seq, (steps) => {
-      const now = Date.now();
-      for (let i = 0; i < steps; i++)
-        options.onTransition?.({ result: "committed", latencyMs: now - since });
-      since = now;
-    });
-    if (result !== "committed") options.onTransition?.({ result, latencyMs: Date.now() - since });
-  };
-  const scheduler = new Scheduler(client, keys, queues, settings, onError, {
-    fire,
-    concurrency: options.concurrency ?? 32,
-  });
-  scheduler.start();
-  await Promise.all([steps.waitUntilReady(), tasks.waitUntilReady(), operations.waitUntilReady()]);
+  await Promise.all([
+    ...rooms.flatMap((room) => [room.steps.waitUntilReady(), room.tasks.waitUntilReady()]),
+    operations.waitUntilReady(),
+  ]);
+  const workers = [...rooms.flatMap((room) => [room.steps, room.tasks]), operations];
 
   return {
     close(graceMs = 10_000) {
       closing ??= (async () => {
-        await scheduler.stop(graceMs);
-        const graceful = Promise.all([
-          steps.close(),
-          tasks.close(),
-          operations.close(),
-          Promise.all(calls),
-        ]);
+        await Promise.all(rooms.map((room) => room.scheduler.stop(graceMs)));
+        watch.close();
+        const graceful = Promise.all([...workers.map((w) => w.close()), Promise.all(calls)]);
         const timer = new Promise<"timeout">((resolve) =>
           setTimeout(() => resolve("timeout"), graceMs).unref(),
         );
         if ((await Promise.race([graceful, timer])) === "timeout") {
           // Jobs still running keep their lock until it expires; BullMQ then hands them to another worker.
-          tasks.cancelAllJobs("worker shutdown");
+          for (const room of rooms) room.tasks.cancelAllJobs("worker shutdown");
           // Calls made here are queued again for another worker (their claims released).
           shutdown.abort();
-          await Promise.all([
-            steps.close(true),
-            tasks.close(true),
-            operations.close(true),
-            Promise.all(calls),
-          ]);
+          await Promise.all([...workers.map((w) => w.close(true)), Promise.all(calls)]);
         }
-        await queues.close();
+        await Promise.all(rooms.map((room) => room.queues.close()));
+        await operationQueue.close();
         queueConnection.disconnect();
         // BullMQ never closes a connection it was handed (it could be shared); these
-        // two are the workers' own, and left open they would keep the process alive.
+        // are the workers' own, and left open they would keep the process alive.
         await opsRuntime?.close();
-        for (const worker of [steps, tasks, operations]) {
-          (worker.opts.connection as { disconnect?: () => void }).disconnect?.();
-        }
+        stepConnection.disconnect();
+        taskConnection.disconnect();
+        (operations.opts.connection as { disconnect?: () => void }).disconnect?.();
         await client.close();
         // What the last commits ended is still batched: sent before the process goes.
         if (!options.spans) await spans?.close();

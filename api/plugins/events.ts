@@ -17,7 +17,11 @@ import { EventStreams, lastEventId, type SseMessage } from "../sse.js";
  * Authorization header, so the console reads them with fetch().
  */
 
-const STREAM_ID_PATTERN = "^\\d{1,20}-\\d{1,20}$";
+/**
+ * An approval feed id: a Redis stream id, or with several shards one per shard
+ * joined by `_` (runtime/shard-rooms.ts), at most 1,024 of them.
+ */
+const STREAM_ID_PATTERN = "^\\d{1,20}-\\d{1,20}(_\\d{1,20}-\\d{1,20}){0,1023}$";
 
 const eventStream = (description: string) => ({
   200: {

@@ -23,7 +23,7 @@ import { loadEndpoints } from "../../task-runners/model/endpoints.js";
 import { containStrayErrors } from "../containment.js";
 import { redactRedisUrl, waitForRedis } from "../redis-connection.js";
 import { createLogger, LOG_LEVELS } from "../logger.js";
-import { chooseRedis } from "../serve-redis.js";
+import { chooseRedis, clusterSeedUrl } from "../serve-redis.js";
 import { loadTasksModule } from "../tasks-module.js";
 import { stepwiseVersion } from "../version.js";
 
@@ -133,7 +133,11 @@ export const serveCommand: Command = {
     const address = listenAddress(apiKeys, args.values.get("host") ?? env.HOST);
     const taskRunners = await loadTasks(env.STEPWISE_TASKS);
 
-    const redis = await chooseRedis({ redisUrl: env.REDIS_URL, localPort, path: env.PATH });
+    const redis = await chooseRedis({
+      redisUrl: env.REDIS_URL || clusterSeedUrl(env),
+      localPort,
+      path: env.PATH,
+    });
     if (redis.source === "none") {
       io.stderr(`stepwise serve: ${redis.message}\n`);
       return EXIT.failed;
@@ -264,8 +268,8 @@ export const serveCommand: Command = {
         logger: app.log,
       });
       failures = await logFailedExecutions({
-        redisUrl,
-        keys: runtime.keys,
+        redis: runtime.settings,
+        layout: await runtime.shardLayout(),
         describe: (id) => runtime.describeExecution(id),
         log: (record) =>
           app.log.warn(
@@ -275,8 +279,7 @@ export const serveCommand: Command = {
       });
       try {
         webhooks = await webhooksFromEnv(env, {
-          redisUrl,
-          prefix,
+          ...runtime.settings,
           onError: (err) =>
             app.log.warn(
               { err },

@@ -2,6 +2,7 @@ import { createRegistry } from "../../api/metrics.js";
 import { webhooksFromEnv } from "../../runtime/approval-webhook-settings.js";
 import { failureFields, logFailedExecutions } from "../../runtime/failure-log.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
+import { clusterSeedUrl } from "../serve-redis.js";
 import { setConnectionLog } from "../../runtime/connection-errors.js";
 import { startWorker } from "../../runtime/worker.js";
 import { workerMetrics } from "../../runtime/worker-metrics.js";
@@ -103,7 +104,7 @@ export const workerCommand: Command = {
     const taskRunners = await loadRunners(env.STEPWISE_TASKS);
     const log = createLogger(level);
     setConnectionLog((lvl, message, fields) => log[lvl](fields, message));
-    const redisUrl = env.REDIS_URL ?? "redis://127.0.0.1:6379";
+    const redisUrl = env.REDIS_URL || clusterSeedUrl(env) || "redis://127.0.0.1:6379";
     const prefix = env.STEPWISE_PREFIX ?? "stepwise";
     const shownUrl = redactRedisUrl(redisUrl);
 
@@ -143,8 +144,8 @@ export const workerCommand: Command = {
     // Reading records needs the runtime's stores; its connections are idle otherwise.
     const runtime = createRedisRuntime({ redisUrl, prefix });
     const failures = await logFailedExecutions({
-      redisUrl,
-      keys: runtime.keys,
+      redis: runtime.settings,
+      layout: await runtime.shardLayout(),
       describe: (id) => runtime.describeExecution(id),
       log: (record) =>
         log.warn(
@@ -158,8 +159,7 @@ export const workerCommand: Command = {
     let webhooks: Awaited<ReturnType<typeof webhooksFromEnv>>;
     try {
       webhooks = await webhooksFromEnv(env, {
-        redisUrl,
-        prefix,
+        ...runtime.settings,
         onError: (err) => log.warn({ err }, `approval webhook: ${errorText(err)}`),
       });
     } catch (err) {

@@ -1,5 +1,7 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeKeys } from "../../runtime/keys.js";
+import { ShardLayout } from "../../runtime/shards.js";
 import { REDIS_URL, startStack, type Stack } from "./stack.js";
 
 /**
@@ -47,7 +49,16 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const list = () => `${stack.prefix}:{sw}:act:nobody-polls`;
+/** Entries of the activity's lists: one per shard (runtime/shards.ts). */
+async function listed(): Promise<number> {
+  const count = Number(await redis.get(makeKeys(stack.prefix).shardCount));
+  const lengths = await Promise.all(
+    new ShardLayout(stack.prefix, count).shards.map((keys) =>
+      redis.llen(keys.activity("nobody-polls")),
+    ),
+  );
+  return lengths.reduce((a, b) => a + b, 0);
+}
 
 describe("activity lists", () => {
   it("lose the entries of tasks stopped or timed out before a worker took them", async () => {
@@ -59,7 +70,7 @@ describe("activity lists", () => {
     }
     const timing = (await stack.client.post("/v1/state-machines/brief/executions", {})).body
       .executionId as string;
-    await stack.client.until(async () => ((await redis.llen(list())) === 31 ? true : undefined));
+    await stack.client.until(async () => ((await listed()) === 31 ? true : undefined));
     for (const id of ids) {
       expect(
         (await stack.client.post(`/v1/executions/${encodeURIComponent(id)}/stop`, {})).status,
@@ -70,7 +81,7 @@ describe("activity lists", () => {
       // The task's TimeoutSeconds: States.Timeout fails the execution.
       return record.status === "FAILED" && record.error === "States.Timeout" ? true : undefined;
     });
-    expect(await redis.llen(list())).toBe(0);
+    expect(await listed()).toBe(0);
     // A poll now finds nothing at once.
     const poll = await stack.client.get("/v1/activities/nobody-polls/task?wait=0");
     expect(poll.status).toBe(204);

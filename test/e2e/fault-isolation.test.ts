@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeKeys } from "../../runtime/keys.js";
+import { makeKeys, type Keys } from "../../runtime/keys.js";
+import { ShardLayout } from "../../runtime/shards.js";
 import { shortId } from "../../runtime/ids.js";
 import { verifyAudit } from "../../runtime/audit/verify.js";
 import { sample } from "./prometheus.js";
@@ -84,10 +85,16 @@ async function history(executionId: string): Promise<any[]> {
   return r.body.items as any[];
 }
 
+/** The keys of an execution's shard, in the layout the service stored (runtime/shards.ts). */
+async function keysOf(executionId: string): Promise<Keys> {
+  const count = Number(await redis.get(makeKeys(stack.prefix).shardCount));
+  return new ShardLayout(stack.prefix, count).keysOf(shortId(executionId));
+}
+
 describe("a poison execution fails alone", () => {
   it("a Map item that cannot be processed fails its execution with States.Runtime; others succeed", async () => {
-    const keys = makeKeys(stack.prefix);
     const poisoned = await start("items", [1, 2, 3, 4]);
+    const keys = await keysOf(poisoned);
     const healthy = await start("healthy");
     const exec = shortId(poisoned);
     // The items' runs exist once the Map started them; item 2 is made unreadable
@@ -124,8 +131,8 @@ describe("a poison execution fails alone", () => {
   }, 60_000);
 
   it("a root run that cannot be processed, not even to stop it, is ended FAILED without the step", async () => {
-    const keys = makeKeys(stack.prefix);
     const poisoned = await start("root");
+    const keys = await keysOf(poisoned);
     const exec = shortId(poisoned);
     // Wait for it to park in W, then break its state.
     await stack.client.until(async () =>

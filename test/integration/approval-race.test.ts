@@ -4,7 +4,7 @@ import { JobQueues } from "../../runtime/queues.js";
 import { bullConnection, RedisClient } from "../../runtime/redis.js";
 import { Scheduler } from "../../runtime/scheduler.js";
 import { resolveSettings } from "../../runtime/settings.js";
-import { createMachine, harness, type Harness } from "./helpers.js";
+import { createMachine, harness, type Harness, ONE_SHARD } from "./helpers.js";
 
 /**
  * The expiry timer fired (its TimerFired is in the run's inbox) but the run has not
@@ -13,7 +13,8 @@ import { createMachine, harness, type Harness } from "./helpers.js";
  */
 let h: Harness;
 beforeAll(async () => {
-  h = await harness();
+  // Reads one shard's keys by name (helpers.ts ONE_SHARD).
+  h = await harness(ONE_SHARD);
 });
 afterAll(async () => {
   await h.close();

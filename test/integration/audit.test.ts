@@ -16,7 +16,14 @@ import { loadAuditSigner } from "../../runtime/audit/signing.js";
 import { RedisClient } from "../../runtime/redis.js";
 import { pack, unpack } from "../../runtime/codec.js";
 import { shortId } from "../../runtime/ids.js";
-import { createMachine, fullHistory, harness, historyProblems, type Harness } from "./helpers.js";
+import {
+  createMachine,
+  fullHistory,
+  harness,
+  historyProblems,
+  type Harness,
+  ONE_SHARD,
+} from "./helpers.js";
 
 // The chain as the Redis runtime writes it: exports of real executions verify, and
 // data changed in Redis (or in the file) after the fact is caught and named.
@@ -43,7 +50,8 @@ let redis: Redis;
 let dir: string;
 let publicKeyPem: string;
 beforeAll(async () => {
-  h = await harness();
+  // Reads one shard's keys by name (helpers.ts ONE_SHARD).
+  h = await harness(ONE_SHARD);
   redis = new Redis(h.redisUrl);
   dir = mkdtempSync(join(tmpdir(), "stepwise-audit-"));
   await h.startWorker();

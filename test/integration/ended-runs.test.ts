@@ -6,7 +6,14 @@ import { JobQueues } from "../../runtime/queues.js";
 import { bullConnection } from "../../runtime/redis.js";
 import { longId, shortId, stepJobId } from "../../runtime/ids.js";
 import { unpack } from "../../runtime/codec.js";
-import { createMachine, fullHistory, harness, historyProblems, type Harness } from "./helpers.js";
+import {
+  createMachine,
+  fullHistory,
+  harness,
+  historyProblems,
+  type Harness,
+  ONE_SHARD,
+} from "./helpers.js";
 
 /**
  * An ended Map iteration or Parallel branch is deleted once its parent took its
@@ -15,7 +22,8 @@ import { createMachine, fullHistory, harness, historyProblems, type Harness } fr
 let h: Harness;
 let redis: Redis;
 beforeAll(async () => {
-  h = await harness();
+  // Reads one shard's keys by name (helpers.ts ONE_SHARD).
+  h = await harness(ONE_SHARD);
   redis = new Redis(h.redisUrl);
   await h.startWorker();
 });

@@ -35,13 +35,21 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/**
+ * Tests that read a shard's keys by name (storage layout, scripts called by hand)
+ * run on a deployment of one shard, whose keys `makeKeys(prefix)` and
+ * `runtime.keys` name; the rest run on the default layout (runtime/shards.ts).
+ */
+export const ONE_SHARD = { shards: 1 } as const;
+
 /** A runtime on a fresh random prefix; `close` stops its workers and deletes its keys. */
 export async function harness(
-  options: { redisUrl?: string; prefix?: string } = {},
+  options: { redisUrl?: string; prefix?: string; shards?: number } = {},
 ): Promise<Harness> {
   const prefix = options.prefix ?? randomPrefix();
   const redisUrl = options.redisUrl ?? REDIS_URL;
-  const runtime = createRedisRuntime({ redisUrl, prefix, ...FAST });
+  const shards = options.shards !== undefined ? { shards: options.shards } : {};
+  const runtime = createRedisRuntime({ redisUrl, prefix, ...FAST, ...shards });
   const workers: StepwiseWorker[] = [];
   return {
     prefix,
@@ -53,6 +61,7 @@ export async function harness(
         redisUrl,
         prefix,
         ...FAST,
+        ...shards,
         onError: () => {},
         ...workerOptions,
       });
@@ -71,10 +80,13 @@ export async function harness(
  * A fresh harness, and a Redis connection beside it, for each test of the file:
  * `use` is given both before each test; both are closed after it.
  */
-export function harnessPerTest(use: (fresh: { h: Harness; redis: Redis }) => void): void {
+export function harnessPerTest(
+  use: (fresh: { h: Harness; redis: Redis }) => void,
+  options: { shards?: number } = {},
+): void {
   let current: { h: Harness; redis: Redis } | undefined;
   beforeEach(async () => {
-    const h = await harness();
+    const h = await harness(options);
     current = { h, redis: new Redis(h.redisUrl) };
     use(current);
   });

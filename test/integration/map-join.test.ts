@@ -6,7 +6,14 @@ import { pack, unpack } from "../../runtime/codec.js";
 import { runOfTask, shortId } from "../../runtime/ids.js";
 import { loadTransition } from "../../runtime/scripts/load-transition.js";
 import { RedisClient } from "../../runtime/redis.js";
-import { createMachine, fullHistory, harness, historyProblems, type Harness } from "./helpers.js";
+import {
+  createMachine,
+  fullHistory,
+  harness,
+  historyProblems,
+  type Harness,
+  ONE_SHARD,
+} from "./helpers.js";
 
 // A wide Map on Redis: each child's end is a transition of the parent, which must cost
 // O(1) however many children ended (engine/flow/join.ts): the children's outputs go to
@@ -48,7 +55,8 @@ const fanOut = (early: number, extra: object = {}) => ({
 let h: Harness;
 let redis: Redis;
 beforeEach(async () => {
-  h = await harness();
+  // Reads one shard's keys by name (helpers.ts ONE_SHARD).
+  h = await harness(ONE_SHARD);
   redis = new Redis(h.redisUrl);
   // 3,000 items of ~9 events each: past AWS's 25,000-event quota, which this test is not about.
   await h.startWorker({ maxHistoryEvents: 0 });

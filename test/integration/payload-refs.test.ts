@@ -12,6 +12,7 @@ import {
   historyProblems,
   until,
   type Harness,
+  ONE_SHARD,
 } from "./helpers.js";
 
 // Large payloads by reference on Redis (engine/core/payload-ref.ts, runtime/payload-refs.ts):
@@ -19,7 +20,8 @@ import {
 // worker (whose process never saw them), resolved whole for a task's resource.
 let h: Harness;
 let redis: Redis;
-harnessPerTest((fresh) => ({ h, redis } = fresh));
+// Reads one shard's keys by name (helpers.ts ONE_SHARD).
+harnessPerTest((fresh) => ({ h, redis } = fresh), ONE_SHARD);
 
 const payloads = { refOverBytes: 4096, resolveMaxBytes: 1_000_000 };
 const doc = { title: "Report", body: "b".repeat(50_000) };

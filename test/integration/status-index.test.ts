@@ -3,7 +3,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeKeys } from "../../runtime/keys.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
-import { harness, REDIS_URL, type Harness } from "./helpers.js";
+import { harness, REDIS_URL, type Harness, ONE_SHARD } from "./helpers.js";
 
 /**
  * Issue 21: a status-filtered page used to scan the whole store (every record,
@@ -21,7 +21,8 @@ let seen: string[][] | undefined;
 let stopped: string;
 
 beforeAll(async () => {
-  h = await harness();
+  // Reads one shard's keys by name (helpers.ts ONE_SHARD).
+  h = await harness(ONE_SHARD);
   await h.runtime.createStateMachine("w", {
     StartAt: "W",
     States: { W: { Type: "Wait", Seconds: 3600, End: true } },

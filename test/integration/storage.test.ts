@@ -15,6 +15,7 @@ import {
   historyProblems,
   until,
   type Harness,
+  ONE_SHARD,
 } from "./helpers.js";
 import { faultFields } from "../../runtime/tracing/logger.js";
 import { verifyAudit } from "../../runtime/audit/verify.js";
@@ -24,7 +25,8 @@ import { verifyAudit } from "../../runtime/audit/verify.js";
 
 let h: Harness;
 let redis: Redis;
-harnessPerTest((fresh) => ({ h, redis } = fresh));
+// Reads one shard's keys by name (helpers.ts ONE_SHARD).
+harnessPerTest((fresh) => ({ h, redis } = fresh), ONE_SHARD);
 
 /** A run whose state holds ~20 KB of random text (it does not compress), then a few bytes. */
 const growAndShrink = {

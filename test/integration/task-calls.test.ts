@@ -7,14 +7,15 @@ import { JobQueues } from "../../runtime/queues.js";
 import { RedisClient } from "../../runtime/redis.js";
 import { taskCallClaim, type TaskCallClaimArgs } from "../../runtime/scripts/task-call-claim.js";
 import { functionRunner } from "../../task-runners/function.js";
-import { createMachine, harnessPerTest, until, type Harness } from "./helpers.js";
+import { createMachine, harnessPerTest, until, type Harness, ONE_SHARD } from "./helpers.js";
 
 // Task calls (runtime/task-jobs.ts, scripts/task-call-claim.ts): the worker whose
 // commit scheduled a task calls it at once, under a claim that keeps any other
 // worker or queued job from calling it at the same time.
 let h: Harness;
 let redis: Redis;
-harnessPerTest((fresh) => ({ h, redis } = fresh));
+// Reads one shard's keys by name (helpers.ts ONE_SHARD).
+harnessPerTest((fresh) => ({ h, redis } = fresh), ONE_SHARD);
 
 /** The tasks queue's job of a task (BullMQ key of job id `taskJobId`). */
 const jobKey = (task: string) => `${h.runtime.keys.bullPrefix}:tasks:${taskJobId(task)}`;

@@ -6,7 +6,14 @@ import { JobQueues } from "../../runtime/queues.js";
 import { bullConnection, RedisClient } from "../../runtime/redis.js";
 import { Scheduler } from "../../runtime/scheduler.js";
 import { resolveSettings } from "../../runtime/settings.js";
-import { createMachine, fullHistory, harness, REDIS_URL, type Harness } from "./helpers.js";
+import {
+  createMachine,
+  fullHistory,
+  harness,
+  REDIS_URL,
+  type Harness,
+  ONE_SHARD,
+} from "./helpers.js";
 
 /**
  * Timers due at the same instant (issue 21): the workers claim them in parallel
@@ -16,7 +23,8 @@ import { createMachine, fullHistory, harness, REDIS_URL, type Harness } from "./
 let h: Harness;
 let redis: Redis;
 beforeAll(async () => {
-  h = await harness();
+  // Reads one shard's keys by name (helpers.ts ONE_SHARD).
+  h = await harness(ONE_SHARD);
   redis = new Redis(REDIS_URL);
 });
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeKeys } from "../../runtime/keys.js";
 import { EndWaiters } from "../../runtime/waiters.js";
-import { createMachine, fullHistory, harness, type Harness } from "./helpers.js";
+import { createMachine, fullHistory, harness, type Harness, ONE_SHARD } from "./helpers.js";
 
 /**
  * Waiting for an execution's end (`?wait=`): woken by the commit's PUBLISH on
@@ -14,7 +14,8 @@ const waiters: EndWaiters[] = [];
 const NEVER = 3_600_000;
 
 beforeEach(async () => {
-  h = await harness();
+  // Reads one shard's keys by name (helpers.ts ONE_SHARD).
+  h = await harness(ONE_SHARD);
   await h.startWorker();
   await createMachine(h.runtime, "approve", {
     StartAt: "Ask",
@@ -35,8 +36,8 @@ afterEach(async () => {
 
 function endWaiters(options: { channel?: string; fallbackMs?: number } = {}): EndWaiters {
   const w = new EndWaiters(
-    h.redisUrl,
-    options.channel ?? makeKeys(h.prefix).endedChannel,
+    { redisUrl: h.redisUrl },
+    [options.channel ?? makeKeys(h.prefix).endedChannel],
     options.fallbackMs ?? NEVER,
   );
   waiters.push(w);

@@ -1,0 +1,218 @@
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRedisRuntime, type RedisRuntime } from "../../runtime/runtime.js";
+import { createMachine, exited, freePort, randomPrefix, spawnWorker, until } from "./helpers.js";
+
+/**
+ * A 3-master Redis Cluster started here (issue 19): executions spread over the
+ * masters by shard, two worker processes share them, one is SIGKILLed midway,
+ * and every execution still ends as it should.
+ */
+// `redis-cli --cluster` (cluster creation) came with Redis 5; cluster mode is older.
+const supportsCluster = (() => {
+  try {
+    const version = execFileSync("redis-server", ["--version"], { encoding: "utf8" });
+    return Number(/v=(\d+)\./.exec(version)?.[1] ?? 0) >= 5;
+  } catch {
+    return false;
+  }
+})();
+if (!supportsCluster) {
+  console.warn(
+    "cluster test skipped: no redis-server 5 or later (cluster creation needs redis-cli --cluster)",
+  );
+}
+
+interface Cluster {
+  nodes: string[];
+  stop(): Promise<void>;
+}
+
+async function startCluster(): Promise<Cluster> {
+  const dir = mkdtempSync(join(tmpdir(), "stepwise-cluster-"));
+  const ports = [await freePort(), await freePort(), await freePort()];
+  const procs: ChildProcess[] = ports.map((port) =>
+    spawn(
+      "redis-server",
+      [
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--cluster-enabled",
+        "yes",
+        "--cluster-config-file",
+        join(dir, `nodes-${port}.conf`),
+        "--dir",
+        dir,
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+      ],
+      { stdio: "ignore" },
+    ),
+  );
+  const stop = async (): Promise<void> => {
+    for (const proc of procs) proc.kill("SIGKILL");
+    await Promise.all(procs.map((proc) => exited(proc)));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (const port of ports) {
+      const probe = new Redis({
+        port,
+        host: "127.0.0.1",
+        lazyConnect: true,
+        retryStrategy: () => 50,
+      });
+      await until(async () => (await probe.ping().catch(() => "")) === "PONG", 10_000);
+      probe.disconnect();
+    }
+    const nodes = ports.map((port) => `127.0.0.1:${port}`);
+    execFileSync(
+      "redis-cli",
+      ["--cluster", "create", ...nodes, "--cluster-replicas", "0", "--cluster-yes"],
+      {
+        stdio: "ignore",
+      },
+    );
+    for (const port of ports) {
+      const probe = new Redis({ port, host: "127.0.0.1" });
+      await until(async () => /cluster_state:ok/.test(await probe.cluster("INFO")), 20_000);
+      probe.disconnect();
+    }
+    return { nodes, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+describe.skipIf(!supportsCluster)("a Redis Cluster of 3 masters", () => {
+  let cluster: Cluster;
+  let runtime: RedisRuntime;
+  const prefix = randomPrefix();
+  beforeAll(async () => {
+    cluster = await startCluster();
+    runtime = createRedisRuntime({
+      redisUrl: "redis://unused",
+      redisCluster: cluster.nodes,
+      prefix,
+      leaseMs: 1_000,
+      lockDurationMs: 1_500,
+      stalledIntervalMs: 500,
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await runtime?.close();
+    await cluster?.stop();
+  });
+
+  it("spreads 1,000 mixed executions over every master, and two workers (one SIGKILLed midway) finish them all", async () => {
+    const layout = await runtime.shardLayout();
+    expect(layout.count).toBe(16);
+    await createMachine(runtime, "fan", {
+      StartAt: "Fan",
+      States: {
+        Fan: {
+          Type: "Map",
+          ItemsPath: "$.items",
+          ItemProcessor: {
+            StartAt: "Nap",
+            States: {
+              Nap: { Type: "Wait", Seconds: 1, Next: "Tag" },
+              Tag: { Type: "Pass", Parameters: { "v.$": "$" }, End: true },
+            },
+          },
+          End: true,
+        },
+      },
+    });
+    await createMachine(runtime, "sleep", {
+      StartAt: "Nap",
+      States: {
+        Nap: { Type: "Wait", Seconds: 2, Next: "Done" },
+        Done: { Type: "Pass", Result: "rested", End: true },
+      },
+    });
+    await createMachine(runtime, "ask", {
+      StartAt: "Ask",
+      States: {
+        Ask: {
+          Type: "Task",
+          Resource: "arn:aws:states:::activity:cluster-ask",
+          TimeoutSeconds: 120,
+          End: true,
+        },
+      },
+    });
+    await runtime.createActivity("cluster-ask");
+    const env = {
+      STEPWISE_REDIS_CLUSTER: cluster.nodes.join(","),
+      WORKER_CONCURRENCY: "16",
+    };
+    const workers = [spawnWorker(prefix, env), spawnWorker(prefix, env)];
+    await Promise.all(workers.map((w) => w.ready));
+
+    const kinds = ["fan", "sleep", "ask"] as const;
+    const started: { id: string; kind: (typeof kinds)[number]; n: number }[] = [];
+    for (let i = 0; i < 1000; i += 50) {
+      const batch = await Promise.all(
+        Array.from({ length: 50 }, async (_, j) => {
+          const n = i + j;
+          const kind = kinds[n % 3]!;
+          const { executionId } = await runtime.startExecution(kind, {
+            name: `x${n}`,
+            input: { n, items: [n, n + 1] },
+          });
+          return { id: executionId, kind, n };
+        }),
+      );
+      started.push(...batch);
+    }
+    // Every master holds executions of this deployment.
+    for (const node of cluster.nodes) {
+      const [host, port] = node.split(":");
+      const redis = new Redis({ host: host!, port: Number(port) });
+      const [, keys] = await redis.scan("0", "MATCH", `${prefix}:*:x:*`, "COUNT", 100_000);
+      redis.disconnect();
+      expect(keys.length).toBeGreaterThan(0);
+    }
+
+    // Answer the activity tasks (callbacks with task tokens) while the worker dies.
+    const asks = started.filter((s) => s.kind === "ask").length;
+    let answered = 0;
+    const answering = (async () => {
+      while (answered < asks) {
+        const task = await runtime.getActivityTask("cluster-ask", 2);
+        if (!task) continue;
+        await runtime.sendTaskSuccess(task.taskToken, { answer: (task.input as { n: number }).n });
+        answered++;
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 1_500));
+    workers[0]!.kill("SIGKILL");
+    await exited(workers[0]!);
+
+    try {
+      await answering;
+      for (const { id, kind, n } of started) {
+        const done = await runtime.waitForExecution(id, 60_000);
+        expect(done.status, `${id}: ${done.error ?? ""} ${done.cause ?? ""}`).toBe("SUCCEEDED");
+        if (kind === "fan") expect(done.output).toEqual([{ v: n }, { v: n + 1 }]);
+        if (kind === "sleep") expect(done.output).toBe("rested");
+        if (kind === "ask") expect(done.output).toEqual({ answer: n });
+      }
+      const listed = await runtime.listExecutions({ status: "SUCCEEDED", limit: 1000 });
+      expect(listed.items.length).toBe(1000);
+    } finally {
+      for (const w of workers) w.kill("SIGTERM");
+      await Promise.all(workers.map((w) => exited(w)));
+    }
+  }, 240_000);
+});
