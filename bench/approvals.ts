@@ -50,8 +50,13 @@ try {
       ),
     );
   }
-  const pendingIndex = runtime.keys.approvalIndex("PENDING", "*", "*");
-  while ((await redis.zcard(pendingIndex)) < N) await new Promise((r) => setTimeout(r, 100));
+  // One pending index per shard (runtime/shards.ts).
+  const shards = (await runtime.shardLayout()).shards;
+  const pending = async (): Promise<number> =>
+    (
+      await Promise.all(shards.map((k) => redis.zcard(k.approvalIndex("PENDING", "*", "*"))))
+    ).reduce((a, b) => a + b, 0);
+  while ((await pending()) < N) await new Promise((r) => setTimeout(r, 100));
   console.log(`${N} pending approvals created in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
   for (const [label, filter, limit] of [

@@ -41,14 +41,23 @@ async function timerBurst(n: number): Promise<void> {
     const ended = await endCounter(REDIS_URL, runtime);
     const far = new Date(Date.now() + 86_400_000).toISOString();
     await startMany(runtime, "nap", n, (i) => ({ name: `b${i}`, input: { at: far } }));
-    await until(async () => Number(await redis.hget(runtime.keys.stats, "timers")) >= n);
-    const members = (await redis.zrange(runtime.keys.schedule, "0", "-1")).filter((m) =>
-      m.startsWith("t:"),
-    );
+    // Every shard has its own schedule and counts (runtime/shards.ts).
+    const shards = (await runtime.shardLayout()).shards;
+    const armed = async (): Promise<number> =>
+      (await Promise.all(shards.map((k) => redis.hget(k.stats, "timers")))).reduce(
+        (a, b) => a + Number(b),
+        0,
+      );
+    await until(async () => (await armed()) >= n);
     const due = Date.now() + 2000;
-    for (let i = 0; i < members.length; i += 5000) {
-      const chunk = members.slice(i, i + 5000);
-      await redis.zadd(runtime.keys.schedule, ...chunk.flatMap((m) => [String(due), m]));
+    for (const keys of shards) {
+      const members = (await redis.zrange(keys.schedule, "0", "-1")).filter((m) =>
+        m.startsWith("t:"),
+      );
+      for (let i = 0; i < members.length; i += 5000) {
+        const chunk = members.slice(i, i + 5000);
+        await redis.zadd(keys.schedule, ...chunk.flatMap((m) => [String(due), m]));
+      }
     }
     await until(() => Date.now() >= due, 5000);
     const cpu0 = await redisCpu(redis);
@@ -68,10 +77,11 @@ async function timerBurst(n: number): Promise<void> {
         console.log(`  ${cmd}: ${calls.toFixed(2)} calls, ${usec.toFixed(1)} µs per timer`);
     }
     const ends: number[] = [];
+    const layout = await runtime.shardLayout();
     for (let i = 0; i < n; i += 5000) {
       const pipe = redis.pipeline();
       for (let j = i; j < Math.min(n, i + 5000); j++)
-        pipe.hget(runtime.keys.execution(`nap:b${j}`), "t1");
+        pipe.hget(layout.keysOf(`nap:b${j}`).execution(`nap:b${j}`), "t1");
       for (const [, t1] of (await pipe.exec()) ?? []) ends.push(Date.parse(String(t1)));
     }
     ends.sort((a, b) => a - b);
@@ -179,7 +189,7 @@ async function bytesPerExecution(): Promise<void> {
     const redis = new Redis(REDIS_URL);
     const procs = await spawnWorkers(1, prefix);
     const ended = await endCounter(REDIS_URL, runtime);
-    const base = runtime.keys.base;
+    const layout = await runtime.shardLayout();
     for (const kb of [1, 50, 200]) {
       const runs = 5;
       const before = ended.count();
@@ -194,6 +204,7 @@ async function bytesPerExecution(): Promise<void> {
       const byKind = new Map<string, number>();
       for (let i = 0; i < runs; i++) {
         const name = `mem:m${kb}-${i}`;
+        const base = layout.keysOf(name).base;
         const keys = (await scanKeys(redis, `${base}*${name}*`)).filter(
           (k) => k.endsWith(`:${name}`) || k.includes(`:${name}/`),
         );

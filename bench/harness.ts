@@ -82,7 +82,8 @@ export async function endCounter(
 ): Promise<{ count: () => number; close: () => void }> {
   const sub = new Redis(redisUrl);
   let n = 0;
-  await sub.subscribe(runtime.keys.endedChannel);
+  // One channel per shard (runtime/shards.ts).
+  await sub.subscribe(...(await runtime.shardLayout()).shards.map((k) => k.endedChannel));
   sub.on("message", () => (n += 1));
   return { count: () => n, close: () => sub.disconnect() };
 }

@@ -75,7 +75,8 @@ async function endCounter(
 ): Promise<{ count: () => number; close: () => void }> {
   const sub = new Redis(redisUrl);
   let n = 0;
-  await sub.subscribe(runtime.keys.endedChannel);
+  // One channel per shard (runtime/shards.ts).
+  await sub.subscribe(...(await runtime.shardLayout()).shards.map((k) => k.endedChannel));
   sub.on("message", () => (n += 1));
   return { count: () => n, close: () => sub.disconnect() };
 }
@@ -324,27 +325,31 @@ async function memory(): Promise<void> {
         );
       }
       // Parked = every execution wrote its TaskScheduled (history count 3).
+      const layout = await runtime.shardLayout();
+      const sum = async (read: (k: (typeof layout.shards)[number]) => Promise<number>) =>
+        (await Promise.all(layout.shards.map(read))).reduce((a, b) => a + b, 0);
       for (;;) {
-        const sched = await redis.zcard(runtime.keys.schedule);
-        const tokens = await redis.hlen(runtime.keys.tokens);
+        const sched = await sum((k) => redis.zcard(k.schedule));
+        const tokens = await sum((k) => redis.hlen(k.tokens));
         if (tokens >= N + 1 && sched === 0) break;
         await new Promise((r) => setTimeout(r, 200));
       }
       const after = await used();
       await stopWorkers(procs);
       const perExec = (after - before) / N;
+      const one = layout.keysOf("park:p1");
       const keys = [
-        runtime.keys.execution("park:p1"),
-        runtime.keys.run("park:p1"),
-        runtime.keys.history("park:p1"),
-        runtime.keys.journal("park:p1"),
-        runtime.keys.inbox("park:p1"),
+        one.execution("park:p1"),
+        one.run("park:p1"),
+        one.history("park:p1"),
+        one.journal("park:p1"),
+        one.inbox("park:p1"),
       ];
       const sizes = await Promise.all(
         keys.map(
           async (k) =>
             [
-              k.split(":").slice(2, 3)[0],
+              k.slice(one.base.length).split(":")[0],
               Number((await redis.call("MEMORY", "USAGE", k)) ?? 0),
             ] as const,
         ),

@@ -7,7 +7,10 @@
 //  - Bare BullMQ: one Worker (same concurrency, in this process) running 1,000 chains of
 //    20 jobs, each job one MULTI with an HSET and an XADD (a state write and a history
 //    write) and then adding the next job.
-// It prints both rates (transitions or jobs per second) and their ratio.
+// It prints both rates (transitions or jobs per second) and their ratio; then the same
+// Stepwise run with 1, 2 and 4 shards on one Redis (STEPWISE_SHARDS, a fresh Redis each),
+// and with 16 shards on a local 3-master Redis Cluster served by 2 worker processes
+// (`serve` and one `stepwise worker`), skipped where redis-server cannot make a cluster.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -16,6 +19,7 @@ import { join, resolve } from "node:path";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { findExecutable } from "../cli/local-redis.js";
+import { canStartCluster, startCluster } from "../scripts/redis-cluster.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const EXECUTIONS = Number(process.argv[2] ?? 1000);
@@ -121,9 +125,27 @@ async function bareBullMQ(url: string): Promise<number> {
   return (EXECUTIONS * STATES) / seconds;
 }
 
-async function stepwiseServe(url: string): Promise<number> {
+interface Target {
+  url: string;
+  cluster?: string[];
+  shards: number;
+  /** `stepwise worker` processes beside serve's own worker. */
+  extraWorkers?: number;
+}
+
+async function stepwiseServe(target: Target): Promise<number> {
+  const { url } = target;
   const port = await freePort();
   const prefix = "sw";
+  const env = {
+    ...process.env,
+    REDIS_URL: url,
+    STEPWISE_PREFIX: prefix,
+    STEPWISE_CONCURRENCY: String(CONCURRENCY),
+    STEPWISE_SHARDS: String(target.shards),
+    ...(target.cluster ? { STEPWISE_REDIS_CLUSTER: target.cluster.join(",") } : {}),
+    LOG_LEVEL: "warn",
+  };
   // The sources, not dist/ (what `npx stepwise` runs is built at install).
   const script = `import { main } from ${JSON.stringify(join(ROOT, "cli/main.ts"))};
     const io = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
@@ -131,18 +153,9 @@ async function stepwiseServe(url: string): Promise<number> {
   const child: ChildProcess = spawn(
     process.execPath,
     ["--import", "tsx", "--input-type=module", "-e", script],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        REDIS_URL: url,
-        STEPWISE_PREFIX: prefix,
-        STEPWISE_CONCURRENCY: String(CONCURRENCY),
-        LOG_LEVEL: "warn",
-      },
-      stdio: ["ignore", "ignore", "inherit"],
-    },
+    { cwd: ROOT, env, stdio: ["ignore", "ignore", "inherit"] },
   );
+  const workers: ChildProcess[] = [];
   const api = `http://127.0.0.1:${port}`;
   try {
     await waitFor(
@@ -159,10 +172,24 @@ async function stepwiseServe(url: string): Promise<number> {
       body: JSON.stringify({ name: "chain", definition: { StartAt: "S0", States } }),
     });
     if (!created.ok) throw new Error(`create: ${created.status} ${await created.text()}`);
-    const sub = quiet(new Redis(url));
+    for (let i = 0; i < (target.extraWorkers ?? 0); i++) {
+      const worker = `import { main } from ${JSON.stringify(join(ROOT, "cli/main.ts"))};
+        const io = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
+        process.exitCode = await main(["worker"], io);`;
+      workers.push(
+        spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", worker], {
+          cwd: ROOT,
+          env,
+          stdio: ["ignore", "ignore", "inherit"],
+        }),
+      );
+    }
+    // Every shard publishes its ends on its own channel (`<prefix>:{sw}:ended` with one
+    // shard, `<prefix>:{sw:<i>}:ended` with several); a cluster broadcasts them all.
+    const sub = quiet(target.cluster ? new Redis(`redis://${target.cluster[0]}`) : new Redis(url));
     let ended = 0;
-    await sub.subscribe(`${prefix}:{sw}:ended`);
-    sub.on("message", () => ended++);
+    await sub.psubscribe(`${prefix}:{sw*}:ended`);
+    sub.on("pmessage", () => ended++);
     const t0 = performance.now();
     for (let i = 0; i < EXECUTIONS; i += 100) {
       await Promise.all(
@@ -181,22 +208,53 @@ async function stepwiseServe(url: string): Promise<number> {
     sub.disconnect();
     return (EXECUTIONS * STATES) / seconds;
   } finally {
-    child.kill("SIGTERM");
-    await new Promise((r) => child.once("exit", r));
+    for (const proc of [child, ...workers]) proc.kill("SIGTERM");
+    await Promise.all([child, ...workers].map((proc) => new Promise((r) => proc.once("exit", r))));
   }
 }
 
 const redis = await freshRedis();
 try {
   const bare = await bareBullMQ(redis.url);
-  const durable = await stepwiseServe(redis.url);
+  const durable = await stepwiseServe({ url: redis.url, shards: 1 });
   console.log(`bare BullMQ chain (MULTI HSET + XADD per job): ${bare.toFixed(0)} jobs/s`);
   console.log(
     `stepwise serve over REST (fenced commit + history + journal + chain): ${durable.toFixed(0)} transitions/s`,
   );
   console.log(
-    `ratio durable/bare: ${(durable / bare).toFixed(2)} (${EXECUTIONS} executions × ${STATES} states, concurrency ${CONCURRENCY}, one fresh Redis)`,
+    `ratio durable/bare: ${(durable / bare).toFixed(2)} (${EXECUTIONS} executions × ${STATES} states, concurrency ${CONCURRENCY}, one fresh Redis, 1 shard)`,
   );
 } finally {
   redis.stop();
+}
+
+for (const shards of [1, 2, 4]) {
+  const own = await freshRedis();
+  try {
+    const rate = await stepwiseServe({ url: own.url, shards });
+    console.log(
+      `${shards} shard${shards === 1 ? "" : "s"} on one Redis: ${rate.toFixed(0)} transitions/s`,
+    );
+  } finally {
+    own.stop();
+  }
+}
+
+if (canStartCluster()) {
+  const cluster = await startCluster(3);
+  try {
+    const rate = await stepwiseServe({
+      url: `redis://${cluster.nodes[0]}`,
+      cluster: cluster.nodes,
+      shards: 16,
+      extraWorkers: 1,
+    });
+    console.log(
+      `16 shards on a 3-master Redis Cluster, 2 workers: ${rate.toFixed(0)} transitions/s`,
+    );
+  } finally {
+    await cluster.stop();
+  }
+} else {
+  console.log("3-master cluster: skipped (redis-server 5 or later needed)");
 }

@@ -32,7 +32,7 @@ const worker = await startWorker({
 });
 const sub = new Redis(REDIS_URL);
 let ended = 0;
-await sub.subscribe(runtime.keys.endedChannel);
+await sub.subscribe(...(await runtime.shardLayout()).shards.map((k) => k.endedChannel));
 sub.on("message", () => (ended += 1));
 
 async function batch(n: number, tag: string): Promise<void> {

@@ -1,100 +1,23 @@
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedisRuntime, type RedisRuntime } from "../../runtime/runtime.js";
-import { createMachine, exited, freePort, randomPrefix, spawnWorker, until } from "./helpers.js";
+import { canStartCluster, startCluster, type LocalCluster } from "../../scripts/redis-cluster.js";
+import { createMachine, exited, randomPrefix, spawnWorker } from "./helpers.js";
 
 /**
  * A 3-master Redis Cluster started here (issue 19): executions spread over the
  * masters by shard, two worker processes share them, one is SIGKILLed midway,
  * and every execution still ends as it should.
  */
-// `redis-cli --cluster` (cluster creation) came with Redis 5; cluster mode is older.
-const supportsCluster = (() => {
-  try {
-    const version = execFileSync("redis-server", ["--version"], { encoding: "utf8" });
-    return Number(/v=(\d+)\./.exec(version)?.[1] ?? 0) >= 5;
-  } catch {
-    return false;
-  }
-})();
+const supportsCluster = canStartCluster();
 if (!supportsCluster) {
   console.warn(
     "cluster test skipped: no redis-server 5 or later (cluster creation needs redis-cli --cluster)",
   );
 }
 
-interface Cluster {
-  nodes: string[];
-  stop(): Promise<void>;
-}
-
-async function startCluster(): Promise<Cluster> {
-  const dir = mkdtempSync(join(tmpdir(), "stepwise-cluster-"));
-  const ports = [await freePort(), await freePort(), await freePort()];
-  const procs: ChildProcess[] = ports.map((port) =>
-    spawn(
-      "redis-server",
-      [
-        "--port",
-        String(port),
-        "--bind",
-        "127.0.0.1",
-        "--cluster-enabled",
-        "yes",
-        "--cluster-config-file",
-        join(dir, `nodes-${port}.conf`),
-        "--dir",
-        dir,
-        "--save",
-        "",
-        "--appendonly",
-        "no",
-      ],
-      { stdio: "ignore" },
-    ),
-  );
-  const stop = async (): Promise<void> => {
-    for (const proc of procs) proc.kill("SIGKILL");
-    await Promise.all(procs.map((proc) => exited(proc)));
-    rmSync(dir, { recursive: true, force: true });
-  };
-  try {
-    for (const port of ports) {
-      const probe = new Redis({
-        port,
-        host: "127.0.0.1",
-        lazyConnect: true,
-        retryStrategy: () => 50,
-      });
-      await until(async () => (await probe.ping().catch(() => "")) === "PONG", 10_000);
-      probe.disconnect();
-    }
-    const nodes = ports.map((port) => `127.0.0.1:${port}`);
-    execFileSync(
-      "redis-cli",
-      ["--cluster", "create", ...nodes, "--cluster-replicas", "0", "--cluster-yes"],
-      {
-        stdio: "ignore",
-      },
-    );
-    for (const port of ports) {
-      const probe = new Redis({ port, host: "127.0.0.1" });
-      await until(async () => /cluster_state:ok/.test(await probe.cluster("INFO")), 20_000);
-      probe.disconnect();
-    }
-    return { nodes, stop };
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-}
-
 describe.skipIf(!supportsCluster)("a Redis Cluster of 3 masters", () => {
-  let cluster: Cluster;
+  let cluster: LocalCluster;
   let runtime: RedisRuntime;
   const prefix = randomPrefix();
   beforeAll(async () => {
