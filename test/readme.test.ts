@@ -7,7 +7,7 @@ import { ROOT } from "./e2e/processes.js";
 /**
  * The README's shell blocks, run as written from the repository root, so that the
  * README stays true: every command must exit 0. Only the commands that run a
- * service until stopped (`serve`, `worker`), the ones that talk to such a running
+ * service until stopped (`serve`, `worker`, the local cluster script), the ones that talk to such a running
  * service (`curl localhost:8080…`, the human-approval walkthrough: its steps are the
  * end-to-end tests of test/e2e/approvals.test.ts; the `stepwise machines|executions|
  * approvals` client, run by test/e2e/cli-client.test.ts) and the ones that are this suite
@@ -28,6 +28,8 @@ export function shellCommands(markdown: string): string[] {
 
 const LEFT_OUT = [
   /\bstepwise (serve|worker)\b/,
+  // A local Redis Cluster, up until stopped (test/integration/cluster.test.ts starts one).
+  /\bscripts\/redis-cluster\.ts\b/,
   /\blocalhost:8080\b/,
   // The client commands talk to a running service: test/e2e/cli-client.test.ts runs them.
   /\bstepwise (machines|executions|approvals)\b/,
@@ -93,6 +95,9 @@ describe("the README's commands", () => {
     expect(leftOut.filter((c) => !/\blocalhost:8080\b/.test(c) && !client.test(c))).toEqual([
       "npm ci && npx stepwise serve",
       "npm ci && npm test",
+      "npx tsx scripts/redis-cluster.ts                        # a local 3-master cluster, prints its nodes",
+      "STEPWISE_REDIS_CLUSTER=127.0.0.1:7001,127.0.0.1:7002 npx stepwise serve",
+      "STEPWISE_REDIS_CLUSTER=… STEPWISE_WORKER_SHARDS=0-7 npx stepwise worker   # or every shard",
       "npx stepwise serve &",
       "STEPWISE_MODEL_ENDPOINTS=models.yaml OPENAI_API_KEY=sk-… npx stepwise serve &",
     ]);
