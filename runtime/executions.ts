@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../engine/drivers/entropy.js";
 import { pack, unpack } from "./codec.js";
 import type { RunEventBody } from "../engine/core/events.js";
 import type { HistoryEvent } from "../engine/core/history.js";
@@ -125,7 +125,7 @@ export class ExecutionStore {
     const timeout = program.definition.TimeoutSeconds;
     // Who started it rides with the event into ExecutionStarted's details (transition.ts annotate).
     // 128 random bits for States.UUID/$uuid/$random, kept in the run (and so in replay).
-    const started: RunEventBody = { type: "Started", input, seed: randomBytes(16).toString("hex") };
+    const started: RunEventBody = { type: "Started", input, seed: randomHex(16) };
     if (options.caller) started.caller = options.caller.name;
     if (options.restartedFrom !== undefined) started.restartedFrom = options.restartedFrom;
     if (options.pinned) {

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes } from "../engine/drivers/entropy.js";
 
 /**
  * Identifiers. An execution is `arn:aws:states:<region>:<account>:execution:<machine>:<name>`
@@ -144,5 +144,5 @@ export const member = {
 
 /** 128 random bits, URL-safe: task tokens and the nonce of token-waiting steps. */
 export function randomToken(): string {
-  return randomBytes(16).toString("base64url");
+  return Buffer.from(randomBytes(16)).toString("base64url");
 }

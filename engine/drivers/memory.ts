@@ -14,6 +14,7 @@ import { Deque } from "./deque.js";
 import { TimerQueue } from "./timer-queue.js";
 import { resolveTask, type MockResponse, type TaskHandlers } from "./tasks.js";
 import { taskKind } from "../states/task-history.js";
+import { randomBytes, randomHex } from "./entropy.js";
 
 export type { MockResponse, TaskHandler, TaskHandlers, TaskInvocation } from "./tasks.js";
 
@@ -92,14 +93,11 @@ type Delivery = { runId: string; event: RunEventBody };
 
 /** 128 random bits, hex: the seed of an execution's random stream. */
 function randomSeed(): string {
-  const bytes = new Uint8Array(16);
-  globalThis.crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return randomHex(16);
 }
 
 function randomNonce(): string {
-  const bytes = new Uint8Array(16);
-  globalThis.crypto.getRandomValues(bytes);
+  const bytes = randomBytes(16);
   let text = "";
   for (const b of bytes) text += String.fromCharCode(b);
   return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");

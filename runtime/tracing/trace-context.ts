@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
+import { randomHex } from "../../engine/drivers/entropy.js";
 
 /**
  * W3C Trace Context (https://www.w3.org/TR/trace-context/): what an execution
@@ -48,8 +49,8 @@ export function parseTraceparent(
 
 /** A trace of the execution's own (no caller's span). */
 export function newTrace(): ExecutionTrace {
-  let traceId = randomBytes(16).toString("hex");
-  while (traceId === ZERO_TRACE) traceId = randomBytes(16).toString("hex");
+  let traceId = randomHex(16);
+  while (traceId === ZERO_TRACE) traceId = randomHex(16);
   return { traceId };
 }
 
