@@ -146,28 +146,31 @@ export async function* followShards(
   );
   const queue: { shard: number; change: ApprovalChange }[] = [];
   let wake: (() => void) | undefined;
+  let done = false;
+  let failure: unknown;
   const followers = feeds.map(async (feed, shard) => {
     for await (const change of feed.follow(positions[shard], signal)) {
       queue.push({ shard, change });
       wake?.();
     }
   });
-  const ended = Promise.all(followers);
-  ended.catch(() => {});
-  try {
-    while (!signal.aborted) {
-      const next = queue.shift();
-      if (!next) {
-        await Promise.race([new Promise<void>((resolve) => (wake = resolve)), ended]);
-        wake = undefined;
-        if (queue.length === 0 && (signal.aborted || (await settled(ended)))) return;
-        continue;
-      }
+  const finish = (err?: unknown): void => {
+    failure = err;
+    done = true;
+    wake?.();
+  };
+  Promise.all(followers).then(() => finish(), finish);
+  while (!signal.aborted) {
+    const next = queue.shift();
+    if (next) {
       positions[next.shard] = next.change.id;
       yield { ...next.change, id: positions.join("_") };
+      continue;
     }
-  } finally {
-    wake?.();
+    if (failure !== undefined) throw failure;
+    if (done) return;
+    await new Promise<void>((resolve) => (wake = resolve));
+    wake = undefined;
   }
 }
 
@@ -176,10 +179,4 @@ function parsePositions(afterId: string | undefined, count: number): (string | u
   const parts = afterId?.split("_") ?? [];
   const valid = parts.length === count && parts.every((p) => /^\d{1,20}-\d{1,20}$/.test(p));
   return Array.from({ length: count }, (_, i) => (valid ? parts[i] : undefined));
-}
-
-async function settled(p: Promise<unknown>): Promise<boolean> {
-  let done = false;
-  await Promise.race([p.then(() => (done = true)), Promise.resolve()]);
-  return done;
 }
