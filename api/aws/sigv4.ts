@@ -1,5 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto";
-import { Hash } from "@smithy/hash-node";
+import { createHash, createHmac, timingSafeEqual, type Hash, type Hmac } from "node:crypto";
 import { HttpRequest } from "@smithy/protocol-http";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { secretOf, type ApiKey } from "../auth.js";
@@ -123,25 +122,21 @@ export async function verifySignature(
       "The x-amz-content-sha256 header does not match the request body",
     );
   }
-  const [path = "/", queryText = ""] = request.url.split("?", 2);
+  const q = request.url.indexOf("?");
+  const path = q < 0 ? request.url : request.url.slice(0, q);
   const query: Record<string, string | string[]> = {};
-  for (const [k, v] of new URLSearchParams(queryText)) {
-    const prior = query[k];
-    query[k] = prior === undefined ? v : Array.isArray(prior) ? [...prior, v] : [prior, v];
+  if (q >= 0) {
+    for (const [k, v] of new URLSearchParams(request.url.slice(q + 1))) {
+      const prior = query[k];
+      query[k] = prior === undefined ? v : Array.isArray(prior) ? [...prior, v] : [prior, v];
+    }
   }
-  const signer = new SignatureV4({
-    credentials: { accessKeyId, secretAccessKey: secret },
-    region,
-    service: "states",
-    sha256: Hash.bind(null, "sha256"),
-    applyChecksum: false,
-  });
-  const resigned = await signer.sign(
+  const resigned = await signerOf(key, secret).sign(
     new HttpRequest({
       method: request.method,
       protocol: "http:",
       hostname: headers.host ?? "",
-      path: decodeURIComponent(path),
+      path: path === "/" ? path : decodeURIComponent(path),
       query,
       headers,
       body: request.body,
@@ -164,6 +159,62 @@ export async function verifySignature(
     );
   }
   return key;
+}
+
+/**
+ * One signer per key: its credentials never change, and smithy caches the signing
+ * key it derives for a day and region (one HMAC per request finds it again).
+ */
+const signers = new WeakMap<ApiKey, SignatureV4>();
+
+function signerOf(key: ApiKey, secret: string): SignatureV4 {
+  let signer = signers.get(key);
+  if (!signer) {
+    signer = new SignatureV4({
+      credentials: { accessKeyId: key.name, secretAccessKey: secret },
+      region: "us-east-1", // each request's own region is passed to sign()
+      service: "states",
+      sha256: Sha256,
+      applyChecksum: false,
+    });
+    signers.set(key, signer);
+  }
+  return signer;
+}
+
+/**
+ * SHA-256 and HMAC-SHA256 from node:crypto in smithy's Checksum shape. Unlike
+ * @smithy/hash-node's, it hands strings and views to node:crypto as they are,
+ * without copying each into a new Buffer first: a request verifies with five of these.
+ */
+type SourceData = string | ArrayBuffer | ArrayBufferView;
+
+class Sha256 {
+  private hash: Hash | Hmac;
+  constructor(private readonly secret?: SourceData) {
+    this.hash = this.fresh();
+  }
+  update(data: Uint8Array): void {
+    this.hash.update(bytes(data));
+  }
+  digest(): Promise<Uint8Array> {
+    return Promise.resolve(this.hash.digest());
+  }
+  reset(): void {
+    this.hash = this.fresh();
+  }
+  private fresh(): Hash | Hmac {
+    return this.secret === undefined
+      ? createHash("sha256")
+      : createHmac("sha256", bytes(this.secret));
+  }
+}
+
+function bytes(data: SourceData): string | Uint8Array {
+  if (typeof data === "string" || data instanceof Uint8Array) return data;
+  return ArrayBuffer.isView(data)
+    ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+    : new Uint8Array(data);
 }
 
 function sha256Hex(text: string): string {
