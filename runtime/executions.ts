@@ -8,6 +8,7 @@ import { DATA_LIMIT_BYTES } from "../engine/step-context.js";
 import { genesisHash } from "./audit/chain.js";
 import { canonicalJson, decodeCursor, encodeCursor, inputDigest } from "./canonical.js";
 import {
+  EXECUTION_STATUSES,
   RuntimeError,
   type Caller,
   type ExecutionRecord,
@@ -156,8 +157,6 @@ export class ExecutionStore {
         payloads: this.keys.payloads(exec),
         run: this.keys.run(exec),
         inbox: this.keys.inbox(exec),
-        executions: this.keys.executions,
-        executionsOf: this.keys.executionsOf(machine),
         schedule: this.keys.schedule,
         stats: this.keys.stats,
       },
@@ -213,9 +212,10 @@ export class ExecutionStore {
   }
 
   /**
-   * A page of executions, newest first. With a status, the page is read from
-   * that status's index (`keys.executionsByStatus`): its cost is O(limit)
-   * whatever else the store holds. Items carry no input or output.
+   * A page of executions, newest first, read from the per-status indexes
+   * (`keys.executionsByStatus`): with a status, its own; without, all of them
+   * merged. Either way its cost is O(limit) whatever else the store holds.
+   * Items carry no input or output.
    */
   async list(options: {
     stateMachine?: string;
@@ -226,15 +226,10 @@ export class ExecutionStore {
     limit?: number;
   }): Promise<Page<ExecutionSummary>> {
     const limit = Math.max(1, Math.min(options.limit ?? 100, 1000));
-    let index: string;
-    if (options.status) {
-      await this.statusIndexReady();
-      index = this.keys.executionsByStatus(options.status, options.stateMachine);
-    } else {
-      index = options.stateMachine
-        ? this.keys.executionsOf(options.stateMachine)
-        : this.keys.executions;
-    }
+    await this.statusIndexReady();
+    const indexes = (options.status ? [options.status] : EXECUTION_STATUSES).map((status) =>
+      this.keys.executionsByStatus(status, options.stateMachine),
+    );
     // Newest first (start time, then id, both descending). The cursor is the last
     // execution looked at, not a rank: executions started meanwhile do not shift pages.
     let after: { s: number; m: string } | undefined;
@@ -246,7 +241,7 @@ export class ExecutionStore {
     }
     const items: ExecutionSummary[] = [];
     for (;;) {
-      const batch = await this.olderThan(index, after, limit + 1 - items.length);
+      const batch = await this.olderThan(indexes, after, limit + 1 - items.length);
       if (batch.length === 0) return { items };
       const pipeline = this.client.redis.pipeline();
       for (const [exec] of batch) pipeline.hmget(this.keys.execution(exec), ...SUMMARY_FIELDS);
@@ -294,39 +289,49 @@ export class ExecutionStore {
     return this.statusIndex;
   }
 
-  /** Up to `count` index entries after `after` in newest-first order, as [exec, start ms]. */
+  /**
+   * Up to `count` entries of `indexes` after `after` in newest-first order, as
+   * [exec, start ms]. The indexes are read in one MULTI: an execution that moves
+   * from one status to another meanwhile is seen once, not twice or never.
+   */
   private async olderThan(
-    index: string,
+    indexes: readonly string[],
     after: { s: number; m: string } | undefined,
     count: number,
   ): Promise<[string, number][]> {
-    const redis = this.client.redis;
-    // Entries with the cursor's own start time come first and are skipped up to it;
-    // asking for that many more keeps every call moving forward.
-    const same = after ? await redis.zcount(index, after.s, after.s) : 0;
-    const flat = await redis.zrevrangebyscore(
-      index,
-      after ? after.s : "+inf",
-      "-inf",
-      "WITHSCORES",
-      "LIMIT",
-      0,
-      count + same,
-    );
-    const out: [string, number][] = [];
-    for (let i = 0; i < flat.length && out.length < count; i += 2) {
-      const exec = flat[i]!;
-      const score = Number(flat[i + 1]);
-      // Redis orders equal scores by bytes (UTF-8), which JS string order is not.
-      if (
-        after &&
-        score === after.s &&
-        Buffer.compare(Buffer.from(exec), Buffer.from(after.m)) >= 0
-      )
-        continue;
-      out.push([exec, score]);
+    const read = this.client.redis.multi();
+    for (const index of indexes) {
+      // Entries with the cursor's own start time (few: one millisecond's starts)
+      // are read whole and filtered by id; the older ones, `count` of them.
+      if (after) read.zrangebyscore(index, after.s, after.s);
+      read.zrevrangebyscore(
+        index,
+        after ? `(${after.s}` : "+inf",
+        "-inf",
+        "WITHSCORES",
+        "LIMIT",
+        0,
+        count,
+      );
     }
-    return out;
+    const replies = ((await read.exec()) ?? []).map(([err, reply]) => {
+      if (err) throw err;
+      return reply as string[];
+    });
+    const entries: [string, number][] = [];
+    for (let r = 0; r < replies.length; r++) {
+      if (after) {
+        // The ties: members only, all with the cursor's start time. Redis orders
+        // equal scores by bytes (UTF-8), which JS string order is not.
+        const cursor = Buffer.from(after.m);
+        for (const exec of replies[r++]!) {
+          if (Buffer.compare(Buffer.from(exec), cursor) < 0) entries.push([exec, after.s]);
+        }
+      }
+      const flat = replies[r]!;
+      for (let i = 0; i < flat.length; i += 2) entries.push([flat[i]!, Number(flat[i + 1])]);
+    }
+    return newestFirst(entries).slice(0, count);
   }
 
   async history(
@@ -512,4 +517,15 @@ function toRecord(executionId: string, f: Record<string, string>): ExecutionReco
     record.usage = readUsage(f);
   }
   return record;
+}
+
+/**
+ * Index entries in listing order: start time, then short id by bytes, both
+ * descending (the order of each index read backwards), each execution once.
+ */
+function newestFirst(entries: [string, number][]): [string, number][] {
+  const seen = new Set<string>();
+  return entries
+    .filter(([exec]) => !seen.has(exec) && seen.add(exec))
+    .sort(([a, s], [b, t]) => t - s || Buffer.compare(Buffer.from(b), Buffer.from(a)));
 }

@@ -7,7 +7,11 @@ import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
 import { claimDue } from "./scripts/claim-due.js";
 import { pruneIndex } from "./scripts/prune-index.js";
+import { EXECUTION_STATUSES } from "./contract.js";
 import type { RuntimeSettings } from "./settings.js";
+
+/** The statuses whose records expire (runtime/settings.ts `retentionSeconds`). */
+const ENDED_STATUSES = EXECUTION_STATUSES.filter((s) => s !== "RUNNING" && s !== "PAUSED");
 
 /** What a fired timer delivers to its run; the script puts in the timer's id. */
 const TIMER_FIRED = eventTemplate({ type: "TimerFired", timerId: "" }, "timerId");
@@ -195,25 +199,36 @@ export class Scheduler {
 
   /**
    * Removes index entries of executions whose records expired, one slice per
-   * call, resuming where the last call stopped. Returns how many it removed.
+   * call, resuming where the last call stopped. Only ended executions expire, so
+   * the slices walk the ended statuses' indexes in turn. Returns how many it removed.
    */
   async prune(now = Date.now(), slice = 1000): Promise<number> {
     if (this.settings.retentionSeconds <= 0) return 0;
-    const { removed, next } = await this.client.call(
-      pruneIndex,
-      { executions: this.keys.executions },
-      {
-        base: this.keys.base,
-        cutoff: now - this.settings.retentionSeconds * 1000,
-        from: this.pruneFrom,
-        count: slice,
-      },
-    );
-    this.pruneFrom = next;
+    let removed = 0;
+    // One pass over the ended statuses at most: each stops at its cutoff or a full slice.
+    for (let i = 0; i < ENDED_STATUSES.length; i++) {
+      const status = ENDED_STATUSES[this.pruneStatus]!;
+      const reply = await this.client.call(
+        pruneIndex,
+        { index: this.keys.executionsByStatus(status) },
+        {
+          base: this.keys.base,
+          status,
+          cutoff: now - this.settings.retentionSeconds * 1000,
+          from: this.pruneFrom,
+          count: slice,
+        },
+      );
+      removed += reply.removed;
+      this.pruneFrom = reply.next;
+      if (reply.next !== 0) break;
+      this.pruneStatus = (this.pruneStatus + 1) % ENDED_STATUSES.length;
+    }
     return removed;
   }
 
   private pruneFrom = 0;
+  private pruneStatus = 0;
   private nextPrune = 0;
 
   /** Starts fires while slots are free; a freed slot wakes the loop to claim more. */

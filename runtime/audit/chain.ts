@@ -22,13 +22,23 @@ import type { HistoryEvent } from "../../engine/core/history.js";
  * SHA-256 runs over the UTF-8 of that string (one string, so any language's
  * verifier needs no byte juggling, and it is one native call per event).
  *
- * Storage: each stored history entry is the event's JSON with its `hash` as
- * one more field (`withHash`); readers that serve the AWS-shaped history take
- * it out (`splitHash`). The execution record keeps `hh`, the hash of its last
- * event (the genesis until there is one), and `hg`, the genesis. The hashes are
- * computed in TypeScript from the `hh` read with the history count; the Lua
- * that appends the events checks `hh` with `hc` and sets both (see
- * scripts/commit-transition.ts), so the hash is part of the append's commit.
+ * Storage: the execution record keeps `hh`, the hash of its last event (the
+ * genesis until there is one), and `hg`, the genesis. The hashes are computed in
+ * TypeScript from the `hh` read with the history count; the Lua that appends the
+ * events checks `hh` with `hc` and sets both (see scripts/commit-transition.ts),
+ * so the head is part of the append's commit.
+ *
+ * Each stored entry is the event's JSON with one more field, `hash`: not the
+ * event's 64-hex hash but its check, the first 8 bytes of it in base64url (11
+ * characters). Full hashes cost 70 bytes per event for ever, a quarter of a parked
+ * execution's memory, and the one reader that needs them, the audit export, reads
+ * the whole history from the start anyway: it recomputes them (`rechain`). The
+ * check is there to name the event that was changed in storage: the export
+ * gives such an event its stored check in place of a hash, so `stepwise audit
+ * verify` reports it `changed`. Security does not rest on the check: the
+ * recomputed chain must still end at the committed `hh`, which the export
+ * signs. Readers that serve the AWS-shaped history take the field out
+ * (`splitHash`); entries an earlier build stored with a full hash keep it.
  */
 export interface ChainIdentity {
   executionArn: string;
@@ -106,9 +116,10 @@ function quotedKey(key: string): string {
 }
 
 /**
- * The stored form of `events` chained on `prevHash` (JSON text with `hash` appended), and the new head.
- * `storedForm` is what the entry holds (large payloads referenced, runtime/payloads.ts);
- * the hash is always of the event as the API shows it.
+ * The stored form of `events` chained on `prevHash` (JSON text with the check of
+ * its hash appended), and the new head. `storedForm` is what the entry holds (large
+ * payloads referenced, runtime/payloads.ts); the hash is always of the event as
+ * the API shows it.
  */
 export function chainEvents(
   prevHash: string,
@@ -118,14 +129,40 @@ export function chainEvents(
   let head = prevHash;
   const stored = events.map((event) => {
     head = eventHash(head, event);
-    return withHash(JSON.stringify(storedForm(event)), head);
+    return withHash(JSON.stringify(storedForm(event)), eventCheck(head));
   });
   return { stored, head };
 }
 
-/** `{…}` + hash → `{…,"hash":"<hex>"}`: appended, so the event's own fields keep their order. */
-export function withHash(eventJson: string, hash: string): string {
-  return `${eventJson.slice(0, -1)},"hash":"${hash}"}`;
+/** What a stored entry keeps of its event's hash: the first 8 bytes, base64url. */
+export function eventCheck(hash: string): string {
+  return Buffer.from(hash.slice(0, 16), "hex").toString("base64url");
+}
+
+/**
+ * The chain over entries read back in id order from `prevHash` (the genesis for
+ * event 1): each event's hash. An entry whose stored check does not match the
+ * recomputed hash was changed in storage: it keeps its check, which no verifier
+ * accepts as its hash, and the chain goes on from the recomputed one.
+ */
+export function rechain(
+  prevHash: string,
+  entries: readonly { event: HistoryEvent; hash: string | undefined }[],
+): { event: HistoryEvent; hash: string }[] {
+  let head = prevHash;
+  return entries.map(({ event, hash: stored }) => {
+    if (stored !== undefined && stored.length === 64) {
+      head = stored; // a full hash, as an earlier build stored it
+      return { event, hash: stored };
+    }
+    head = eventHash(head, event);
+    return { event, hash: stored === undefined || stored === eventCheck(head) ? head : stored };
+  });
+}
+
+/** `{…}` + check → `{…,"hash":"<check>"}`: appended, so the event's own fields keep their order. */
+export function withHash(eventJson: string, check: string): string {
+  return `${eventJson.slice(0, -1)},"hash":"${check}"}`;
 }
 
 /** A stored entry (parsed) split into the AWS-shaped event and its hash (absent if stored before the chain). */

@@ -7,7 +7,7 @@ import { shortId, stateMachineArn } from "../ids.js";
 import type { Keys } from "../keys.js";
 import type { RedisClient } from "../redis.js";
 import { readHistoryEntries } from "../payloads.js";
-import { UNANCHORED } from "./chain.js";
+import { rechain, UNANCHORED } from "./chain.js";
 import {
   AUDIT_FORMAT,
   signedPayload,
@@ -90,13 +90,16 @@ export async function exportAudit(
   const versions = await versionChain(client, keys, record.stateMachine, record.version);
   if (versions.length > 0) header.versions = versions;
   const lines = [JSON.stringify(header)];
+  let prev = hg ?? UNANCHORED;
   for (let from = 0; from < count; from += BATCH) {
     const to = Math.min(count, from + BATCH) - 1;
     const raw = await client.redis.lrangeBuffer(keys.history(exec), from, to);
-    for (const { event, hash } of await readHistoryEntries(client, keys, exec, raw)) {
-      const line: AuditEventLine = { type: "event", event, hash: hash ?? null };
+    const chained = rechain(prev, await readHistoryEntries(client, keys, exec, raw));
+    for (const { event, hash } of chained) {
+      const line: AuditEventLine = { type: "event", event, hash };
       lines.push(JSON.stringify(line));
     }
+    prev = chained.at(-1)?.hash ?? prev;
   }
   const unsigned = {
     executionArn: record.executionId,

@@ -1,8 +1,9 @@
-import { EXECUTION_STATUSES } from "../contract.js";
 import { defineScript } from "./spec.js";
 
 export interface PruneArgs {
   base: string;
+  /** The status whose index (`keys.executionsByStatus(status)`) this slice walks. */
+  status: string;
   /** Only executions started before this (ms) can have expired. */
   cutoff: number;
   /** The slice: `count` entries from rank `from`. */
@@ -14,28 +15,28 @@ export interface PruneArgs {
 export type PruneReply = { kind: "pruned"; removed: number; next: number };
 
 /**
- * pruneIndex: drops from the execution indexes the executions whose records
+ * pruneIndex: drops from one status's indexes the executions whose records
  * expired (see `retentionSeconds`). Redis expires the execution's own keys; the
  * index entries (sorted sets shared by all executions) are removed here, a slice
- * at a time, so listings stay fast without a full scan.
+ * at a time, so listings stay fast without a full scan. The old time indexes
+ * (`xs`, `xs:<machine>`) lose the entry too, where a deployment still has one.
  */
 export const pruneIndex = defineScript<PruneArgs, PruneReply>()({
   name: "pruneIndex",
-  keys: ["executions"],
+  keys: ["index"],
   replies: ["pruned"],
   lua: `
-local STATUSES = {${EXECUTION_STATUSES.map((s) => `'${s}'`).join(", ")}}
 local base = ARG.base
-local old = redis.call('ZRANGEBYSCORE', KEY.executions, '-inf', ARG.cutoff, 'LIMIT', ARG.from, ARG.count)
+local old = redis.call('ZRANGEBYSCORE', KEY.index, '-inf', ARG.cutoff, 'LIMIT', ARG.from, ARG.count)
 local removed = 0
 for _, exec in ipairs(old) do
   if redis.call('EXISTS', base .. KIND.execution .. exec) == 0 then
-    redis.call('ZREM', KEY.executions, exec)
+    redis.call('ZREM', KEY.index, exec)
+    redis.call('ZREM', base .. KIND.executions, exec)
     local machine = string.match(exec, '^([^:]+):')
-    if machine then redis.call('ZREM', base .. KIND.executionsOf .. machine, exec) end
-    for _, status in ipairs(STATUSES) do
-      redis.call('ZREM', base .. KIND.statusIndex .. status, exec)
-      if machine then redis.call('ZREM', base .. KIND.statusIndex .. status .. ':' .. machine, exec) end
+    if machine then
+      redis.call('ZREM', base .. KIND.statusIndex .. ARG.status .. ':' .. machine, exec)
+      redis.call('ZREM', base .. KIND.executionsOf .. machine, exec)
     end
     removed = removed + 1
   end

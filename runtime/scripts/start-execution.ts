@@ -64,16 +64,7 @@ export type StartReply =
  */
 export const startExecution = defineScript<StartArgs, StartReply>()({
   name: "startExecution",
-  keys: [
-    "execution",
-    "payloads",
-    "run",
-    "inbox",
-    "executions",
-    "executionsOf",
-    "schedule",
-    "stats",
-  ],
+  keys: ["execution", "payloads", "run", "inbox", "schedule", "stats"],
   replies: ["created", "existed", "conflict"],
   lua: `${RUN_STATE_LUA}${STATUS_INDEX_LUA}${CREATE_RUNS_LUA}
 local existing = redis.call('HMGET', KEY.execution, 'ih', 't0')
@@ -89,9 +80,7 @@ redis.call('HSET', KEY.run, 'q', 0)
 putState(KEY.run, ARG.state)
 redis.call('RPUSH', KEY.inbox, ARG.started)
 redis.call('HINCRBY', KEY.stats, 'RUNNING', 1)
-redis.call('ZADD', KEY.executions, ARG.now, ARG.exec)
-redis.call('ZADD', KEY.executionsOf, ARG.now, ARG.exec)
-moveStatusIndex(ARG.base, ARG.exec, '', 'RUNNING')
+moveStatusIndex(ARG.base, ARG.exec, '', 'RUNNING', ARG.now)
 redis.call('ZADD', KEY.schedule, ARG.now + ARG.leaseMs, MEMBER.run .. ARG.exec)
 createRuns(ARG.base, ARG.runs)
 if ARG.timeout and redis.call('ZADD', KEY.schedule, ARG.timeout.at, ARG.timeout.member) == 1 then

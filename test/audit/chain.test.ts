@@ -7,6 +7,8 @@ import { sha256 } from "../../runtime/canonical.js";
 import {
   canonicalStored,
   chainEvents,
+  eventCheck,
+  rechain,
   eventHash,
   genesisHash,
   splitHash,
@@ -61,10 +63,10 @@ function exported(n = 5): Record<string, unknown>[] {
       definition,
       execution: {},
     },
-    ...stored.map((s) => {
-      const { event, hash } = splitHash(JSON.parse(s) as HistoryEvent);
-      return { type: "event", event, hash };
-    }),
+    ...rechain(
+      genesis,
+      stored.map((s) => splitHash(JSON.parse(s) as HistoryEvent)),
+    ).map(({ event, hash }) => ({ type: "event", event, hash })),
     trailer as unknown as Record<string, unknown>,
   ];
 }
@@ -100,10 +102,25 @@ describe("the history hash chain (pure)", () => {
     const h1 = eventHash(genesis, history[0]!);
     const h2 = eventHash(h1, history[1]!);
     expect(head).toBe(eventHash(h2, history[2]!));
+    // Entries keep the check of their hash; read back, the chain recomputes the hashes.
     expect(splitHash(JSON.parse(stored[1]!) as HistoryEvent)).toEqual({
       event: history[1],
-      hash: h2,
+      hash: eventCheck(h2),
     });
+    expect(eventCheck(h2)).toMatch(/^[A-Za-z0-9_-]{11}$/);
+    const read = stored.map((s) => splitHash(JSON.parse(s) as HistoryEvent));
+    expect(rechain(genesis, read).map((e) => e.hash)).toEqual([h1, h2, head]);
+    // An event changed in storage keeps its check (no verifier takes it for its hash);
+    // one an earlier build stored with its full hash keeps that.
+    const changed = {
+      ...read[1]!,
+      event: { ...read[1]!.event, timestamp: "2020-01-01T00:00:00.000Z" },
+    };
+    expect(rechain(genesis, [read[0]!, changed]).map((e) => e.hash)).toEqual([h1, eventCheck(h2)]);
+    const full = { ...read[1]!, hash: h2 };
+    expect(
+      rechain(genesis, [read[0]!, full, { ...read[2]!, hash: undefined }]).map((e) => e.hash),
+    ).toEqual([h1, h2, head]);
     // Chaining in two commits gives what one commit gives: the chain follows the ids, not the commits.
     const first = chainEvents(genesis, history.slice(0, 2));
     expect(chainEvents(first.head, history.slice(2)).head).toBe(head);

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXECUTION_STATUSES } from "../../runtime/contract.js";
 import { makeKeys } from "../../runtime/keys.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
 import { harness, REDIS_URL, type Harness, ONE_SHARD } from "./helpers.js";
@@ -125,9 +126,47 @@ describe("status-filtered listings", () => {
     }
   });
 
+  it("an unfiltered page merges the status indexes: every execution once, newest first, at a cost bounded by the page", async () => {
+    // The status indexes are the only execution indexes: without a status, a page
+    // reads each status's index after the cursor in one MULTI and merges them.
+    const all: { id: string; startedAt: string }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await h.runtime.listExecutions({
+        stateMachine: "w",
+        limit: 250,
+        ...(cursor ? { cursor } : {}),
+      });
+      all.push(...page.items.map((e) => ({ id: e.executionId, startedAt: e.startedAt })));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(all).toHaveLength(STORED);
+    expect(new Set(all.map((e) => e.id)).size).toBe(STORED);
+    expect(all.map((e) => e.id)).toContain(stopped);
+    for (let i = 1; i < all.length; i++) {
+      expect(all[i]!.startedAt <= all[i - 1]!.startedAt).toBe(true);
+    }
+    const first = await h.runtime.listExecutions({ limit: 5 });
+    const { result, commands } = await commandsOf(() =>
+      h.runtime.listExecutions({ limit: 5, cursor: first.nextCursor! }),
+    );
+    expect(result.items).toHaveLength(5);
+    // Per status: the cursor's ties and the older entries; MULTI and EXEC; one
+    // HMGET per item (and one more to see that a next page exists).
+    const statuses = EXECUTION_STATUSES.length;
+    expect(commands.length).toBeLessThanOrEqual(2 * statuses + 2 + 6);
+    expect(commands.filter((c) => c[0]?.toLowerCase() === "hmget").length).toBeLessThanOrEqual(6);
+  });
+
   it("executions stored before the indexes existed are indexed once, on the first filtered listing", async () => {
     const keys = makeKeys(h.prefix);
-    // As a deployment upgraded in place would have it: no status index at all.
+    // As a deployment upgraded in place would have it: the time indexes it kept
+    // then (`xs`, `xs:<machine>`), and no status index at all.
+    const global = EXECUTION_STATUSES.map((s) => keys.executionsByStatus(s));
+    await redis.zunionstore(keys.executions, global.length, ...global);
+    const ofW = EXECUTION_STATUSES.map((s) => keys.executionsByStatus(s, "w"));
+    await redis.zunionstore(keys.executionsOf("w"), ofW.length, ...ofW);
+    expect(await redis.zcard(keys.executions)).toBe(STORED);
     const old = await redis.keys(`${keys.base}xst*`);
     expect(old.length).toBeGreaterThan(0);
     await redis.del(...old);

@@ -38,7 +38,7 @@ beforeEach(async (context) => {
   await redis.hset(keys.run(RUN), "q", 0);
   await redis.rpush(keys.inbox(RUN), HEAD);
   await redis.hset(keys.execution(RUN), "st", "RUNNING", "hc", 0, "hh", "g");
-  await redis.zadd(keys.executions, 1, RUN);
+  await redis.zadd(keys.executionsByStatus("RUNNING"), 1, RUN);
 });
 
 const HEAD = '{"type":"Continue"}';
