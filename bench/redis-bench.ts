@@ -92,8 +92,8 @@ async function until(check: () => boolean, timeoutMs = 300_000): Promise<void> {
 async function withRuntime<T>(
   fn: (runtime: RedisRuntime, prefix: string) => Promise<T>,
   redisUrl = REDIS_URL,
+  prefix = `bench-${randomBytes(4).toString("hex")}`,
 ): Promise<T> {
-  const prefix = `bench-${randomBytes(4).toString("hex")}`;
   const runtime = createRedisRuntime({ redisUrl, prefix });
   try {
     return await fn(runtime, prefix);
@@ -284,7 +284,13 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Redis bytes per execution parked on a task token (own redis-server, so nothing else counts). */
+/**
+ * Redis bytes per execution parked on a task token (own redis-server, so nothing
+ * else counts). The keys carry the default prefix, `stepwise`, as a deployment's
+ * do: the figure moves with the prefix's length (the random `bench-<8 hex>` the
+ * other benches use costs about 165 B more per execution, through four key names
+ * and jemalloc's size classes) and with the execution names' (`p<i>` here).
+ */
 async function memory(): Promise<void> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "stepwise-bench-"));
@@ -355,13 +361,13 @@ async function memory(): Promise<void> {
         ),
       );
       console.log(
-        `memory: ${perExec.toFixed(0)} bytes per execution parked on a task token (${N} parked; INFO used_memory delta)`,
+        `memory: ${perExec.toFixed(0)} bytes per execution parked on a task token (${N} parked, key prefix ${prefix}; INFO used_memory delta)`,
       );
       console.log(
         `  MEMORY USAGE of one parked execution's keys: ${sizes.map(([k, v]) => `${k} ${v}`).join(", ")} (+ its entries in the shared tasks/tokens hashes)`,
       );
       redis.disconnect();
-    }, url);
+    }, url, "stepwise");
   } finally {
     server.kill("SIGTERM");
     rmSync(dir, { recursive: true, force: true });
