@@ -84,6 +84,9 @@ export async function deliverTaskEvent(
   return { ok: false, reason: "TaskTimedOut" };
 }
 
+/** The execution's fields a task claim answers with: budget and spend, then trace. */
+const CLAIM_READ = [...BUDGET_AND_USAGE_FIELDS, ...TRACE_READ];
+
 /**
  * One task call: call the resource of a pending task, then deliver the outcome.
  * It runs in the worker that committed the task, right after the commit
@@ -105,6 +108,7 @@ export async function runTaskJob(
     tasks: deps.keys.tasks,
     claim: deps.keys.taskClaim(task),
     schedule: deps.keys.schedule,
+    execution: deps.keys.execution(executionOf(task)),
   };
   const { owner } = deps;
   // As long as a queue job's lock: a worker that dies mid-call gives the call back as soon.
@@ -115,6 +119,8 @@ export async function runTaskJob(
     owner,
     now: Date.now(),
     leaseMs,
+    // A model call needs the budget and spend before it is sent; every call, its trace.
+    read: CLAIM_READ,
   });
   if (claimed.kind !== "claimed") return;
   const renewal = setInterval(() => {
@@ -124,7 +130,8 @@ export async function runTaskJob(
   }, leaseMs / 3);
   try {
     // Only a delivery that ends the task drops the claim with it (scripts/complete-task.ts).
-    if ((await callClaimed(deps, task, claimed.record, signal)) === "pending")
+    const fields = claimed.fields.map((value) => (value === false ? null : value));
+    if ((await callClaimed(deps, task, claimed.record, fields, signal)) === "pending")
       await deps.client.call(taskCallClaim, claimKeys, { action: "release", task, owner });
   } catch (err) {
     // Handed on (a retry, another worker): the claim must not make it wait for its lease.
@@ -140,23 +147,17 @@ async function callClaimed(
   deps: TaskJobDeps,
   task: string,
   raw: string,
+  fields: (string | null)[],
   signal: AbortSignal,
 ): Promise<"pending" | "delivered"> {
-  // The execution's budget and spend come in one round trip with its trace: a
-  // model call needs them before it is sent, and a read costs less than a wait.
-  const replies = await deps.client.redis
-    .pipeline()
-    .hmget(deps.keys.execution(executionOf(task)), ...BUDGET_AND_USAGE_FIELDS)
-    .hmget(deps.keys.execution(executionOf(task)), ...TRACE_READ)
-    .exec();
-  const [[readError, spend] = [], [, traced] = []] = replies ?? [];
-  if (readError) throw readError;
+  const spend = fields.slice(0, BUDGET_AND_USAGE_FIELDS.length);
+  const traced = fields.slice(BUDGET_AND_USAGE_FIELDS.length);
   const record = JSON.parse(raw) as TaskRecord;
   // Parked tasks have no call to make (and no task job): only their token answers them.
   if (record.mode === "park") return "pending";
   const runner = findRunner(deps.runners, record.resource);
   const metered = isModelResource(record.resource);
-  const over = metered ? overBudget(spend as (string | null)[] | undefined) : undefined;
+  const over = metered ? overBudget(spend) : undefined;
   let body: TaskEventBody;
   if (over) {
     // Before any request: the call would take the execution over its budget.
@@ -195,7 +196,7 @@ async function callClaimed(
           ? { heartbeatSeconds: record.heartbeatSeconds }
           : {}),
         ...(record.credentials !== undefined ? { credentials: record.credentials } : {}),
-        trace: attemptTrace(task, record.enteredEventId, traced as (string | null)[] | undefined),
+        trace: attemptTrace(task, record.enteredEventId, traced),
       });
       crashPoint("duringTask"); // the call has started: a crash now must re-run it with the same task id
       const output = await call;

@@ -6,13 +6,24 @@ import { defineScript } from "./spec.js";
  * is over without an answer delivered (a delivery drops it: scripts/complete-task.ts).
  */
 export type TaskCallClaimArgs =
-  | { action: "claim"; task: string; owner: string; now: number; leaseMs: number }
+  | {
+      action: "claim";
+      task: string;
+      owner: string;
+      now: number;
+      leaseMs: number;
+      /** Fields of the execution's record to answer with (budget, spend, trace). */
+      read: string[];
+    }
   | { action: "renew"; task: string; owner: string; now: number; leaseMs: number }
   | { action: "release"; task: string; owner: string };
 
 export type TaskCallClaimReply =
-  /** Claimed: the pending task's record (JSON) comes with it. */
-  | { kind: "claimed"; record: string }
+  /**
+   * Claimed: the pending task's record (JSON) comes with it, and the execution's
+   * `read` fields (false where unset), so the call needs no other round trip.
+   */
+  | { kind: "claimed"; record: string; fields: (string | false)[] }
   /** Another worker's live claim: it is calling the task now. */
   | { kind: "held" }
   /** The task is no longer pending (answered, timed out, stopped). */
@@ -32,7 +43,7 @@ export type TaskCallClaimReply =
  */
 export const taskCallClaim = defineScript<TaskCallClaimArgs, TaskCallClaimReply>()({
   name: "taskCallClaim",
-  keys: ["tasks", "claim", "schedule"],
+  keys: ["tasks", "claim", "schedule", "execution"],
   replies: ["claimed", "held", "gone", "done"],
   lua: `
 local a = ARG
@@ -41,7 +52,7 @@ if a.action == 'claim' then
   if not record then return reply('gone') end
   if not redis.call('SET', KEY.claim, a.owner, 'NX', 'PX', a.leaseMs) then return reply('held') end
   redis.call('ZADD', KEY.schedule, 'XX', a.now + a.leaseMs, MEMBER.task .. a.task)
-  return reply('claimed', {record = record})
+  return reply('claimed', {record = record, fields = redis.call('HMGET', KEY.execution, unpack(a.read))})
 end
 if redis.call('GET', KEY.claim) ~= a.owner then return reply('done') end
 if a.action == 'renew' then

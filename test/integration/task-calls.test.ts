@@ -66,19 +66,37 @@ describe("task calls", () => {
 });
 
 describe("taskCallClaim", () => {
-  it("claims once, renews and releases only for its owner, and says when the task is gone", async () => {
+  it("claims once, with the execution's fields asked for; renews and releases only for its owner, and says when the task is gone", async () => {
     const keys = h.runtime.keys;
     const task = "m:e#1";
-    const claimKeys = { tasks: keys.tasks, claim: keys.taskClaim(task), schedule: keys.schedule };
+    const claimKeys = {
+      tasks: keys.tasks,
+      claim: keys.taskClaim(task),
+      schedule: keys.schedule,
+      execution: keys.execution("m:e"),
+    };
     const client = new RedisClient(h.redisUrl);
     try {
       const call = (args: TaskCallClaimArgs) => client.call(taskCallClaim, claimKeys, args);
       const claim = (owner: string) =>
-        call({ action: "claim", task, owner, now: 1_000, leaseMs: 5_000 });
+        call({
+          action: "claim",
+          task,
+          owner,
+          now: 1_000,
+          leaseMs: 5_000,
+          read: ["bg", "mc", "tr"],
+        });
       expect(await claim("a")).toEqual({ kind: "gone" });
       await redis.hset(keys.tasks, task, '{"mode":"call"}');
       await redis.zadd(keys.schedule, 2_000, `k:${task}`);
-      expect(await claim("a")).toEqual({ kind: "claimed", record: '{"mode":"call"}' });
+      await redis.hset(keys.execution("m:e"), "mc", "3", "tr", "0af7651916cd43dd8448eb211c80319c");
+      // The record and the execution's fields in one round trip (false: not set).
+      expect(await claim("a")).toEqual({
+        kind: "claimed",
+        record: '{"mode":"call"}',
+        fields: [false, "3", "0af7651916cd43dd8448eb211c80319c"],
+      });
       // The task's lease moved with the claim.
       expect(await redis.zscore(keys.schedule, `k:${task}`)).toBe("6000");
       expect(await claim("b")).toEqual({ kind: "held" });
