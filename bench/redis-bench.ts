@@ -302,72 +302,76 @@ async function memory(): Promise<void> {
   const url = `redis://127.0.0.1:${port}`;
   await new Promise((r) => setTimeout(r, 300));
   try {
-    await withRuntime(async (runtime, prefix) => {
-      await runtime.createStateMachine("park", {
-        StartAt: "Approve",
-        States: {
-          Approve: {
-            Type: "Task",
-            Resource: "arn:aws:states:::stepwise:waitForTaskToken",
-            Parameters: { "token.$": "$$.Task.Token", "order.$": "$.order" },
-            End: true,
+    await withRuntime(
+      async (runtime, prefix) => {
+        await runtime.createStateMachine("park", {
+          StartAt: "Approve",
+          States: {
+            Approve: {
+              Type: "Task",
+              Resource: "arn:aws:states:::stepwise:waitForTaskToken",
+              Parameters: { "token.$": "$$.Task.Token", "order.$": "$.order" },
+              End: true,
+            },
           },
-        },
-      } as StateMachineDefinition);
-      const redis = new Redis(url);
-      const used = async (): Promise<number> =>
-        Number(/used_memory:(\d+)/.exec(await redis.info("memory"))![1]);
-      const procs = await spawnWorkers(1, prefix, url);
-      // Warm up (queues, scripts, first keys) before the baseline.
-      await runtime.startExecution("park", { name: "warm", input: { order: "warm" } });
-      await new Promise((r) => setTimeout(r, 500));
-      const before = await used();
-      const N = 10_000;
-      for (let i = 0; i < N; i += 500) {
-        await Promise.all(
-          Array.from({ length: 500 }, (_, j) =>
-            runtime.startExecution("park", { name: `p${i + j}`, input: { order: `o-${i + j}` } }),
+        } as StateMachineDefinition);
+        const redis = new Redis(url);
+        const used = async (): Promise<number> =>
+          Number(/used_memory:(\d+)/.exec(await redis.info("memory"))![1]);
+        const procs = await spawnWorkers(1, prefix, url);
+        // Warm up (queues, scripts, first keys) before the baseline.
+        await runtime.startExecution("park", { name: "warm", input: { order: "warm" } });
+        await new Promise((r) => setTimeout(r, 500));
+        const before = await used();
+        const N = 10_000;
+        for (let i = 0; i < N; i += 500) {
+          await Promise.all(
+            Array.from({ length: 500 }, (_, j) =>
+              runtime.startExecution("park", { name: `p${i + j}`, input: { order: `o-${i + j}` } }),
+            ),
+          );
+        }
+        // Parked = every execution wrote its TaskScheduled (history count 3).
+        const layout = await runtime.shardLayout();
+        const sum = async (read: (k: (typeof layout.shards)[number]) => Promise<number>) =>
+          (await Promise.all(layout.shards.map(read))).reduce((a, b) => a + b, 0);
+        for (;;) {
+          const sched = await sum((k) => redis.zcard(k.schedule));
+          const tokens = await sum((k) => redis.hlen(k.tokens));
+          if (tokens >= N + 1 && sched === 0) break;
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        const after = await used();
+        await stopWorkers(procs);
+        const perExec = (after - before) / N;
+        const one = layout.keysOf("park:p1");
+        const keys = [
+          one.execution("park:p1"),
+          one.run("park:p1"),
+          one.history("park:p1"),
+          one.journal("park:p1"),
+          one.inbox("park:p1"),
+        ];
+        const sizes = await Promise.all(
+          keys.map(
+            async (k) =>
+              [
+                k.slice(one.base.length).split(":")[0],
+                Number((await redis.call("MEMORY", "USAGE", k)) ?? 0),
+              ] as const,
           ),
         );
-      }
-      // Parked = every execution wrote its TaskScheduled (history count 3).
-      const layout = await runtime.shardLayout();
-      const sum = async (read: (k: (typeof layout.shards)[number]) => Promise<number>) =>
-        (await Promise.all(layout.shards.map(read))).reduce((a, b) => a + b, 0);
-      for (;;) {
-        const sched = await sum((k) => redis.zcard(k.schedule));
-        const tokens = await sum((k) => redis.hlen(k.tokens));
-        if (tokens >= N + 1 && sched === 0) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      const after = await used();
-      await stopWorkers(procs);
-      const perExec = (after - before) / N;
-      const one = layout.keysOf("park:p1");
-      const keys = [
-        one.execution("park:p1"),
-        one.run("park:p1"),
-        one.history("park:p1"),
-        one.journal("park:p1"),
-        one.inbox("park:p1"),
-      ];
-      const sizes = await Promise.all(
-        keys.map(
-          async (k) =>
-            [
-              k.slice(one.base.length).split(":")[0],
-              Number((await redis.call("MEMORY", "USAGE", k)) ?? 0),
-            ] as const,
-        ),
-      );
-      console.log(
-        `memory: ${perExec.toFixed(0)} bytes per execution parked on a task token (${N} parked, key prefix ${prefix}; INFO used_memory delta)`,
-      );
-      console.log(
-        `  MEMORY USAGE of one parked execution's keys: ${sizes.map(([k, v]) => `${k} ${v}`).join(", ")} (+ its entries in the shared tasks/tokens hashes)`,
-      );
-      redis.disconnect();
-    }, url, "stepwise");
+        console.log(
+          `memory: ${perExec.toFixed(0)} bytes per execution parked on a task token (${N} parked, key prefix ${prefix}; INFO used_memory delta)`,
+        );
+        console.log(
+          `  MEMORY USAGE of one parked execution's keys: ${sizes.map(([k, v]) => `${k} ${v}`).join(", ")} (+ its entries in the shared tasks/tokens hashes)`,
+        );
+        redis.disconnect();
+      },
+      url,
+      "stepwise",
+    );
   } finally {
     server.kill("SIGTERM");
     rmSync(dir, { recursive: true, force: true });
