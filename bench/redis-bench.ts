@@ -288,7 +288,7 @@ function freePort(): Promise<number> {
  * Redis bytes per execution parked on a task token (own redis-server, so nothing
  * else counts). The keys carry the default prefix, `stepwise`, as a deployment's
  * do: the figure moves with the prefix's length (the random `bench-<8 hex>` the
- * other benches use costs about 165 B more per execution, through four key names
+ * other benches use costs about 65 B more per execution, through four key names
  * and jemalloc's size classes) and with the execution names' (`p<i>` here).
  */
 async function memory(): Promise<void> {
