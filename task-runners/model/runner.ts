@@ -93,7 +93,7 @@ export function modelRunner(options: ModelRunnerOptions = {}): TaskRunner {
         (request.timeoutSeconds ?? Infinity) * 1000,
       );
       const deadline = Date.now() + limitMs;
-      const signal = AbortSignal.any([request.signal, AbortSignal.timeout(limitMs)]);
+      const { signal, done } = callSignal(request.signal, limitMs);
       const where = `POST ${endpointName} /chat/completions`;
       let response: Response;
       let text: string;
@@ -122,6 +122,8 @@ export function modelRunner(options: ModelRunnerOptions = {}): TaskRunner {
           `${where}: ${timedOut ? `no answer within ${limitMs} ms` : message}`,
           key,
         );
+      } finally {
+        done();
       }
       const body = parseBody(text);
       if (response.status < 200 || response.status > 299) {
@@ -161,6 +163,35 @@ export function modelRunner(options: ModelRunnerOptions = {}): TaskRunner {
           key,
         );
       }
+    },
+  };
+}
+
+/**
+ * A call's signal: the worker's own, or its deadline. Built by hand rather than
+ * with `AbortSignal.any` and `AbortSignal.timeout`, which keep a timer and both
+ * signals alive until the deadline (two minutes by default) after every call:
+ * an agent makes hundreds of calls a second. `done` lets go of both at once.
+ */
+function callSignal(parent: AbortSignal, limitMs: number): { signal: AbortSignal; done(): void } {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(parent.reason);
+  if (parent.aborted) controller.abort(parent.reason);
+  else parent.addEventListener("abort", onAbort, { once: true });
+  // setTimeout fires at once past 2^31 - 1 ms: a longer limit is no limit.
+  const timer =
+    limitMs <= 2 ** 31 - 1
+      ? setTimeout(
+          () =>
+            controller.abort(new DOMException(`no answer within ${limitMs} ms`, "TimeoutError")),
+          limitMs,
+        )
+      : undefined;
+  return {
+    signal: controller.signal,
+    done() {
+      clearTimeout(timer);
+      parent.removeEventListener("abort", onAbort);
     },
   };
 }
