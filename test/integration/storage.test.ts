@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
+import type { ExecutionStatus } from "../../runtime/contract.js";
 import { unpack } from "../../runtime/codec.js";
 import { JobQueues } from "../../runtime/queues.js";
 import { RedisClient } from "../../runtime/redis.js";
@@ -398,6 +399,73 @@ describe("retention", () => {
       expect(await scheduler.prune(Date.now() + 2_000)).toBe(1);
       expect(await redis.zcard(keys.executionsByStatus("SUCCEEDED"))).toBe(0);
       expect(await redis.zcard(keys.executionsByStatus("SUCCEEDED", "fan"))).toBe(0);
+    } finally {
+      await queues.close();
+      await client.close();
+    }
+  });
+
+  it("prunes the index entries of every ended status whose records expired, and leaves running ones", async () => {
+    // Ended by the worker, whose retention is 1 s (a stop would be committed by this
+    // test's runtime, with the default retention).
+    await h.startWorker({ retentionSeconds: 1 });
+    await createMachine(h.runtime, "ends", {
+      StartAt: "How",
+      States: {
+        How: {
+          Type: "Choice",
+          Choices: [
+            { Variable: "$.end", StringEquals: "fail", Next: "Fail" },
+            { Variable: "$.end", StringEquals: "wait", Next: "Hold" },
+          ],
+          Default: "Done",
+        },
+        Fail: { Type: "Fail", Error: "Boom" },
+        Hold: { Type: "Wait", Seconds: 3600, End: true },
+        Done: { Type: "Succeed" },
+      },
+    });
+    await createMachine(h.runtime, "late", {
+      TimeoutSeconds: 1,
+      StartAt: "Hold",
+      States: { Hold: { Type: "Wait", Seconds: 3600, End: true } },
+    });
+    const ok = await h.runtime.startExecution("ends", { input: { end: "succeed" }, name: "ok" });
+    const failed = await h.runtime.startExecution("ends", {
+      input: { end: "fail" },
+      name: "failed",
+    });
+    const held = await h.runtime.startExecution("ends", { input: { end: "wait" }, name: "held" });
+    const late = await h.runtime.startExecution("late", { input: {}, name: "late" });
+    expect((await h.runtime.waitForExecution(ok.executionId, 5_000)).status).toBe("SUCCEEDED");
+    expect((await h.runtime.waitForExecution(failed.executionId, 5_000)).status).toBe("FAILED");
+    expect((await h.runtime.waitForExecution(late.executionId, 10_000)).status).toBe("TIMED_OUT");
+    const keys = h.runtime.keys;
+    const entries = async (status: ExecutionStatus, machine: string) =>
+      (await redis.zcard(keys.executionsByStatus(status))) +
+      (await redis.zcard(keys.executionsByStatus(status, machine)));
+    const counts = async () => ({
+      SUCCEEDED: await entries("SUCCEEDED", "ends"),
+      FAILED: await entries("FAILED", "ends"),
+      TIMED_OUT: await entries("TIMED_OUT", "late"),
+      RUNNING: await entries("RUNNING", "ends"),
+    });
+    expect(await counts()).toEqual({ SUCCEEDED: 2, FAILED: 2, TIMED_OUT: 2, RUNNING: 2 });
+    const gone = [
+      keys.execution("ends:ok"),
+      keys.execution("ends:failed"),
+      keys.execution("late:late"),
+    ];
+    await until(async () => (await redis.exists(...gone)) === 0, 5_000);
+    const client = new RedisClient(h.redisUrl);
+    const queues = new JobQueues(client.redis, keys);
+    const scheduler = new Scheduler(client, keys, queues, resolveSettings({ retentionSeconds: 1 }));
+    try {
+      // One call walks the ended statuses in turn (each slice stops at its cutoff).
+      expect(await scheduler.prune(Date.now() + 2_000)).toBe(3);
+      expect(await counts()).toEqual({ SUCCEEDED: 0, FAILED: 0, TIMED_OUT: 0, RUNNING: 2 });
+      const listed = await h.runtime.listExecutions({});
+      expect(listed.items.map((e) => e.executionId)).toEqual([held.executionId]);
     } finally {
       await queues.close();
       await client.close();
