@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "../scripts/free-port.js";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Redis } from "ioredis";
@@ -271,16 +271,6 @@ async function timers(): Promise<void> {
     console.log(
       `timer lateness, 1,000 timers armed/s (${late.length} timers, 1 worker): p50 ${pct(late, 50)} ms, p99 ${pct(late, 99)} ms, max ${pct(late, 100)} ms`,
     );
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((ok) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const a = s.address();
-      s.close(() => ok(typeof a === "object" && a ? a.port : 0));
-    });
   });
 }
 

@@ -13,7 +13,7 @@
 // (`serve` and one `stepwise worker`), skipped where redis-server cannot make a cluster.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "../scripts/free-port.js";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Queue, Worker } from "bullmq";
@@ -25,17 +25,6 @@ const ROOT = resolve(import.meta.dirname, "..");
 const EXECUTIONS = Number(process.argv[2] ?? 1000);
 const STATES = 20;
 const CONCURRENCY = 64;
-
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => ok(port));
-    });
-    server.once("error", fail);
-  });
-}
 
 async function waitFor(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
   const deadline = Date.now() + 600_000;

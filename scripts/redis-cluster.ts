@@ -3,7 +3,7 @@
 //   npx tsx scripts/redis-cluster.ts   (prints the nodes; Ctrl-C stops it)
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "./free-port.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
@@ -90,18 +90,6 @@ async function until(port: number, check: (redis: Redis) => Promise<boolean>): P
   } finally {
     redis.disconnect();
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-    server.on("error", reject);
-  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
