@@ -55,10 +55,23 @@ export async function until<T>(check: () => Promise<T | undefined>, ms = 20_000)
   }
 }
 
-export function exited(child: ChildProcess): Promise<number | null> {
-  return child.exitCode !== null
-    ? Promise.resolve(child.exitCode)
-    : new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+/**
+ * The exit code of `child` once it exits. A process that has not exited within
+ * `ms` rejects, naming its pid, so a hung shutdown fails as that and not as a
+ * test timeout that could be anything.
+ */
+export function exited(child: ChildProcess, ms = 30_000): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`process ${child.pid} did not exit within ${ms / 1000} s`)),
+      ms,
+    );
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
 }
 
 /** The JSON log lines (pino) in a process's output; other lines are left out. */

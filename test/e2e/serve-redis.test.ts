@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, onTestFailed } from "vitest";
 import {
   alive,
   exited,
@@ -45,6 +45,10 @@ function serve(env: Record<string, string | undefined>, cwd?: string): Spawned {
     ...(cwd ? { cwd } : {}),
   });
   children.push(spawned.child);
+  // A failure shows what the service said, which is where its cause is.
+  onTestFailed(() => {
+    console.error(`stepwise serve (pid ${spawned.child.pid}) printed:\n${spawned.output()}`);
+  });
   return spawned;
 }
 
@@ -126,7 +130,9 @@ describe("stepwise serve without REDIS_URL", () => {
     second.child.kill("SIGTERM");
     expect(await exited(second.child)).toBe(0);
     expect(alive(secondPid)).toBe(false);
-  }, 60_000);
+    // Two cold starts of the service through tsx, a run and two shutdowns: about 5 s
+    // alone, but CI runs it beside the 16,000-child joins, which keep both cores busy.
+  }, 120_000);
 
   it("without redis-server on PATH says in one line how to get one, and exits 1", async () => {
     const { child, output } = serve({
