@@ -50,15 +50,21 @@ export interface CalledTaskRecord {
   activity?: string;
 }
 
-/** A task that only parks the run until its token is answered (approvals). */
+/**
+ * A task that only parks the run until its token is answered (approvals). It may
+ * sit for days in a shared hash, so it keeps only what no one else knows: the
+ * state's name and resource are in the run state and the definition
+ * (`pendingTasks` reads them there), which keeps the entry about 80 bytes smaller.
+ */
 export interface ParkedTaskRecord {
   mode: "park";
   token: string;
-  resource: string;
-  stateName: string;
   /** When it was scheduled (ms): `pendingTasks` shows it. */
   at: number;
   approvalId?: string;
+  /** Records stored before 2026-12-02 carry these; newer ones leave them to the run. */
+  resource?: string;
+  stateName?: string;
 }
 
 export interface PlanOptions {
@@ -104,16 +110,10 @@ export function planOps(
         const fresh = (): string => (options.tokenPrefix ?? "") + randomToken();
         const token = effect.taskToken ?? (mode === "call" ? undefined : fresh());
         // A parked task is only ever answered through its token (or an approval's
-        // decision); it may sit for days, so it stores only what `pendingTasks` shows.
+        // decision); it may sit for days, so it stores only its token and time.
         let record: TaskRecord;
         if (mode === "park") {
-          record = {
-            mode,
-            token: token ?? fresh(),
-            resource: effect.resource,
-            stateName: effect.stateName,
-            at: options.now,
-          };
+          record = { mode, token: token ?? fresh(), at: options.now };
           if (effect.approval) record.approvalId = effect.approval.approvalId;
         } else {
           const called: CalledTaskRecord = {

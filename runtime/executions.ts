@@ -5,7 +5,7 @@ import type { HistoryEvent } from "../engine/core/history.js";
 import type { Json } from "../engine/core/json.js";
 import { newRun } from "../engine/step.js";
 import { DATA_LIMIT_BYTES } from "../engine/step-context.js";
-import { genesisHash } from "./audit/chain.js";
+import { eventCheck, genesisHash } from "./audit/chain.js";
 import { canonicalJson, decodeCursor, encodeCursor, inputDigest } from "./canonical.js";
 import {
   EXECUTION_STATUSES,
@@ -66,7 +66,7 @@ export function newExecutionName(): string {
  * Executions: start (idempotent by name), read, list, history, stop, wait.
  * The record is the hash `x:<machine>:<name>`: st status, sm machine, v version,
  * in input, ih input hash, t0/t1 start/stop, out, err, cause, nm name, hc history count,
- * hh history chain head (hash of event hc), hg chain genesis (audit/chain.ts),
+ * hh history chain head (hash of event hc; the genesis until there is one, audit/chain.ts),
  * tr/tp/ts trace id, caller's span id and tracestate (tracing/trace-context.ts).
  */
 export class ExecutionStore {
@@ -179,6 +179,7 @@ export class ExecutionStore {
             ? { member: member.timer(executionTimeoutTimer(exec)), at: now + timeout * 1000 }
             : undefined,
         genesis,
+        genesisCheck: eventCheck(genesis),
         record,
         runs: options.restored,
       },

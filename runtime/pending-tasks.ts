@@ -1,4 +1,5 @@
 import type { RunState } from "../engine/core/run.js";
+import { scopeOf, type Program } from "../engine/program.js";
 import { unpack } from "./codec.js";
 import type { PendingTask } from "./contract.js";
 import type { TaskRecord } from "./effects.js";
@@ -19,6 +20,7 @@ export async function pendingTasks(
   client: RedisClient,
   keys: Keys,
   exec: string,
+  program: Program,
 ): Promise<PendingTask[]> {
   const redis = client.redis;
   const found: PendingTask[] = [];
@@ -60,7 +62,7 @@ export async function pendingTasks(
       const due = timeouts.filter((t): t is string => t !== null).map(Number);
       const pending: PendingTask = {
         stateName: state.current!.name,
-        resource: record.mode === "park" ? record.resource : record.resource,
+        resource: record.resource ?? resourceOf(program, state),
         scheduledAt: new Date(record.at ?? Date.parse(state.current!.enteredTime)).toISOString(),
       };
       if (due.length > 0) pending.timeoutAt = new Date(Math.min(...due)).toISOString();
@@ -72,6 +74,12 @@ export async function pendingTasks(
     runs = next;
   }
   return found;
+}
+
+/** The Task state's `Resource` a run waits in (a parked task's record leaves it to the definition). */
+function resourceOf(program: Program, state: RunState): string {
+  const current = state.current && scopeOf(program, state.scope).states[state.current.name];
+  return current?.Type === "Task" ? current.Resource : "";
 }
 
 /** A run's state from its hash: one field `s`, or 64-byte slices `s1..sN` (scripts/run-state.ts). */

@@ -742,7 +742,8 @@ export class RedisRuntime implements Runtime {
   async pendingTasks(executionId: string): Promise<PendingTask[]> {
     const { executions, keys } = await this.roomOf(executionId);
     await executions.describe(executionId); // 404 for what does not exist
-    return pendingTasks(this.client, keys, shortId(executionId));
+    const { program } = await (await this.sharded).cache.get(execOf(executionId));
+    return pendingTasks(this.client, keys, shortId(executionId), program);
   }
 
   async listApprovals(

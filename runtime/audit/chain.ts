@@ -23,7 +23,10 @@ import type { HistoryEvent } from "../../engine/core/history.js";
  * verifier needs no byte juggling, and it is one native call per event).
  *
  * Storage: the execution record keeps `hh`, the hash of its last event (the
- * genesis until there is one), and `hg`, the genesis. The hashes are computed in
+ * genesis until there is one), and `hg`, the genesis's check (below): the export
+ * reads the identity anyway, so it recomputes the genesis and compares, and
+ * every record is 53 bytes shorter than with the genesis itself (records
+ * written before keep their 64-hex `hg`, used as it is). The hashes are computed in
  * TypeScript from the `hh` read with the history count; the Lua that appends the
  * events checks `hh` with `hc` and sets both (see scripts/commit-transition.ts),
  * so the head is part of the append's commit.
@@ -60,6 +63,20 @@ export function genesisHash(identity: ChainIdentity): string {
 }
 
 /** The hash of `event` (without any `hash` field of its own) on top of `prevHash`. */
+/**
+ * The genesis an export signs, from the record's `hg`: none for an execution
+ * started before the chain; a full genesis as older records kept it; else the
+ * identity's genesis when its check is `hg`. An identity changed in storage
+ * signs the check itself, which no identity hashes to, so verify names the
+ * genesis (and the definition) as what changed.
+ */
+export function anchoredGenesis(hg: string | null, identity: ChainIdentity): string {
+  if (hg === null) return UNANCHORED;
+  if (hg.length === 64) return hg;
+  const genesis = genesisHash(identity);
+  return eventCheck(genesis) === hg ? genesis : hg;
+}
+
 export function eventHash(prevHash: string, event: HistoryEvent): string {
   return sha256Hex(prevHash + canonicalStored(event));
 }

@@ -7,7 +7,7 @@ import { shortId, stateMachineArn } from "../ids.js";
 import type { Keys } from "../keys.js";
 import type { RedisClient } from "../redis.js";
 import { readHistoryEntries } from "../payloads.js";
-import { rechain, UNANCHORED } from "./chain.js";
+import { anchoredGenesis, rechain, UNANCHORED } from "./chain.js";
 import {
   AUDIT_FORMAT,
   signedPayload,
@@ -90,7 +90,8 @@ export async function exportAudit(
   const versions = await versionChain(client, keys, record.stateMachine, record.version);
   if (versions.length > 0) header.versions = versions;
   const lines = [JSON.stringify(header)];
-  let prev = hg ?? UNANCHORED;
+  const genesis = anchoredGenesis(hg ?? null, header.identity);
+  let prev = genesis;
   for (let from = 0; from < count; from += BATCH) {
     const to = Math.min(count, from + BATCH) - 1;
     const raw = await client.redis.lrangeBuffer(keys.history(exec), from, to);
@@ -103,7 +104,7 @@ export async function exportAudit(
   }
   const unsigned = {
     executionArn: record.executionId,
-    genesis: hg ?? UNANCHORED,
+    genesis,
     head: { eventId: count, hash: hh ?? UNANCHORED },
   };
   const trailer: AuditTrailer = {

@@ -46,6 +46,8 @@ export interface StartArgs {
   timeout?: { member: string; at: number };
   /** The history chain's genesis hash (runtime/audit/chain.ts): the chain head until the first event, kept as `hg`. */
   genesis: string;
+  /** Its check (chain.ts `eventCheck`), kept as `hg`: the export recomputes the genesis and compares. */
+  genesisCheck: string;
   /** More fields of the record: its trace, pinned version or alias, budget, origin (runtime/executions.ts). */
   record?: Record<string, string | number>;
   /** A fork's other runs (runtime/fork.ts), created with the execution. */
@@ -73,7 +75,7 @@ if existing[1] then
   return reply('conflict')
 end
 redis.call('HSET', KEY.execution, 'st', 'RUNNING', 'sm', ARG.machine, 'v', ARG.version, 'in', ARG.input,
-  'ih', ARG.inputHash, 't0', ARG.startedAt, 'hc', 0, 'nm', ARG.name, 'hh', ARG.genesis, 'hg', ARG.genesis)
+  'ih', ARG.inputHash, 't0', ARG.startedAt, 'hc', 0, 'nm', ARG.name, 'hh', ARG.genesis, 'hg', ARG.genesisCheck)
 for field, value in pairs(ARG.record or {}) do redis.call('HSET', KEY.execution, field, value) end
 for hash, text in pairs(ARG.payloads or {}) do redis.call('HSETNX', KEY.payloads, hash, text) end
 redis.call('HSET', KEY.run, 'q', 0)

@@ -5,6 +5,7 @@ import type { HistoryEvent } from "../../engine/core/history.js";
 import type { Json } from "../../engine/core/json.js";
 import { sha256 } from "../../runtime/canonical.js";
 import {
+  anchoredGenesis,
   canonicalStored,
   chainEvents,
   eventCheck,
@@ -13,6 +14,7 @@ import {
   genesisHash,
   splitHash,
   type ChainIdentity,
+  UNANCHORED,
 } from "../../runtime/audit/chain.js";
 import { signedPayload, type AuditTrailer } from "../../runtime/audit/document.js";
 import { verifyAudit, type ProblemKind } from "../../runtime/audit/verify.js";
@@ -124,6 +126,19 @@ describe("the history hash chain (pure)", () => {
     // Chaining in two commits gives what one commit gives: the chain follows the ids, not the commits.
     const first = chainEvents(genesis, history.slice(0, 2));
     expect(chainEvents(first.head, history.slice(2)).head).toBe(head);
+  });
+
+  it("anchors an export on the genesis the record's `hg` names: its check, a full genesis, or none", () => {
+    const genesis = genesisHash(identity);
+    expect(anchoredGenesis(eventCheck(genesis), identity)).toBe(genesis);
+    // Records written before the check keep their whole genesis, and it is used as it is.
+    expect(anchoredGenesis(genesis, { ...identity, definitionHash: "" })).toBe(genesis);
+    // An identity changed in storage does not hash to the check: the check is signed,
+    // and verify names the genesis.
+    const other = { ...identity, definitionHash: sha256("something else") };
+    expect(anchoredGenesis(eventCheck(genesis), other)).toBe(eventCheck(genesis));
+    // Started before the chain existed.
+    expect(anchoredGenesis(null, identity)).toBe(UNANCHORED);
   });
 
   it("verifies an untouched export, with and without a pinned public key", () => {
