@@ -1,5 +1,6 @@
 import type { Json } from "../engine/core/json.js";
 import { DATA_LIMIT_BYTES } from "../engine/step-context.js";
+import type { ActivityWakeups } from "./activity-wakeups.js";
 import { RuntimeError, type ActivityTask, type Caller } from "./contract.js";
 import type { TaskRecord } from "./effects.js";
 import { EXECUTION_ARN_PREFIX, executionOf } from "./ids.js";
@@ -87,37 +88,46 @@ async function activityInput(
 }
 
 /**
- * Long-polls an activity's pending tasks (every 50 ms up to `waitSeconds`) on every
- * shard (`shards`: each shard's deps). Each round looks at the lengths of the
- * shards' lists first and claims only where something waits, starting from a
- * shard that rotates, so no shard's tasks starve another's.
+ * Long-polls an activity's pending tasks up to `waitSeconds` on every shard
+ * (`shards`: each shard's deps). Each look reads the lengths of the shards'
+ * lists first and claims only where something waits, starting from a shard
+ * that rotates, so no shard's tasks starve another's. Between looks it sleeps
+ * until a task is added (`wakeups`), or `fallbackMs`; without `wakeups`, 50 ms.
  */
 export async function pollActivity(
   shards: readonly Deps[],
   activity: string,
   waitSeconds: number,
   workerName: string | undefined,
+  wakeups?: ActivityWakeups,
 ): Promise<ActivityTask | null> {
   const deadline = Date.now() + Math.max(0, waitSeconds) * 1000;
+  // Watching before the first look: a task added after it wakes the sleep below.
+  const watch = waitSeconds > 0 ? await wakeups?.watch(activity) : undefined;
+  const interval = watch ? wakeups!.fallbackMs : 50;
   let turn = Math.floor(Math.random() * shards.length);
-  for (;;) {
-    const waiting =
-      shards.length === 1
-        ? [1]
-        : await Promise.all(
-            shards.map((deps) => deps.client.redis.llen(deps.keys.activity(activity))),
-          );
-    for (let i = 0; i < shards.length; i++) {
-      const shard = (turn + i) % shards.length;
-      if (waiting[shard] === 0) continue;
-      const task = await claimActivity(shards[shard]!, activity, workerName);
-      if (task) return task;
+  try {
+    for (;;) {
+      const waiting =
+        shards.length === 1
+          ? [1]
+          : await Promise.all(
+              shards.map((deps) => deps.client.redis.llen(deps.keys.activity(activity))),
+            );
+      for (let i = 0; i < shards.length; i++) {
+        const shard = (turn + i) % shards.length;
+        if (waiting[shard] === 0) continue;
+        const task = await claimActivity(shards[shard]!, activity, workerName);
+        if (task) return task;
+      }
+      turn = (turn + 1) % shards.length;
+      const left = deadline - Date.now();
+      if (left <= 0) return null;
+      const pause = Math.min(interval, Math.max(1, left));
+      await (watch ? watch.sleep(pause) : new Promise((resolve) => setTimeout(resolve, pause)));
     }
-    turn = (turn + 1) % shards.length;
-    if (Date.now() >= deadline) return null;
-    await new Promise((resolve) =>
-      setTimeout(resolve, Math.min(50, Math.max(1, deadline - Date.now()))),
-    );
+  } finally {
+    watch?.close();
   }
 }
 

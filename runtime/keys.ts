@@ -102,6 +102,8 @@ export interface Keys {
   operation(id: string): string;
   /** Pub/sub channel: an execution ended (message: short id). */
   endedChannel: string;
+  /** Pub/sub channel: a task joined an activity's list (message: the activity's name). */
+  activityChannel: string;
   /** Hash: an approval record (runtime/approval-record.ts lists its fields). */
   approval(id: string): string;
   /**
@@ -147,6 +149,7 @@ export const LUA_KINDS = {
   inbox: "i:",
   tombstone: "tomb:",
   activity: "act:",
+  activityReady: "actready",
   joinResults: "jr:",
   joinInputs: "ji:",
   statusIndex: "xst:",
@@ -208,6 +211,7 @@ export function makeKeys(prefix = "stepwise", shard = 0, count = 1): Keys {
     tombstone: (token) => `${base}${LUA_KINDS.tombstone}${token}`,
     activity: (name) => `${base}${LUA_KINDS.activity}${name}`,
     endedChannel: `${base}${LUA_KINDS.ended}`,
+    activityChannel: `${base}${LUA_KINDS.activityReady}`,
     operation: (id) => `${control}op:${id}`,
     approval: (id) => `${base}${LUA_KINDS.approval}${id}`,
     approvalIndex: (status, group, machine) =>

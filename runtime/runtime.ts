@@ -77,6 +77,7 @@ import { redriveExecution } from "./scripts/redrive-execution.js";
 import { stepJob } from "./job-ids.js";
 import type { TransitionDeps } from "./transition.js";
 import { EndWaiters } from "./waiters.js";
+import { ActivityWakeups } from "./activity-wakeups.js";
 import { resolveShardCount, ShardLayout } from "./shards.js";
 import {
   followShards,
@@ -184,6 +185,10 @@ export class RedisRuntime implements Runtime {
       waiters: new EndWaiters(
         this.settings,
         layout.shards.map((keys) => keys.endedChannel),
+      ),
+      activities: new ActivityWakeups(
+        this.settings,
+        layout.shards.map((keys) => keys.activityChannel),
       ),
     };
   }
@@ -712,12 +717,13 @@ export class RedisRuntime implements Runtime {
     waitSeconds: number,
     workerName?: string,
   ): Promise<ActivityTask | null> {
-    const { rooms } = await this.sharded;
+    const { rooms, activities } = await this.sharded;
     return pollActivity(
       rooms.map((room) => room.deps),
       activity,
       waitSeconds,
       workerName,
+      activities,
     );
   }
 
@@ -819,6 +825,7 @@ export class RedisRuntime implements Runtime {
     const sharded = this.opened;
     if (sharded) {
       await sharded.waiters.close();
+      sharded.activities.close();
       for (const room of sharded.rooms) {
         await room.approvalFeed.close();
         await room.queues.close();

@@ -17,6 +17,7 @@ import type { ExecutionCache } from "./programs.js";
 import type { JobQueues } from "./queues.js";
 import type { ShardLayout } from "./shards.js";
 import type { TransitionDeps } from "./transition.js";
+import type { ActivityWakeups } from "./activity-wakeups.js";
 import type { EndWaiters } from "./waiters.js";
 
 /**
@@ -42,6 +43,8 @@ export interface Sharded {
   cache: ExecutionCache;
   /** One subscriber for every shard's `ended` channel. */
   waiters: EndWaiters;
+  /** Long polls of activities, woken when a task is added (activity-wakeups.ts). */
+  activities: ActivityWakeups;
 }
 
 /** The short id of an execution ARN; anything else as it is (its lookup answers 404). */

@@ -1,7 +1,7 @@
-import type { Redis } from "ioredis";
 import type { ExecutionRecord } from "./contract.js";
 import { longId } from "./ids.js";
-import { openRedis, type RedisTarget } from "./redis.js";
+import type { RedisTarget } from "./redis.js";
+import { Subscription } from "./subscription.js";
 
 /**
  * Waiting for executions to end (`POST …/executions?wait=`) without polling Redis.
@@ -29,15 +29,27 @@ export class EndWaiters {
    */
   private readonly checks = new Map<string, { at: number; read: Promise<string | null> }>();
   private readonly pending = new Set<Promise<unknown>>();
-  private subscriber: Redis | undefined;
-  private subscription: Promise<unknown> | undefined;
+  private readonly subscription: Subscription;
   private closed = false;
 
   constructor(
-    private readonly target: RedisTarget,
-    private readonly channels: readonly string[],
+    target: RedisTarget,
+    channels: readonly string[],
     private readonly fallbackMs = 1_000,
-  ) {}
+  ) {
+    this.subscription = new Subscription(
+      target,
+      "stepwise-ended",
+      channels,
+      (exec) => {
+        const executionId = longId(exec);
+        this.checks.delete(executionId);
+        const set = this.waiters.get(executionId);
+        if (set) for (const waiter of set) waiter.wake();
+      },
+      () => this.wakeAll(),
+    );
+  }
 
   /**
    * Resolves with the record once the execution is no longer RUNNING, or with its
@@ -62,8 +74,7 @@ export class EndWaiters {
   async close(): Promise<void> {
     this.closed = true;
     // Disconnecting first also releases waits still waiting for their subscription.
-    this.subscriber?.disconnect();
-    this.subscriber = undefined;
+    this.subscription.close();
     this.wakeAll();
     await Promise.allSettled([...this.pending]);
   }
@@ -80,7 +91,7 @@ export class EndWaiters {
     try {
       // Subscribed BEFORE the first read: an end committed between a read and the
       // subscription would otherwise go unnoticed until the fallback re-read.
-      await this.subscribed();
+      await this.subscription.ready();
       for (;;) {
         const current = await this.check(executionId, status);
         const left = deadline - Date.now();
@@ -102,32 +113,6 @@ export class EndWaiters {
     // A failed read is not shared; nor is any read once nobody waits for the execution.
     read.catch(() => this.checks.get(executionId) === entry && this.checks.delete(executionId));
     return read;
-  }
-
-  private subscribed(): Promise<unknown> {
-    if (this.subscription) return this.subscription;
-    const subscriber = openRedis(this.target, "stepwise-ended");
-    // Connection errors are retried (retryStrategy); waiters re-read meanwhile.
-    subscriber.on("error", () => {});
-    subscriber.on("message", (_channel: string, exec: string) => {
-      const executionId = longId(exec);
-      this.checks.delete(executionId);
-      const set = this.waiters.get(executionId);
-      if (set) for (const waiter of set) waiter.wake();
-    });
-    // ioredis re-subscribes after a reconnect; what was published in between is lost.
-    let connections = 0;
-    subscriber.on("ready", () => {
-      if (++connections > 1) this.wakeAll();
-    });
-    this.subscriber = subscriber;
-    this.subscription = subscriber.subscribe(...this.channels).catch(() => {
-      // Without a subscription the fallback re-reads still answer; try again next wait.
-      this.subscription = undefined;
-      if (this.subscriber === subscriber) this.subscriber = undefined;
-      subscriber.disconnect();
-    });
-    return this.subscription;
   }
 
   private wakeAll(): void {
@@ -165,7 +150,7 @@ export class EndWaiters {
  * One waiting request. A wake that arrives while the waiter is reading the record
  * (not sleeping) is remembered, so the next sleep returns at once.
  */
-class Waiter {
+export class Waiter {
   private woken = false;
   private resolve: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;

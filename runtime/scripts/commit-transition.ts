@@ -245,6 +245,8 @@ for _, o in ipairs(ARG.ops) do
       ensure[#ensure + 1] = taskJob(o.task)
     elseif o.mode == 'activity' then
       redis.call('RPUSH', base .. KIND.activity .. o.activity, o.task)
+      -- Wakes the long polls of this activity (runtime/activity-wakeups.ts).
+      redis.call('PUBLISH', base .. KIND.activityReady, o.activity)
     end
   elseif op == 'untask' then
     local rec = redis.call('HGET', KEY.tasks, o.task)

@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXECUTION_STATUSES } from "../../runtime/contract.js";
 import { makeKeys } from "../../runtime/keys.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
 import { harness, REDIS_URL, type Harness, ONE_SHARD } from "./helpers.js";
+import { CommandMonitor } from "./monitor.js";
 
 /**
  * Issue 21: a status-filtered page used to scan the whole store (every record,
@@ -16,9 +16,8 @@ import { harness, REDIS_URL, type Harness, ONE_SHARD } from "./helpers.js";
  */
 const STORED = 1_500;
 let h: Harness;
-let monitor: ChildProcess;
+let monitor: CommandMonitor;
 let redis: Redis;
-let seen: string[][] | undefined;
 let stopped: string;
 
 beforeAll(async () => {
@@ -42,48 +41,17 @@ beforeAll(async () => {
   stopped = ids[0]!;
   expect((await h.runtime.stopExecution(stopped)).status).toBe("ABORTED");
   redis = new Redis(REDIS_URL);
-  // redis-cli's MONITOR: one line per command, `<time> [<db> <client>] "<cmd>" "<arg>" …`.
-  monitor = spawn("redis-cli", ["-u", REDIS_URL, "monitor"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let partial = "";
-  monitor.stdout!.on("data", (chunk: Buffer) => {
-    const lines = (partial + chunk.toString()).split("\n");
-    partial = lines.pop() ?? "";
-    for (const line of lines) {
-      if (!seen || !line.includes(h.prefix)) continue;
-      seen.push([...line.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!));
-    }
-  });
+  monitor = new CommandMonitor(REDIS_URL, h.prefix);
 }, 60_000);
 
 afterAll(async () => {
-  monitor?.kill();
+  monitor?.close();
   redis?.disconnect();
   await h?.close();
 });
 
-/** The commands naming this test's keys while `work` runs. */
-async function commandsOf<T>(work: () => Promise<T>): Promise<{ result: T; commands: string[][] }> {
-  // MONITOR streams asynchronously: a marker command shows when it has caught up.
-  // It is sent again every 100 ms: on a busy machine redis-cli may attach after the
-  // first one, which it would then never show.
-  const marker = async (tag: string): Promise<void> => {
-    const deadline = Date.now() + 20_000;
-    for (let i = 0; !seen!.some((a) => a.join(" ").includes(`marker:${tag}`)); i++) {
-      if (Date.now() > deadline) throw new Error("MONITOR did not catch up");
-      if (i % 10 === 0) await redis.get(`${h.prefix}:marker:${tag}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  };
-  seen = [];
-  await marker("start");
-  seen = [];
-  const result = await work();
-  await marker("end");
-  const commands = seen.filter((a) => !a.join(" ").includes("marker:"));
-  seen = undefined;
-  return { result, commands };
+function commandsOf<T>(work: () => Promise<T>): Promise<{ result: T; commands: string[][] }> {
+  return monitor.commandsOf(work);
 }
 
 describe("status-filtered listings", () => {
