@@ -136,23 +136,71 @@ const ENCODE = new RegExp(
   ].join("|"),
   "g",
 );
-const DECODE = /\u001d([0-9a-z]+)|\u001e(.)|[\u0001-\u001c]/g;
 const CONTROL = /[\u0000-\u001f]/;
 
+/**
+ * The last timestamp converted each way. The events of one step share their
+ * timestamp, and a commit packs them together: most conversions are the last
+ * one again, and each costs about a microsecond (Date.parse and toISOString).
+ */
+let lastIso = "";
+let lastPacked = "";
+let lastMs36 = "";
+let lastUnpacked = "";
+
 function encodeMatch(match: string, iso: string | undefined): string {
-  if (iso !== undefined) {
-    const ms = Date.parse(iso);
-    // Only what toISOString gives back exactly (not 2026-02-30, not year 0).
-    if (ms >= 0 && new Date(ms).toISOString() === iso) return `"${TIME}${ms.toString(36)}"`;
-    return match;
-  }
-  return TOKEN_OF.get(match)!;
+  if (iso === undefined) return TOKEN_OF.get(match)!;
+  if (iso === lastIso) return lastPacked;
+  const ms = Date.parse(iso);
+  // Only what toISOString gives back exactly (not 2026-02-30, not year 0).
+  const packed =
+    ms >= 0 && new Date(ms).toISOString() === iso ? `"${TIME}${ms.toString(36)}"` : match;
+  lastIso = iso;
+  lastPacked = packed;
+  return packed;
 }
 
-function decodeMatch(match: string, ms: string | undefined, long: string | undefined): string {
-  if (ms !== undefined) return new Date(parseInt(ms, 36)).toISOString();
-  if (long !== undefined) return LONG_OF.get(long)!;
-  return SHORT_OF[match.charCodeAt(0)]!;
+function isoOf(ms36: string): string {
+  if (ms36 !== lastMs36) {
+    lastUnpacked = new Date(parseInt(ms36, 36)).toISOString();
+    lastMs36 = ms36;
+  }
+  return lastUnpacked;
+}
+
+const isBase36 = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x7a);
+
+/**
+ * The inverse of the substitution, as a scan for control characters: twice as
+ * fast as the regular expression it replaced, with the same result on any text.
+ */
+function decode(text: string, from: number): string {
+  let out = "";
+  let plain = from;
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x20 || c === 0) continue;
+    if (c === 0x1d) {
+      let end = i + 1;
+      while (end < text.length && isBase36(text.charCodeAt(end))) end++;
+      if (end === i + 1) continue;
+      out += text.slice(plain, i) + isoOf(text.slice(i + 1, end));
+      plain = end;
+      i = end - 1;
+    } else if (c === 0x1e) {
+      const key = text.charCodeAt(i + 1);
+      // Any character but a line terminator follows (what `.` matched when this was a RegExp).
+      if (Number.isNaN(key) || key === 0x0a || key === 0x0d || key === 0x2028 || key === 0x2029)
+        continue;
+      out += text.slice(plain, i) + LONG_OF.get(text[i + 1]!)!;
+      plain = i + 2;
+      i++;
+    } else if (c !== 0x1f) {
+      out += text.slice(plain, i) + SHORT_OF[c]!;
+      plain = i + 1;
+    }
+  }
+  return out + text.slice(plain);
 }
 
 /**
@@ -173,5 +221,5 @@ export function pack(json: string): string {
 export function unpack(stored: Buffer | string): string {
   const text = typeof stored === "string" ? stored : stored.toString("utf8");
   if (text[0] !== V1) return text;
-  return text.slice(1).replace(DECODE, decodeMatch);
+  return decode(text, 1);
 }

@@ -126,6 +126,30 @@ describe("storage codec", () => {
     expect(unpack(pack(event))).toBe(event);
   });
 
+  it("reads control characters that start no code as they are (as the regular expression it replaced did)", () => {
+    // A time mark without digits, a long mark at the end or before a line separator, U+0000.
+    for (const text of ['a\u001d"b', "a\u001e", "a\u001e\u2028", "\u0000x\u001f"]) {
+      expect(unpack(`\u001f${text}`)).toBe(text);
+    }
+    expect(unpack("\u001f\u001d0\u001d1")).toBe(
+      `${new Date(0).toISOString()}${new Date(1).toISOString()}`,
+    );
+  });
+
+  it("converts each timestamp right when the same ones come again and again (they are cached)", () => {
+    const times = [
+      "2026-12-01T00:00:00.000Z",
+      "2026-12-01T00:00:00.001Z",
+      "2026-02-30T00:00:00.000Z",
+    ];
+    for (let i = 0; i < 30; i++) {
+      const text = JSON.stringify({ at: times[i % 3], again: times[(i * 7) % 3] });
+      const packed = pack(text);
+      expect(unpack(packed)).toBe(text);
+      expect(packed.includes("2026-02-30")).toBe(text.includes("2026-02-30"));
+    }
+  });
+
   it("keeps a 256 KiB value intact", () => {
     const big = JSON.stringify({ blob: "x".repeat(256 * 1024), n: [1, 2, 3] });
     expect(unpack(pack(big))).toBe(big);
