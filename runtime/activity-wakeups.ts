@@ -43,6 +43,7 @@ export class ActivityWakeups {
     if (this.closed) waiter.wake();
     return {
       sleep: (ms) => (this.closed ? Promise.resolve() : waiter.sleep(ms)),
+      closed: () => this.closed,
       close: () => {
         waiter.cancel();
         set.delete(waiter);
@@ -73,7 +74,9 @@ export class ActivityWakeups {
 }
 
 export interface ActivityWatch {
-  /** Resolves when a task may have been added, or after `ms`. */
+  /** Resolves when a task may have been added, or after `ms`, or at once once closed. */
   sleep(ms: number): Promise<void>;
+  /** The runtime is closing: the poll answers "no task" rather than look again. */
+  closed(): boolean;
   close(): void;
 }

@@ -125,6 +125,7 @@ export async function pollActivity(
       if (left <= 0) return null;
       const pause = Math.min(interval, Math.max(1, left));
       await (watch ? watch.sleep(pause) : new Promise((resolve) => setTimeout(resolve, pause)));
+      if (watch?.closed()) return null;
     }
   } finally {
     watch?.close();

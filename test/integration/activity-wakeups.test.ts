@@ -71,13 +71,19 @@ describe("ActivityWakeups", () => {
       const crunch = await wakeups.watch("crunch");
       const other = await wakeups.watch("other");
       let otherWoke = false;
-      void other.sleep(60_000).then(() => (otherWoke = true));
+      const otherSleep = other.sleep(60_000).then(() => (otherWoke = true));
       const woke = crunch.sleep(60_000);
       await publisher.publish(keys[7]!.activityChannel, "crunch");
       // Resolves on the message (the test's own timeout is far below 60 s).
       await woke;
       expect(otherWoke).toBe(false);
       crunch.close();
+      expect(wakeups.size).toBe(1);
+      // Closing wakes what still sleeps, and says so.
+      wakeups.close();
+      await otherSleep;
+      expect(otherWoke).toBe(true);
+      expect(other.closed()).toBe(true);
       other.close();
       expect(wakeups.size).toBe(0);
     } finally {
