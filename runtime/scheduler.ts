@@ -1,7 +1,7 @@
 import type { RunEventBody } from "../engine/core/events.js";
 import { eventTemplate } from "./event-template.js";
 import { EXECUTION_ARN_PREFIX } from "./ids.js";
-import { parseJob, type FollowUp } from "./job-ids.js";
+import { parseJob, stepJob } from "./job-ids.js";
 import type { Keys } from "./keys.js";
 import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
@@ -120,12 +120,22 @@ export interface SchedulerOptions {
   concurrency?: number;
 }
 
+/** A run waiting for a firing slot, at the seq to advance it from. */
+interface Waiting {
+  run: string;
+  seq: number;
+}
+
 export class Scheduler {
   private stopped = false;
   private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   /** Claimed runs waiting for a firing slot, and the slots in use. */
-  private backlog: string[] = [];
+  private backlog: Waiting[] = [];
+  /** The backlog's entry of each run: one per run, at its latest seq. */
+  private readonly waiting = new Map<string, Waiting>();
+  /** Runs being advanced, with the latest seq a commit woke them at meanwhile. */
+  private readonly running = new Map<string, { again: number | undefined }>();
   private firing = 0;
   private drained: (() => void) | undefined;
   private readonly concurrency: number;
@@ -154,7 +164,8 @@ export class Scheduler {
     this.stopped = true;
     this.wake?.();
     await this.loop;
-    const left = this.backlog.splice(0);
+    const left = this.backlog.splice(0).map((w) => stepJob(w.run, w.seq));
+    this.waiting.clear();
     if (left.length > 0) await this.queues.ensure(left.join(" ")).catch(this.onError);
     if (this.firing === 0) return;
     let timer: NodeJS.Timeout | undefined;
@@ -186,7 +197,10 @@ export class Scheduler {
     if (this.options.fire) {
       // Task calls stay jobs: they may be slow and have their own queue.
       const tasks = jobs.filter((j) => parseJob(j)?.kind !== "step");
-      this.backlog.push(...jobs.filter((j) => parseJob(j)?.kind === "step"));
+      for (const job of jobs) {
+        const step = parseJob(job);
+        if (step?.kind === "step") this.enter(step.run, step.seq);
+      }
       this.pump();
       if (tasks.length > 0) await this.queues.ensure(tasks.join(" "));
     } else if (jobs.length > 0) {
@@ -231,17 +245,62 @@ export class Scheduler {
   private pruneStatus = 0;
   private nextPrune = 0;
 
+  /**
+   * Takes a run a commit of this process gave events to (transition.ts
+   * `callHere`) into the fires, when they have room as they have for a claim;
+   * false: its job goes to the queue. A closing scheduler takes none.
+   */
+  take(run: string, seq: number): boolean {
+    if (!this.options.fire || this.stopped) return false;
+    const known = this.running.has(run) || this.waiting.has(run);
+    if (!known && this.backlog.length + this.firing >= 2 * this.concurrency) return false;
+    this.enter(run, seq);
+    this.pump();
+    return true;
+  }
+
+  /**
+   * Once per run: the children of a Map wake their parent as each ends, and one
+   * advance of the parent takes all the events it finds (it chains, see
+   * transition.ts). A run being advanced is marked to go once more when that
+   * ends, from the latest seq, for events that came after its last commit; a
+   * waiting one moves to the latest seq. One advance per wake would find all
+   * but the first stale.
+   */
+  private enter(run: string, seq: number): void {
+    const busy = this.running.get(run);
+    if (busy) {
+      busy.again = Math.max(busy.again ?? seq, seq);
+      return;
+    }
+    const queued = this.waiting.get(run);
+    if (queued) {
+      queued.seq = Math.max(queued.seq, seq);
+      return;
+    }
+    const entry = { run, seq };
+    this.waiting.set(run, entry);
+    this.backlog.push(entry);
+  }
+
   /** Starts fires while slots are free; a freed slot wakes the loop to claim more. */
   private pump(): void {
     const fire = this.options.fire!;
     while (this.firing < this.concurrency && this.backlog.length > 0) {
-      const job = this.backlog.shift()!;
-      const step = parseJob(job) as Extract<FollowUp, { kind: "step" }>;
+      const step = this.backlog.shift()!;
+      this.waiting.delete(step.run);
+      const busy = { again: undefined as number | undefined };
+      this.running.set(step.run, busy);
       this.firing++;
       fire(step.run, step.seq)
-        .catch(() => this.queues.ensure(job))
+        .catch(() => this.queues.ensure(stepJob(step.run, step.seq)))
         .catch(this.onError)
         .finally(() => {
+          this.running.delete(step.run);
+          if (busy.again !== undefined) {
+            if (this.stopped) this.queues.ensure(stepJob(step.run, busy.again)).catch(this.onError);
+            else this.enter(step.run, busy.again);
+          }
           this.firing--;
           this.pump();
           // Half the backlog gone: claim the next batch (not one entry per ended fire).

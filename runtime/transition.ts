@@ -130,6 +130,18 @@ export interface TransitionDeps {
   spans?: SpanSink;
   /** Calls a task a commit scheduled in this process (worker.ts); false: queue it. */
   callTask?: (task: string) => boolean;
+  /**
+   * Advances, in this process, a run a commit gave events to (`<run>@<seq>`: a
+   * Map iteration it started, the parent a child ended into); false: queue it.
+   */
+  advanceHere?: (run: string, seq: number) => boolean;
+  /**
+   * A stale job enqueues the follow-ups of its run's last commit again, in case
+   * the process of that commit died before it did. `false` where follow-ups are
+   * advanced in process (worker.ts): the schedule's leases cover that death, and
+   * the runs advanced here would come back as queue jobs with nothing to do.
+   */
+  ensureWhenStale?: boolean;
 }
 
 /** `paused`: the execution is paused; the run was parked with its events (pause.ts). */
@@ -222,7 +234,7 @@ async function load(
   );
   if (loaded.kind === "missing") return { result: "missing" };
   if (loaded.seq !== seq) {
-    await deps.queues.ensure(loaded.fx);
+    if (deps.ensureWhenStale !== false) await deps.queues.ensure(loaded.fx);
     return { result: "stale" };
   }
   const inboxHead = loaded.head;
@@ -471,13 +483,19 @@ function isContinueOf(op: CommitOp, run: string): boolean {
 
 const CONTINUE = JSON.stringify({ type: "Continue" } satisfies RunEventBody);
 
-/** The follow-ups left for the queue once this process took the task calls it can make (worker.ts). */
+/**
+ * The follow-ups left for the queue once this process took the task calls and
+ * the run advances it has room for (worker.ts): each skips a queue job's add,
+ * fetch and finish. Every run a commit woke holds a lease in the schedule, so
+ * one this process dies before advancing is enqueued when the lease runs out.
+ */
 function callHere(deps: TransitionDeps, fx: string | null | undefined): string | null | undefined {
-  if (!fx || !deps.callTask) return fx;
+  if (!fx || (!deps.callTask && !deps.advanceHere)) return fx;
   const queued: string[] = [];
   for (const entry of fx.split(" ")) {
     const job = parseJob(entry);
-    if (job?.kind === "task" && deps.callTask(job.task)) continue;
+    if (job?.kind === "task" && deps.callTask?.(job.task)) continue;
+    if (job?.kind === "step" && deps.advanceHere?.(job.run, job.seq)) continue;
     queued.push(entry);
   }
   return queued.join(" ");

@@ -154,6 +154,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
   /** One shard's queues, workers and scheduler, over the process's connections. */
   const openRoom = (keys: Keys) => {
     const queues = new JobQueues(queueConnection, keys);
+    let scheduler: Scheduler | undefined;
     const deps = {
       ...shared,
       keys,
@@ -161,6 +162,13 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
       // Defined below with the scheduler's fire: the same in-process advance.
       advanceRun: (run: string, seq: number) => fire(run, seq),
       callTask: (task: string) => callTask(task),
+    };
+    /** How this process advances runs: the runs their commits wake are advanced here too. */
+    const here = {
+      ...deps,
+      // Into the scheduler's fires (below), as a claimed timer's run is.
+      advanceHere: (run: string, seq: number) => scheduler?.take(run, seq) ?? false,
+      ensureWhenStale: false,
     };
     const callTask = (task: string): boolean => {
       if (closing || calls.size >= taskConcurrency) return false;
@@ -203,7 +211,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
         async (job) => {
           // A transition waits from its job's enqueue, or in a chain from the commit before it.
           let since = job.timestamp;
-          const result = await advance(deps, job.data.r, job.data.q, (steps) => {
+          const result = await advance(here, job.data.r, job.data.q, (steps) => {
             const now = Date.now();
             // A batch's steps became durable together: each is a transition committed now.
             for (let i = 0; i < steps; i++)
@@ -242,7 +250,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
     // Runs whose timer fired are advanced right here (see scheduler.ts), latency counted from the claim.
     const fire = async (run: string, seq: number): Promise<void> => {
       let since = Date.now();
-      const result = await advance(deps, run, seq, (steps) => {
+      const result = await advance(here, run, seq, (steps) => {
         const now = Date.now();
         for (let i = 0; i < steps; i++)
           options.onTransition?.({ result: "committed", latencyMs: now - since });
@@ -250,7 +258,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
       });
       if (result !== "committed") options.onTransition?.({ result, latencyMs: Date.now() - since });
     };
-    const scheduler = new Scheduler(client, keys, queues, settings, onError, {
+    scheduler = new Scheduler(client, keys, queues, settings, onError, {
       watch,
       fire,
       concurrency: options.concurrency ?? 32,
