@@ -61,6 +61,10 @@ import type { SpanSink } from "./tracing/sink.js";
  *      that received an event, task jobs) with deterministic ids, then acks. A
  *      worker calls the tasks itself instead, when it has room (`callTask`,
  *      task-jobs.ts): each call is claimed, so a queued job of the same task waits.
+ *      It also advances the runs the commit woke itself, when it has room
+ *      (`advanceHere`, scheduler.ts `take`: a Map's iterations, the parent their
+ *      ends wake), once per run; each woken run holds a lease in the schedule, so
+ *      a process that dies first leaves it to the scheduler of another.
  *
  * Chaining: when a commit leaves events in the run's own inbox (a Pass chain's
  * next state, a Choice loop), the job does not enqueue `<run>@<seq+1>` and wait
