@@ -75,7 +75,8 @@ import type { SpanSink } from "./tracing/sink.js";
  * history events, so nothing above changes: a commit that loses a race (a stop
  * pushed in front, another worker on the run) ends the chain, and a crash
  * mid-chain leaves the last commit's `fx` naming `<run>@<seq>`, which the
- * redelivered job (stale) or the run's lease re-enqueues. DESIGN.md says "one
+ * run's lease re-enqueues (a worker's redelivered, stale job does not: see
+ * `ensureWhenStale`). DESIGN.md says "one
  * transition = one job"; chaining keeps its atomicity and costs three of the
  * four Redis round trips a transition otherwise needs (load, enqueue, BullMQ
  * fetch), which is what lets a lone execution advance thousands of states per
@@ -141,9 +142,10 @@ export interface TransitionDeps {
   advanceHere?: (run: string, seq: number) => boolean;
   /**
    * A stale job enqueues the follow-ups of its run's last commit again, in case
-   * the process of that commit died before it did. `false` where follow-ups are
-   * advanced in process (worker.ts): the schedule's leases cover that death, and
-   * the runs advanced here would come back as queue jobs with nothing to do.
+   * the process of that commit died before it did. `false` in a worker, queue
+   * jobs and in-process advances alike (worker.ts): follow-ups are advanced in
+   * process there, so they would come back as queue jobs with nothing to do (a
+   * Map parent's are thousands), and the schedule's leases cover that death.
    */
   ensureWhenStale?: boolean;
 }
