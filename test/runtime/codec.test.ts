@@ -126,6 +126,50 @@ describe("storage codec", () => {
     expect(unpack(pack(event))).toBe(event);
   });
 
+  it("packs a parked execution's ExecutionStarted and task events short, and reads them as stored before", () => {
+    const at = new Date(parseInt("mx5t5zax", 36)).toISOString();
+    const started = JSON.stringify({
+      id: 1,
+      previousEventId: 0,
+      timestamp: at,
+      type: "ExecutionStarted",
+      executionStartedEventDetails: {
+        input: '{"order":"o-1"}',
+        roleArn: "arn:aws:iam::000000000000:role/stepwise",
+      },
+      hash: "MfYilEBet_4",
+    });
+    const scheduled = (resource: string) =>
+      JSON.stringify({
+        id: 3,
+        previousEventId: 2,
+        timestamp: at,
+        type: "TaskScheduled",
+        taskScheduledEventDetails: {
+          resourceType: "stepwise",
+          resource,
+          region: "local",
+          parameters: "{}",
+        },
+        hash: "MfYilEBet_4",
+      });
+    // As the table before these fragments packed them (102 and 85 characters).
+    const before = [
+      '\u001f\u00011\u00020\u0003"\u001dmx5t5zax"\u0004\n{\torder\t:\to-1\t}","roleArn":"arn:aws:iam::000000000000:role/stepwise"}\u001eGMfYilEBet_4"}',
+      '\u001f\u00013\u00022\u0003"\u001dmx5t5zax"\u0004\u001e^\fstepwise\u000fwaitFor\u001e^Token\u0010{}"}\u001eGMfYilEBet_4"}',
+    ];
+    expect(before.map((stored) => unpack(stored))).toEqual([
+      started,
+      scheduled("waitForTaskToken"),
+    ]);
+    for (const text of [started, scheduled("waitForTaskToken"), scheduled("approval")]) {
+      expect(unpack(pack(text))).toBe(text);
+    }
+    expect(pack(started).length).toBeLessThanOrEqual(before[0]!.length - 50);
+    expect(pack(scheduled("waitForTaskToken")).length).toBeLessThanOrEqual(before[1]!.length - 20);
+    expect(pack(scheduled("approval")).length).toBeLessThanOrEqual(before[1]!.length - 20);
+  });
+
   it("reads control characters that start no code as they are (as the regular expression it replaced did)", () => {
     // A time mark without digits, a long mark at the end or before a line separator, U+0000.
     for (const text of ['a\u001d"b', "a\u001e", "a\u001e\u2028", "\u0000x\u001f"]) {
