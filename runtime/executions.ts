@@ -48,7 +48,6 @@ import { advance, type TransitionDeps } from "./transition.js";
 import type { ModelBudget } from "../task-runners/model/budget.js";
 import { BUDGET_FIELD, readBudget, readUsage, USAGE_FIELDS } from "./usage.js";
 import {
-  newTrace,
   traceFields,
   traceOfRecord,
   TRACE_FIELDS,
@@ -67,7 +66,8 @@ export function newExecutionName(): string {
  * The record is the hash `x:<machine>:<name>`: st status, sm machine, v version,
  * in input, ih input hash, t0/t1 start/stop, out, err, cause, nm name, hc history count,
  * hh history chain head (hash of event hc; the genesis until there is one, audit/chain.ts),
- * tr/tp/ts trace id, caller's span id and tracestate (tracing/trace-context.ts).
+ * tr/tp/ts the caller's trace id, span id and tracestate, when the start joined a caller's
+ * trace (an execution's own trace id is derived, tracing/trace-context.ts).
  */
 export class ExecutionStore {
   constructor(
@@ -139,8 +139,8 @@ export class ExecutionStore {
       : started;
     // Beside the record for DescribeExecution and listings (ExecutionStarted, written
     // with the start itself, is the durable account of which version ran), written
-    // with it: the trace and the budget are there before any span, task or model call.
-    const record: Record<string, string | number> = traceFields(options.trace ?? newTrace());
+    // with it: a caller's trace and the budget are there before any span, task or model call.
+    const record: Record<string, string | number> = options.trace ? traceFields(options.trace) : {};
     if (options.pinned) record.pv = version;
     if (options.pinned?.alias !== undefined) record.al = options.pinned.alias;
     if (options.restartedFrom !== undefined) record.rf = options.restartedFrom;
@@ -506,7 +506,7 @@ function toRecord(executionId: string, f: Record<string, string>): ExecutionReco
   if (f.rc !== undefined) record.redriveCount = Number(f.rc);
   if (f.rd !== undefined) record.redrivenAt = f.rd;
   if (f.hh !== undefined) record.historyHead = { eventId: Number(f.hc ?? 0), hash: f.hh };
-  record.traceId = traceOfRecord(executionId, f[TRACE_FIELDS.traceId]).traceId;
+  record.traceId = traceOfRecord(executionId, f.t0, f[TRACE_FIELDS.traceId]).traceId;
   if (f.fk !== undefined) {
     const at = f.fk.lastIndexOf("@");
     record.forkedFrom = { executionId: f.fk.slice(0, at), eventId: Number(f.fk.slice(at + 1)) };

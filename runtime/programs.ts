@@ -75,7 +75,7 @@ export class ExecutionCache {
       context.payloads = this.payloadPolicy;
       context.loadPayload = (hash) => this.loadedPayloads.get(hash);
     }
-    const trace = traceOfRecord(context.executionId, traceId, parentSpanId, traceState);
+    const trace = traceOfRecord(context.executionId, startTime, traceId, parentSpanId, traceState);
     const loaded = { context, program, trace };
     if (this.executions.size >= this.limit) {
       // Oldest first (Map keeps insertion order): a cheap bound, not a true LRU.

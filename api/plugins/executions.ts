@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { Json } from "../../engine/core/json.js";
 import type { ExecutionStatus } from "../../runtime/contract.js";
-import { newTrace, parseTraceparent } from "../../runtime/tracing/trace-context.js";
+import { ownTrace, parseTraceparent } from "../../runtime/tracing/trace-context.js";
 import type { ModelBudget } from "../../task-runners/model/budget.js";
 import { checkPayloadSize } from "../body.js";
 import { apiError } from "../errors.js";
@@ -149,7 +149,6 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
       await admission?.admit(request.caller?.name, request.params.name);
       // W3C Trace Context: the execution joins the caller's trace, else opens its own.
       const given = parseTraceparent(request.headers.traceparent, request.headers.tracestate);
-      const trace = given ?? newTrace();
       const started = await runtime.startExecution(request.params.name, {
         input,
         ...(version !== undefined ? { version } : {}),
@@ -157,13 +156,15 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
         ...(body.name !== undefined ? { name: body.name } : {}),
         ...(body.budget !== undefined ? { budget: body.budget } : {}),
         ...(request.caller ? { caller: request.caller } : {}),
-        trace,
+        ...(given ? { trace: given } : {}),
       });
       // The request's remaining lines ("request completed", logged by the reply) name
       // what it started (a given traceparent's trace id is on them already, server.ts).
       reply.log = request.log = request.log.child({
         executionId: started.executionId,
-        ...(started.created && !given ? { traceId: trace.traceId } : {}),
+        ...(started.created && !given
+          ? { traceId: ownTrace(started.executionId, started.startedAt).traceId }
+          : {}),
       });
       reply.code(started.created ? 201 : 200);
       const wait = request.query.wait;

@@ -9,7 +9,7 @@ import {
 } from "./trace-context.js";
 
 /** What a task job reads of the execution record, in the same round trip as the task. */
-export const TRACE_READ = [TRACE_FIELDS.traceId, TRACE_FIELDS.traceState] as const;
+export const TRACE_READ = [TRACE_FIELDS.traceId, TRACE_FIELDS.traceState, "t0"] as const;
 
 /**
  * A task attempt's trace context, from its task id (short), its state entry's
@@ -21,9 +21,9 @@ export function attemptTrace(
   enteredEventId: number | undefined,
   fields: readonly (string | null)[] | undefined,
 ): AttemptTrace {
-  const [traceIdField, traceState] = fields ?? [];
+  const [traceIdField, traceState, startedAt] = fields ?? [];
   const executionArn = longId(executionOf(task));
-  const { traceId } = traceOfRecord(executionArn, traceIdField);
+  const { traceId } = traceOfRecord(executionArn, startedAt, traceIdField);
   const taskId = longId(task);
   const runId = longId(runOfTask(task));
   const trace: AttemptTrace = {

@@ -68,25 +68,33 @@ export function traceFields(trace: ExecutionTrace): Record<string, string> {
 }
 
 /**
- * The trace kept in an execution record's fields. An execution started before
- * traces were kept (or whose start died between its script and the write of these
- * fields) has none: it gets one derived from its ARN, so every reader — the API,
- * each worker — names the same trace for it without writing anything.
+ * The trace kept in an execution record's fields. The record keeps one only when
+ * the execution joined a caller's trace. An execution that opened its own has a
+ * trace id derived from its ARN and start time: every reader (the API, each
+ * worker) names the same trace without a stored copy, which would cost 34 bytes
+ * of every record, parked ones included (issue 19's memory target), and a name
+ * reused after a purge starts at another time, so it gets another trace.
  */
 export function traceOfRecord(
   executionArn: string,
+  startedAt: string | null | undefined,
   traceId: string | null | undefined,
   parentSpanId?: string | null,
   traceState?: string | null,
 ): ExecutionTrace {
-  if (!traceId) {
-    const derived = createHash("sha256").update(`stepwise-trace\n${executionArn}`).digest("hex");
-    return { traceId: derived.slice(0, 32) };
-  }
+  if (!traceId) return ownTrace(executionArn, startedAt ?? "");
   const trace: ExecutionTrace = { traceId };
   if (parentSpanId) trace.parentSpanId = parentSpanId;
   if (traceState) trace.traceState = traceState;
   return trace;
+}
+
+/** The trace of an execution started without a caller's: a pseudo-random id, never all zeros. */
+export function ownTrace(executionArn: string, startedAt: string): ExecutionTrace {
+  const digest = createHash("sha256").update(`stepwise-trace\n${executionArn}\n${startedAt}`);
+  const traceId = digest.digest("hex").slice(0, 32);
+  // All zeros is invalid (W3C): 2^-128, but a trace id must never be it.
+  return { traceId: traceId === ZERO_TRACE ? `${traceId.slice(0, 31)}1` : traceId };
 }
 
 function single(value: string | string[] | undefined): string | undefined {

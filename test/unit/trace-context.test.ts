@@ -3,6 +3,7 @@ import { runParentSpanId, spanId, spanIds } from "../../runtime/tracing/span-ids
 import {
   formatTraceparent,
   newTrace,
+  ownTrace,
   parseTraceparent,
   traceOfRecord,
 } from "../../runtime/tracing/trace-context.js";
@@ -55,11 +56,17 @@ describe("trace ids", () => {
     expect(newTrace().traceId).not.toBe(a);
   });
 
-  it("are derived from the ARN, stably, for records that keep none", () => {
+  it("are derived from the ARN and start time, stably, for records that keep none", () => {
     const arn = "arn:aws:states:us-east-1:123456789012:execution:m:e";
-    expect(traceOfRecord(arn, null).traceId).toBe(traceOfRecord(arn, undefined).traceId);
-    expect(traceOfRecord(arn, null).traceId).toMatch(/^[0-9a-f]{32}$/);
-    expect(traceOfRecord(arn, T, S, "a=1")).toEqual({
+    const t0 = "2026-12-02T07:32:25.447Z";
+    const own = traceOfRecord(arn, t0, null).traceId;
+    expect(traceOfRecord(arn, t0, undefined).traceId).toBe(own);
+    expect(ownTrace(arn, t0).traceId).toBe(own);
+    expect(own).toMatch(/^[0-9a-f]{32}$/);
+    // The same name started again after a purge is another trace.
+    expect(traceOfRecord(arn, "2026-12-02T07:32:25.448Z", null).traceId).not.toBe(own);
+    expect(traceOfRecord(`${arn}x`, t0, null).traceId).not.toBe(own);
+    expect(traceOfRecord(arn, t0, T, S, "a=1")).toEqual({
       traceId: T,
       parentSpanId: S,
       traceState: "a=1",
