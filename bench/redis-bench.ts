@@ -313,13 +313,22 @@ async function memory(): Promise<void> {
         await runtime.startExecution("park", { name: "warm", input: { order: "warm" } });
         await new Promise((r) => setTimeout(r, 500));
         const before = await used();
-        const N = 10_000;
+        // BENCH_PARKED=1000000 measures the issue's million instead of extrapolating.
+        const N = Number(process.env.BENCH_PARKED ?? 10_000);
+        // BENCH_NAMES=generated: the names a start without one gets (20 characters), not p<i>.
+        const generated = process.env.BENCH_NAMES === "generated";
+        const t0 = performance.now();
+        let first = "park:p1";
         for (let i = 0; i < N; i += 500) {
-          await Promise.all(
+          const started = await Promise.all(
             Array.from({ length: 500 }, (_, j) =>
-              runtime.startExecution("park", { name: `p${i + j}`, input: { order: `o-${i + j}` } }),
+              runtime.startExecution("park", {
+                ...(generated ? {} : { name: `p${i + j}` }),
+                input: { order: `o-${i + j}` },
+              }),
             ),
           );
+          if (generated && i === 0) first = started[1]!.executionId.split(":execution:")[1]!;
         }
         // Parked = every execution wrote its TaskScheduled (history count 3).
         const layout = await runtime.shardLayout();
@@ -329,18 +338,19 @@ async function memory(): Promise<void> {
           const sched = await sum((k) => redis.zcard(k.schedule));
           const tokens = await sum((k) => redis.hlen(k.tokens));
           if (tokens >= N + 1 && sched === 0) break;
-          await new Promise((r) => setTimeout(r, 200));
+          await new Promise((r) => setTimeout(r, N > 100_000 ? 2000 : 200));
         }
+        const parkedIn = (performance.now() - t0) / 1000;
         const after = await used();
         await stopWorkers(procs);
         const perExec = (after - before) / N;
-        const one = layout.keysOf("park:p1");
+        const one = layout.keysOf(first);
         const keys = [
-          one.execution("park:p1"),
-          one.run("park:p1"),
-          one.history("park:p1"),
-          one.journal("park:p1"),
-          one.inbox("park:p1"),
+          one.execution(first),
+          one.run(first),
+          one.history(first),
+          one.journal(first),
+          one.inbox(first),
         ];
         const sizes = await Promise.all(
           keys.map(
@@ -352,7 +362,7 @@ async function memory(): Promise<void> {
           ),
         );
         console.log(
-          `memory: ${perExec.toFixed(0)} bytes per execution parked on a task token (${N} parked, key prefix ${prefix}; INFO used_memory delta)`,
+          `memory: ${perExec.toFixed(0)} bytes per execution parked on a task token (${N} parked, key prefix ${prefix}, ${generated ? "generated names" : "names p<i>"}; INFO used_memory delta); ${((perExec * 1_000_000) / 1e9).toFixed(2)} GB per million; parked in ${parkedIn.toFixed(0)} s`,
         );
         console.log(
           `  MEMORY USAGE of one parked execution's keys: ${sizes.map(([k, v]) => `${k} ${v}`).join(", ")} (+ its entries in the shared tasks/tokens hashes)`,

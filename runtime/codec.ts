@@ -109,11 +109,12 @@ const LONG_V1 = [
   `,"seed":"`,
   `,"operationKey":"`,
   // Appended: ExecutionStarted's end since events carry their chain hash after the
-  // details, and the callback resource of approvals and task tokens, written twice
-  // (TaskScheduled, TaskStarted) by every parked execution.
+  // details, the callback resource of approvals and task tokens, written twice
+  // (TaskScheduled, TaskStarted) by every parked execution, and the journal's Started.
   `","roleArn":"arn:aws:iam::000000000000:role/stepwise"}`,
   `stepwise","resource":"waitForTaskToken`,
   `stepwise","resource":"approval`,
+  `Started","input":`,
 ] as const;
 
 // Printable, and never a base-36 digit, so a timestamp's digits end unambiguously.

@@ -5,8 +5,9 @@ import { createMachine, harness, type Harness, ONE_SHARD } from "./helpers.js";
 
 /**
  * What an execution waits on, as `GET /v1/executions/{id}` shows it. A parked
- * task's record keeps only its token and time (runtime/effects.ts), so the state
- * and its Resource come from the run and the definition, also inside a Map.
+ * task's record keeps only its token, and its time only when that is not its
+ * state's entry (runtime/effects.ts), so the state, its Resource and most times
+ * come from the run and the definition, also inside a Map.
  */
 let h: Harness;
 let redis: Redis;
@@ -28,7 +29,51 @@ async function pending(executionId: string, count: number) {
   throw new Error(`fewer than ${count} pending tasks`);
 }
 
+/** The timestamp of the execution's last TaskScheduled event. */
+async function scheduledAt(executionId: string): Promise<string> {
+  const { items } = await h.runtime.getHistory(executionId, { limit: 1000 });
+  return items.filter((e) => e.type === "TaskScheduled").at(-1)!.timestamp;
+}
+
 describe("pending tasks of parked runs", () => {
+  it("show when a Retry's later attempt was scheduled, which its record keeps", async () => {
+    await createMachine(h.runtime, "parked-retry", {
+      StartAt: "Hold",
+      States: {
+        Hold: {
+          Type: "Task",
+          Resource: "stepwise:waitForTaskToken",
+          Parameters: { "token.$": "$$.Task.Token" },
+          TimeoutSeconds: 1,
+          Retry: [{ ErrorEquals: ["States.Timeout"], IntervalSeconds: 1, MaxAttempts: 1 }],
+          End: true,
+        },
+      },
+    });
+    await h.startWorker();
+    const { executionId } = await h.runtime.startExecution("parked-retry", {});
+    const [first] = await pending(executionId, 1);
+    let second = first!;
+    for (let i = 0; i < 300 && second.taskToken === first!.taskToken; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      second = (await h.runtime.pendingTasks(executionId))[0] ?? second;
+    }
+    expect(second.taskToken).not.toBe(first!.taskToken);
+    expect(second.scheduledAt).toBe(await scheduledAt(executionId));
+    expect(Date.parse(second.scheduledAt)).toBeGreaterThanOrEqual(
+      Date.parse(first!.scheduledAt) + 2000,
+    );
+    const taskId = await redis.hget(h.runtime.keys.tokens, second.taskToken!);
+    const stored = JSON.parse((await redis.hget(h.runtime.keys.tasks, taskId!))!);
+    expect(stored).toEqual({
+      mode: "park",
+      token: second.taskToken,
+      at: Date.parse(second.scheduledAt),
+    });
+    await h.runtime.sendTaskSuccess(second.taskToken!, { ok: true });
+    expect((await h.runtime.waitForExecution(executionId, 10_000)).status).toBe("SUCCEEDED");
+  });
+
   it("name the state and its Resource, at the top level and in Map iterations", async () => {
     await createMachine(h.runtime, "parked-map", {
       StartAt: "Top",
@@ -67,11 +112,12 @@ describe("pending tasks of parked runs", () => {
       stateName: "Top",
       resource: "arn:aws:states:::stepwise:waitForTaskToken",
     });
-    expect(Date.parse(top!.scheduledAt)).toBeGreaterThan(0);
-    // The stored record holds no name or resource of its own.
+    expect(top!.scheduledAt).toBe(await scheduledAt(executionId));
+    // The stored record holds no name, resource or time of its own (a first attempt
+    // is scheduled when its state is entered, which the run state keeps).
     const taskId = await redis.hget(h.runtime.keys.tokens, top!.taskToken!);
     const stored = JSON.parse((await redis.hget(h.runtime.keys.tasks, taskId!))!);
-    expect(stored).toEqual({ mode: "park", token: top!.taskToken, at: expect.any(Number) });
+    expect(stored).toEqual({ mode: "park", token: top!.taskToken });
     expect(shortId(executionId)).toBe(taskId!.split("#")[0]);
 
     await h.runtime.sendTaskSuccess(top!.taskToken!, {});
