@@ -196,6 +196,8 @@ describe("storage codec", () => {
       JSON.stringify({ input: JSON.stringify({ k: seed }) }),
       JSON.stringify([seed, seed, `${seed}${seed}`, seed.toUpperCase(), `x${seed}`]),
       JSON.stringify({ timestamp: "2026-12-01T00:00:00.000Z", seed }),
+      // After a fragment, the first 32 of 64 digits pack; the rest stay as they are.
+      JSON.stringify({ id: 1, hash: `${seed}${seed}` }),
     ]) {
       expect(unpack(pack(text))).toBe(text);
     }
