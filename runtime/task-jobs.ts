@@ -30,8 +30,9 @@ export interface TaskJobDeps {
    * agent loop then costs no queue hop between the result and the next state. The
    * delivery gave the run a lease, so a crash here leaves the transition to the
    * scheduler; a failure hands it to the queue, with its retries and give-up.
+   * `head`: the delivered event, when it is the run's only one (transition.ts `advance`).
    */
-  advanceRun?: (run: string, seq: number) => Promise<void>;
+  advanceRun?: (run: string, seq: number, head?: string) => Promise<void>;
   /** Who claims task calls in this process (scripts/task-call-claim.ts): unique per process. */
   owner: string;
 }
@@ -74,7 +75,7 @@ export async function deliverTaskEvent(
   if (reply.kind === "delivered") {
     const job = stepJob(reply.run, reply.seq);
     if (deps.advanceRun)
-      await deps.advanceRun(reply.run, reply.seq).catch(() => deps.queues.ensure(job));
+      await deps.advanceRun(reply.run, reply.seq, reply.head).catch(() => deps.queues.ensure(job));
     else await deps.queues.ensure(job);
     return { ok: true };
   }

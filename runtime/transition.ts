@@ -17,6 +17,7 @@ import { executionOf, randomToken, shortId } from "./ids.js";
 import { PayloadBatch } from "./payloads.js";
 import { parseJob, stepJob } from "./job-ids.js";
 import type { Keys } from "./keys.js";
+import type { HeldRuns } from "./held-runs.js";
 import type { ExecutionLocks, HistoryHead } from "./locks.js";
 import type { ExecutionCache, LoadedExecution } from "./programs.js";
 import type { JobQueues } from "./queues.js";
@@ -148,6 +149,8 @@ export interface TransitionDeps {
    * Map parent's are thousands), and the schedule's leases cover that death.
    */
   ensureWhenStale?: boolean;
+  /** Runs committed into a task call this process makes (a worker has one; held-runs.ts). */
+  held?: HeldRuns;
 }
 
 /** `paused`: the execution is paused; the run was parked with its events (pause.ts). */
@@ -176,11 +179,18 @@ export async function advance(
   seq: number,
   /** Called at each commit (a chained job commits several) with the steps it took in. */
   onCommit?: (steps: number) => void,
+  /**
+   * The run's inbox head, when the caller just delivered it as the only event
+   * (task-jobs.ts): a run this process holds at `seq` is then stepped without a load.
+   */
+  head?: string,
 ): Promise<AdvanceResult> {
   const budget = deps.settings.chain;
   const deadline = Date.now() + budget.ms;
+  const held = head !== undefined ? deps.held?.take(run, seq) : undefined;
+  const known = held && head !== undefined ? { ...held, head } : undefined;
   // Steps count against the budget, whether they commit alone or batched.
-  let done = await transition(deps, run, seq, undefined, budget.transitions);
+  let done = await transition(deps, run, seq, known, budget.transitions);
   const result = done.result;
   if (result === "committed") onCommit?.(done.steps);
   for (let n = done.steps; done.next; n += done.steps) {
@@ -374,6 +384,11 @@ async function stepAndCommit(
             emitCommitSpans(deps.spans, execution, s.before, s.result.run, s.result.history);
         }
         const { seq: newSeq, fx, head: nextHead } = reply;
+        // Waiting for a call this process may make: its result can step the run from here.
+        if (!nextHead && deps.held && ops.some((o) => o.op === "task" && o.mode === "call")) {
+          const state = last.result.run;
+          deps.held.hold(run, { state, seq: newSeq, history: committed, apart: stored.apart });
+        }
         if (!mayChain || !nextHead) return { result: "committed", ensure: fx, steps: steps.length };
         // Every follow-up but this run's own next job: the chain takes that one.
         const selfJob = stepJob(run, newSeq);

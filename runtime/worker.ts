@@ -5,6 +5,7 @@ import type { TaskMode } from "../task-runners/resources.js";
 import { defaultRunners } from "../task-runners/index.js";
 import type { EgressPolicy } from "../task-runners/egress.js";
 import { makeKeys, QUEUES, type Keys } from "./keys.js";
+import { HeldRuns } from "./held-runs.js";
 import { InputCache } from "./frame-input.js";
 import { ExecutionLocks } from "./locks.js";
 import { ExecutionCache } from "./programs.js";
@@ -125,6 +126,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
     onError,
     locks: new ExecutionLocks(),
     inputs: new InputCache(),
+    held: new HeldRuns(),
     ...(options.taskMode ? { taskMode: options.taskMode } : {}),
     ...(spans ? { spans } : {}),
     owner: `${hostname()}:${process.pid}:${randomToken()}`,
@@ -160,7 +162,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
       keys,
       queues,
       // Defined below with the scheduler's fire: the same in-process advance.
-      advanceRun: (run: string, seq: number) => fire(run, seq),
+      advanceRun: (run: string, seq: number, head?: string) => fire(run, seq, head),
       callTask: (task: string) => callTask(task),
     };
     /** How this process advances runs: the runs their commits wake are advanced here too. */
@@ -248,14 +250,15 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
     steps.on("failed", (_job, err) => onError(err));
     tasks.on("failed", (_job, err) => onError(err));
     // Runs whose timer fired are advanced right here (see scheduler.ts), latency counted from the claim.
-    const fire = async (run: string, seq: number): Promise<void> => {
+    const fire = async (run: string, seq: number, head?: string): Promise<void> => {
       let since = Date.now();
-      const result = await advance(here, run, seq, (steps) => {
+      const onCommit = (steps: number) => {
         const now = Date.now();
         for (let i = 0; i < steps; i++)
           options.onTransition?.({ result: "committed", latencyMs: now - since });
         since = now;
-      });
+      };
+      const result = await advance(here, run, seq, onCommit, head);
       if (result !== "committed") options.onTransition?.({ result, latencyMs: Date.now() - since });
     };
     scheduler = new Scheduler(client, keys, queues, settings, onError, {

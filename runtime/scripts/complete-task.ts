@@ -17,8 +17,11 @@ export interface CompleteTaskArgs {
 }
 
 export type CompleteTaskReply =
-  /** Delivered: enqueue the run's `stepJob(run, seq)`. */
-  | { kind: "delivered"; run: string; seq: number }
+  /**
+   * Delivered: enqueue the run's `stepJob(run, seq)`. `head`: the event as stored,
+   * when it is the only one in the run's inbox (its next step takes exactly it).
+   */
+  | { kind: "delivered"; run: string; seq: number; head?: string }
   /** No token like it was ever issued (forged or malformed). */
   | { kind: "unknownToken" }
   /** The token's task ended: answered (`done`) or timed out / stopped (`timedout`). */
@@ -59,8 +62,10 @@ if ARG.ends then
     redis.call('SET', base .. KIND.tombstone .. token, 'done', 'EX', ARG.tombstoneSeconds)
   end
 end
-redis.call('RPUSH', base .. KIND.inbox .. run, fill(ARG.event, cjson.encode(ARG.idPrefix .. task)))
+local event = fill(ARG.event, cjson.encode(ARG.idPrefix .. task))
+local waiting = redis.call('RPUSH', base .. KIND.inbox .. run, event)
 redis.call('ZADD', KEY.schedule, ARG.now + ARG.leaseMs, MEMBER.run .. run)
+if waiting == 1 then return reply('delivered', {run = run, seq = tonumber(q), head = event}) end
 return reply('delivered', {run = run, seq = tonumber(q)})
 `,
 });
