@@ -107,7 +107,9 @@ import type { SpanSink } from "./tracing/sink.js";
  * scheduler.ts). Commits renew or drop that lease, so it costs nothing while
  * things work. A fired timer's run is advanced by the worker that claimed it,
  * without a job (scheduler.ts, "Bursts"), and so is the run a task job delivered
- * its result to (task-jobs.ts); the same lease covers their crash.
+ * its result to (task-jobs.ts); the same lease covers their crash. That run
+ * is stepped from the state its worker committed when the result is its only
+ * event (held-runs.ts): the commit's fences make a stale copy a reload.
  *
  * Faults: a job that throws is tried again with backoff (queues.ts,
  * STEP_ATTEMPTS); after the last attempt the worker gives up on the execution
