@@ -15,7 +15,7 @@ import type { RunEventBody } from "../engine/core/events.js";
 import { eventTemplate } from "./event-template.js";
 import { stepJob } from "./job-ids.js";
 import { completeTask } from "./scripts/complete-task.js";
-import { taskCallClaim } from "./scripts/task-call-claim.js";
+import { taskCallClaim, type TaskCallClaimReply } from "./scripts/task-call-claim.js";
 import { attemptTrace, TRACE_READ } from "./tracing/attempt-trace.js";
 
 export interface TaskJobDeps {
@@ -104,25 +104,17 @@ export async function runTaskJob(
   deps: TaskJobDeps,
   task: string,
   signal: AbortSignal,
+  /** The claim, when it was sent already (`claimTaskCall`, behind the commit of the task). */
+  claim?: Promise<TaskCallClaimReply>,
 ): Promise<void> {
-  const claimKeys = {
-    tasks: deps.keys.tasks,
-    claim: deps.keys.taskClaim(task),
-    schedule: deps.keys.schedule,
-    execution: deps.keys.execution(executionOf(task)),
-  };
+  const claimKeys = claimKeysOf(deps, task);
   const { owner } = deps;
-  // As long as a queue job's lock: a worker that dies mid-call gives the call back as soon.
   const leaseMs = deps.settings.lockDurationMs;
-  const claimed = await deps.client.call(taskCallClaim, claimKeys, {
-    action: "claim",
-    task,
-    owner,
-    now: Date.now(),
-    leaseMs,
-    // A model call needs the budget and spend before it is sent; every call, its trace.
-    read: CLAIM_READ,
-  });
+  let claimed = await (claim ?? claimTaskCall(deps, task));
+  // A claim sent ahead can overtake its commit: a script the server had not cached
+  // (after a restart) is sent again, after the claim. Asked again once the commit
+  // has answered, the task is there if it committed.
+  if (claim && claimed.kind === "gone") claimed = await claimTaskCall(deps, task);
   if (claimed.kind !== "claimed") return;
   const renewal = setInterval(() => {
     deps.client
@@ -141,6 +133,50 @@ export async function runTaskJob(
   } finally {
     clearInterval(renewal);
   }
+}
+
+function claimKeysOf(deps: Pick<TaskJobDeps, "keys">, task: string) {
+  return {
+    tasks: deps.keys.tasks,
+    claim: deps.keys.taskClaim(task),
+    schedule: deps.keys.schedule,
+    execution: deps.keys.execution(executionOf(task)),
+  };
+}
+
+/**
+ * Claims the call of a pending task for this process. Sent on the connection
+ * right behind the commit that adds the task (transition.ts), it runs right
+ * after that commit in Redis, and the call waits no extra round trip for it.
+ */
+export function claimTaskCall(
+  deps: Pick<TaskJobDeps, "client" | "keys" | "settings" | "owner">,
+  task: string,
+): Promise<TaskCallClaimReply> {
+  return deps.client.call(taskCallClaim, claimKeysOf(deps, task), {
+    action: "claim",
+    task,
+    owner: deps.owner,
+    now: Date.now(),
+    // As long as a queue job's lock: a worker that dies mid-call gives the call back as soon.
+    leaseMs: deps.settings.lockDurationMs,
+    // A model call needs the budget and spend before it is sent; every call, its trace.
+    read: CLAIM_READ,
+  });
+}
+
+/** Gives back a claim sent ahead for a call that will not be made here. */
+export async function releaseTaskCall(
+  deps: Pick<TaskJobDeps, "client" | "keys" | "owner">,
+  task: string,
+  claim: Promise<TaskCallClaimReply>,
+): Promise<void> {
+  if ((await claim).kind !== "claimed") return;
+  await deps.client.call(taskCallClaim, claimKeysOf(deps, task), {
+    action: "release",
+    task,
+    owner: deps.owner,
+  });
 }
 
 /** Calls a claimed task; `pending`: the task still waits (for its token's callback). */

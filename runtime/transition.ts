@@ -18,6 +18,7 @@ import { PayloadBatch } from "./payloads.js";
 import { parseJob, stepJob } from "./job-ids.js";
 import type { Keys } from "./keys.js";
 import type { HeldRuns } from "./held-runs.js";
+import type { TaskCallClaimReply } from "./scripts/task-call-claim.js";
 import type { ExecutionLocks, HistoryHead } from "./locks.js";
 import type { ExecutionCache, LoadedExecution } from "./programs.js";
 import type { JobQueues } from "./queues.js";
@@ -136,8 +137,18 @@ export interface TransitionDeps {
   inputs?: InputCache;
   /** Where the spans a commit ends go (tracing/); none unless OTLP export is on. */
   spans?: SpanSink;
-  /** Calls a task a commit scheduled in this process (worker.ts); false: queue it. */
-  callTask?: (task: string) => boolean;
+  /**
+   * Calls a task a commit scheduled in this process (worker.ts), with its claim
+   * when `claimAhead` sent one; false: queue it (the claim is given back).
+   */
+  callTask?: (task: string, claim?: Promise<TaskCallClaimReply>) => boolean;
+  /**
+   * Sends the claim on calling `task` in this process right behind the commit
+   * that adds it, on the same connection, so it runs right after it in Redis and
+   * the call waits no round trip of its own; undefined: no room for the call.
+   * Every claim sent is handed to `callTask` (a failed commit's finds no task).
+   */
+  claimAhead?: (task: string) => Promise<TaskCallClaimReply> | undefined;
   /**
    * Advances, in this process, a run a commit gave events to (`<run>@<seq>`: a
    * Map iteration it started, the parent a child ended into); false: queue it.
@@ -228,7 +239,7 @@ async function transition(
       continue;
     }
     // Enqueueing happens after the turn: it needs no fence, and others wait for the turn.
-    await deps.queues.ensure(callHere(deps, outcome.ensure));
+    await deps.queues.ensure(callHere(deps, outcome.ensure, outcome.claim));
     const taken = outcome.steps ?? 1;
     return outcome.next
       ? { result: outcome.result, next: outcome.next, steps: taken }
@@ -282,7 +293,33 @@ async function load(
 }
 
 /** `steps`: how many steps the commit took in (batched, see "Batching"). */
-type Outcome = { result: AdvanceResult; next?: Loaded; ensure?: string | null; steps?: number };
+type Outcome = {
+  result: AdvanceResult;
+  next?: Loaded;
+  ensure?: string | null;
+  steps?: number;
+  /** The claim sent behind the commit for the task it adds (`claimAhead`). */
+  claim?: AheadClaim;
+};
+
+interface AheadClaim {
+  task: string;
+  reply: Promise<TaskCallClaimReply>;
+}
+
+/** The claim on the commit's task call, sent now, behind the commit (`claimAhead`). */
+function claimBehind(deps: TransitionDeps, ops: readonly CommitOp[]): AheadClaim | undefined {
+  if (!deps.claimAhead || !deps.callTask) return undefined;
+  const op = ops.find((o) => o.op === "task" && o.mode === "call");
+  if (op?.op !== "task") return undefined;
+  const reply = deps.claimAhead(op.task);
+  return reply && { task: op.task, reply };
+}
+
+/** A claim sent ahead goes to `callTask` whatever became of its commit: it is called only if claimed. */
+function handOver(deps: TransitionDeps, claim: AheadClaim | undefined): void {
+  if (claim) deps.callTask?.(claim.task, claim.reply);
+}
 
 /** One step of a commit: the state it started from, the event it took, and what it did. */
 interface Stepped {
@@ -336,7 +373,7 @@ async function stepAndCommit(
     const child = run !== exec;
     const collects = last.result.effects.some((e) => e.type === "CollectResults");
     crashPoint("beforeCommit", child, collects);
-    const reply = await client.call(
+    const committing = client.call(
       commitTransition,
       {
         run: keys.run(run),
@@ -368,6 +405,15 @@ async function stepAndCommit(
         ops: [...ops, ...stored.ops],
       },
     );
+    const claim = claimBehind(deps, ops);
+    let reply: Awaited<typeof committing>;
+    try {
+      reply = await committing;
+    } catch (err) {
+      handOver(deps, claim);
+      throw err;
+    }
+    if (reply.kind !== "committed") handOver(deps, claim);
     switch (reply.kind) {
       case "committed": {
         if (stored.apart !== apart) deps.inputs?.set(run, stored.apart);
@@ -391,12 +437,14 @@ async function stepAndCommit(
           const state = last.result.run;
           deps.held.hold(run, { state, seq: newSeq, history: committed, apart: stored.apart });
         }
-        if (!mayChain || !nextHead) return { result: "committed", ensure: fx, steps: steps.length };
+        if (!mayChain || !nextHead)
+          return { result: "committed", ensure: fx, steps: steps.length, claim };
         // Every follow-up but this run's own next job: the chain takes that one.
         const selfJob = stepJob(run, newSeq);
         return {
           result: "committed",
           steps: steps.length,
+          claim,
           next: {
             state: last.result.run,
             seq: newSeq,
@@ -512,15 +560,28 @@ const CONTINUE = JSON.stringify({ type: "Continue" } satisfies RunEventBody);
  * fetch and finish. Every run a commit woke holds a lease in the schedule, so
  * one this process dies before advancing is enqueued when the lease runs out.
  */
-function callHere(deps: TransitionDeps, fx: string | null | undefined): string | null | undefined {
-  if (!fx || (!deps.callTask && !deps.advanceHere)) return fx;
+function callHere(
+  deps: TransitionDeps,
+  fx: string | null | undefined,
+  claim?: AheadClaim,
+): string | null | undefined {
+  let ahead = claim;
+  const claimOf = (task: string) => {
+    if (ahead?.task !== task) return undefined;
+    const reply = ahead.reply;
+    ahead = undefined;
+    return reply;
+  };
   const queued: string[] = [];
-  for (const entry of fx.split(" ")) {
-    const job = parseJob(entry);
-    if (job?.kind === "task" && deps.callTask?.(job.task)) continue;
-    if (job?.kind === "step" && deps.advanceHere?.(job.run, job.seq)) continue;
-    queued.push(entry);
-  }
+  if (fx && (deps.callTask || deps.advanceHere)) {
+    for (const entry of fx.split(" ")) {
+      const job = parseJob(entry);
+      if (job?.kind === "task" && deps.callTask?.(job.task, claimOf(job.task))) continue;
+      if (job?.kind === "step" && deps.advanceHere?.(job.run, job.seq)) continue;
+      queued.push(entry);
+    }
+  } else if (fx) return fx;
+  handOver(deps, ahead);
   return queued.join(" ");
 }
 

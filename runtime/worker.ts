@@ -27,7 +27,8 @@ import { checkStorageVersion } from "./storage-version.js";
 import { Scheduler, ScheduleWatch } from "./scheduler.js";
 import { resolveShardCount, servedShards, ShardLayout } from "./shards.js";
 import { resolveSettings, type RuntimeSettings } from "./settings.js";
-import { runTaskJob } from "./task-jobs.js";
+import { claimTaskCall, releaseTaskCall, runTaskJob } from "./task-jobs.js";
+import type { TaskCallClaimReply } from "./scripts/task-call-claim.js";
 import { advance } from "./transition.js";
 import { defaultLogger, ExecutionFault, faultFields, type WorkerLog } from "./tracing/logger.js";
 import { observedRunner } from "./tracing/observed-runner.js";
@@ -163,7 +164,8 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
       queues,
       // Defined below with the scheduler's fire: the same in-process advance.
       advanceRun: (run: string, seq: number, head?: string) => fire(run, seq, head),
-      callTask: (task: string) => callTask(task),
+      callTask: (task: string, claim?: Promise<TaskCallClaimReply>) => callTask(task, claim),
+      claimAhead: (task: string) => claimAhead(task),
     };
     /** How this process advances runs: the runs their commits wake are advanced here too. */
     const here = {
@@ -172,9 +174,21 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
       advanceHere: (run: string, seq: number) => scheduler?.take(run, seq) ?? false,
       ensureWhenStale: false,
     };
-    const callTask = (task: string): boolean => {
-      if (closing || calls.size >= taskConcurrency) return false;
-      const call: Promise<void> = runTaskJob(deps, task, shutdown.signal)
+    /** Claims sent ahead (transition.ts) hold a place among the calls until theirs starts. */
+    let ahead = 0;
+    const claimAhead = (task: string): Promise<TaskCallClaimReply> | undefined => {
+      if (closing || calls.size + ahead >= taskConcurrency) return undefined;
+      ahead += 1;
+      return claimTaskCall(deps, task);
+    };
+    const callTask = (task: string, claim?: Promise<TaskCallClaimReply>): boolean => {
+      if (claim) ahead -= 1;
+      if (closing || (!claim && calls.size + ahead >= taskConcurrency)) {
+        // Queued instead: the job must not find the call claimed by this process.
+        if (claim) releaseTaskCall(deps, task, claim).catch(onError);
+        return false;
+      }
+      const call: Promise<void> = runTaskJob(deps, task, shutdown.signal, claim)
         .catch(() => queues.ensure(taskJob(task)))
         .catch(onError)
         .finally(() => calls.delete(call));

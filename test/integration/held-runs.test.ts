@@ -5,6 +5,7 @@ import type { RunState } from "../../engine/core/run.js";
 import { HeldRuns } from "../../runtime/held-runs.js";
 import { commitTransition } from "../../runtime/scripts/commit-transition.js";
 import { loadTransition } from "../../runtime/scripts/load-transition.js";
+import { taskCallClaim } from "../../runtime/scripts/task-call-claim.js";
 import { functionRunner } from "../../task-runners/function.js";
 import { createMachine, harness, type Harness, REDIS_URL } from "./helpers.js";
 import { CommandMonitor } from "./monitor.js";
@@ -66,6 +67,17 @@ describe("held runs", () => {
     // one load: the first step's. Without held runs every turn loads (13 here).
     expect(scripts(commitTransition)).toBeGreaterThanOrEqual(12);
     expect(scripts(loadTransition)).toBeLessThanOrEqual(2);
+    // Each call claimed once, by the claim sent behind its commit (transition.ts
+    // `claimBehind`): the claim runs right after that commit, never before it. (A
+    // connection's first use of a script is an EVAL of its text: the first turn.)
+    const order = commands
+      .filter((c) => c[0]?.toLowerCase() === "evalsha")
+      .map((c) => c[1])
+      .filter((s) => s === sha(commitTransition.lua) || s === sha(taskCallClaim.lua));
+    expect(order.filter((s) => s === sha(taskCallClaim.lua)).length).toBeGreaterThanOrEqual(11);
+    order.forEach((s, i) => {
+      if (s === sha(taskCallClaim.lua)) expect(order[i - 1]).toBe(sha(commitTransition.lua));
+    });
   });
 });
 
