@@ -307,13 +307,17 @@ interface AheadClaim {
   reply: Promise<TaskCallClaimReply>;
 }
 
-/** The claim on the commit's task call, sent now, behind the commit (`claimAhead`). */
-function claimBehind(deps: TransitionDeps, ops: readonly CommitOp[]): AheadClaim | undefined {
-  if (!deps.claimAhead || !deps.callTask) return undefined;
+/** The task a commit adds for this process to call, if it adds one (a run waits on one at most). */
+function calledTask(ops: readonly CommitOp[]): string | undefined {
   const op = ops.find((o) => o.op === "task" && o.mode === "call");
-  if (op?.op !== "task") return undefined;
-  const reply = deps.claimAhead(op.task);
-  return reply && { task: op.task, reply };
+  return op?.op === "task" ? op.task : undefined;
+}
+
+/** The claim on the commit's task call, sent now, behind the commit (`claimAhead`). */
+function claimBehind(deps: TransitionDeps, task: string | undefined): AheadClaim | undefined {
+  if (task === undefined || !deps.claimAhead || !deps.callTask) return undefined;
+  const reply = deps.claimAhead(task);
+  return reply && { task, reply };
 }
 
 /** A claim sent ahead goes to `callTask` whatever became of its commit: it is called only if claimed. */
@@ -405,7 +409,8 @@ async function stepAndCommit(
         ops: [...ops, ...stored.ops],
       },
     );
-    const claim = claimBehind(deps, ops);
+    const called = calledTask(ops);
+    const claim = claimBehind(deps, called);
     let reply: Awaited<typeof committing>;
     try {
       reply = await committing;
@@ -433,7 +438,7 @@ async function stepAndCommit(
         }
         const { seq: newSeq, fx, head: nextHead } = reply;
         // Waiting for a call this process may make: its result can step the run from here.
-        if (!nextHead && deps.held && ops.some((o) => o.op === "task" && o.mode === "call")) {
+        if (!nextHead && deps.held && called !== undefined) {
           const state = last.result.run;
           deps.held.hold(run, { state, seq: newSeq, history: committed, apart: stored.apart });
         }
