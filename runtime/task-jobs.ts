@@ -125,10 +125,10 @@ export async function runTaskJob(
     // Only a delivery that ends the task drops the claim with it (scripts/complete-task.ts).
     const fields = claimed.fields.map((value) => (value === false ? null : value));
     if ((await callClaimed(deps, task, claimed.record, fields, signal)) === "pending")
-      await deps.client.call(taskCallClaim, claimKeys, { action: "release", task, owner });
+      await releaseClaim(deps, task);
   } catch (err) {
     // Handed on (a retry, another worker): the claim must not make it wait for its lease.
-    await deps.client.call(taskCallClaim, claimKeys, { action: "release", task, owner });
+    await releaseClaim(deps, task);
     throw err;
   } finally {
     clearInterval(renewal);
@@ -165,18 +165,25 @@ export function claimTaskCall(
   });
 }
 
+/** Gives back this process's claim on calling `task` (a no-op when it holds none). */
+async function releaseClaim(
+  deps: Pick<TaskJobDeps, "client" | "keys" | "owner">,
+  task: string,
+): Promise<void> {
+  await deps.client.call(taskCallClaim, claimKeysOf(deps, task), {
+    action: "release",
+    task,
+    owner: deps.owner,
+  });
+}
+
 /** Gives back a claim sent ahead for a call that will not be made here. */
 export async function releaseTaskCall(
   deps: Pick<TaskJobDeps, "client" | "keys" | "owner">,
   task: string,
   claim: Promise<TaskCallClaimReply>,
 ): Promise<void> {
-  if ((await claim).kind !== "claimed") return;
-  await deps.client.call(taskCallClaim, claimKeysOf(deps, task), {
-    action: "release",
-    task,
-    owner: deps.owner,
-  });
+  if ((await claim).kind === "claimed") await releaseClaim(deps, task);
 }
 
 /** Calls a claimed task; `pending`: the task still waits (for its token's callback). */
