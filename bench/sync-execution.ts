@@ -3,19 +3,29 @@
  * the API process, over a real socket, through the whole AWS endpoint (JSON 1.0,
  * SigV4 verified on every request, the machine's version read from Redis).
  *
- *   npx tsx bench/sync-execution.ts [--requests N] [--concurrency C] [--rounds R]
+ *   npx tsx bench/sync-execution.ts [--api-processes N] [--rounds R] [--concurrency C]
+ *                                   [--seconds S | --node-client --requests N]
  *
- * Requests are signed once (with @smithy/signature-v4, as the SDKs sign) and sent
- * many times, from another process, so the figure is the server's, not the signing
- * client's: the server still verifies each one, and the client's HTTP work runs on
- * another core (`--same-thread` sends from the server's own thread, as this bench
- * first did). Target: ≥ 5,000 executions/s.
+ * The server: by default the API built in this process (one core, no logger); with
+ * `--api-processes N`, `stepwise serve --no-worker` with STEPWISE_API_PROCESSES=N,
+ * as deployed (its Node cluster shares the port between N processes).
+ *
+ * The client: requests are signed once (with @smithy/signature-v4, as the SDKs sign)
+ * and sent many times, so the figure is the server's, not the signing client's; the
+ * server still verifies each one. They are sent by wrk (Debian's `wrk`, a C load
+ * generator) when it is installed, for S seconds a round; else, or with
+ * `--node-client`, by a Node process that costs about as much CPU per request as
+ * the server (`--same-thread` sends from the server's own thread). On two cores the
+ * client competes with the server. Target: ≥ 5,000 executions/s.
  * Uses a random Redis prefix and deletes its keys afterwards.
  */
 import { randomBytes } from "node:crypto";
 import { Agent, request } from "node:http";
-import { connect, type AddressInfo } from "node:net";
+import { connect, createServer, type AddressInfo } from "node:net";
 import { spawn } from "node:child_process";
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Hash } from "@smithy/hash-node";
 import { HttpRequest } from "@smithy/protocol-http";
@@ -37,6 +47,8 @@ const REQUESTS = option("requests", 20_000);
 const CONCURRENCY = option("concurrency", 64);
 /** Rounds of the load, one after another: on a shared machine one round can be 30% off. */
 const ROUNDS = option("rounds", 3);
+/** Length of a round sent by wrk, which runs for a time rather than a count. */
+const SECONDS = option("seconds", 5);
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const SECRET = "bench-secret-0123456789abcdef";
 
@@ -153,6 +165,68 @@ async function load(job: {
   return { seconds: Number(process.hrtime.bigint() - started) / 1e9, failures };
 }
 
+/**
+ * The same call sent by wrk (Debian's `wrk`, a C load generator on one thread),
+ * for `--seconds` each round: a Node client costs about as much CPU per request as
+ * the server, and on two cores the two compete. wrk's Lua `response` hook counts
+ * answers that are not a 200 SUCCEEDED.
+ */
+async function loadFromWrk(job: {
+  port: number;
+  call: { headers: Record<string, string>; body: string };
+  seconds: number;
+}): Promise<{ requests: number; seconds: number; failures: number }> {
+  const dir = mkdtempSync(join(tmpdir(), "stepwise-wrk-"));
+  try {
+    const lua = [
+      `wrk.method = "POST"`,
+      `wrk.body = ${JSON.stringify(job.call.body)}`,
+      ...Object.entries(job.call.headers)
+        .filter(([name]) => !["content-length", "host"].includes(name.toLowerCase()))
+        .map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`),
+      // Each wrk thread has its own Lua state: done() reads their counts.
+      `local threads = {}`,
+      `function setup(thread) table.insert(threads, thread) end`,
+      `failed = 0`,
+      `function response(status, headers, body)`,
+      `  if status ~= 200 or not string.find(body, '"SUCCEEDED"', 1, true) then failed = failed + 1 end`,
+      `end`,
+      `function done(summary, latency, requests)`,
+      `  local n = 0`,
+      `  for _, t in ipairs(threads) do n = n + t:get("failed") end`,
+      `  io.write(string.format("RESULT %d %d %d\\n", summary.requests, summary.duration, n))`,
+      `end`,
+    ].join("\n");
+    writeFileSync(join(dir, "call.lua"), lua);
+    // Not spawnSync: the server answering wrk runs on this thread.
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn(
+        "wrk",
+        [
+          "-t1",
+          `-c${CONCURRENCY}`,
+          `-d${job.seconds}s`,
+          "-s",
+          join(dir, "call.lua"),
+          `http://127.0.0.1:${job.port}/`,
+        ],
+        { stdio: ["ignore", "pipe", "inherit"] },
+      );
+      let text = "";
+      child.stdout.on("data", (c: Buffer) => (text += c.toString()));
+      child.once("error", (e) =>
+        reject(new Error(`wrk could not run (apt-get install -y wrk): ${e.message}`)),
+      );
+      child.once("exit", () => resolve(text));
+    });
+    const m = /RESULT (\d+) (\d+) (\d+)/.exec(out);
+    if (!m) throw new Error(`wrk said: ${out}`);
+    return { requests: Number(m[1]), seconds: Number(m[2]) / 1e6, failures: Number(m[3]) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** The same load, sent by a child process (this file with `--client`): the server keeps its core. */
 function loadFromAnotherProcess(job: Parameters<typeof load>[0]): Promise<Load> {
   return new Promise((resolve, reject) => {
@@ -171,12 +245,94 @@ function loadFromAnotherProcess(job: Parameters<typeof load>[0]): Promise<Load> 
   });
 }
 
-async function main(): Promise<void> {
-  const prefix = `stepwise-bench-${randomBytes(4).toString("hex")}`;
+function wrkInstalled(): boolean {
+  return (process.env.PATH ?? "").split(":").some((dir) => {
+    try {
+      accessSync(join(dir, "wrk"), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+interface Server {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** The API built in this process (no logger, no admission control). */
+async function inProcess(prefix: string): Promise<Server> {
   const runtime = createRedisRuntime({ redisUrl: REDIS_URL, prefix });
   const app = await buildServer({ runtime, apiKeys: parseApiKeys(`bench:admin:${SECRET}`) });
   await app.listen({ port: 0, host: "127.0.0.1" });
-  const port = (app.server.address() as AddressInfo).port;
+  return {
+    port: (app.server.address() as AddressInfo).port,
+    close: async () => {
+      await app.close();
+      await runtime.close();
+    },
+  };
+}
+
+/**
+ * `stepwise serve --no-worker --api-processes N`, as deployed: warn-level logs (info
+ * logs two lines per request) and no start rate limit (300/s per key by default).
+ */
+async function served(prefix: string, processes: number): Promise<Server> {
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+  const main = fileURLToPath(new URL("../cli/main.ts", import.meta.url));
+  const script = `import { main } from ${JSON.stringify(main)};
+    const io = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
+    process.exitCode = await main(process.argv.slice(1), io);`;
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "--input-type=module", "-e", script, "serve", "--no-worker"],
+    {
+      env: {
+        ...process.env,
+        REDIS_URL,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        STEPWISE_PREFIX: prefix,
+        STEPWISE_API_KEYS: `bench:admin:${SECRET}`,
+        STEPWISE_API_PROCESSES: String(processes),
+        STEPWISE_START_RATE: "0",
+        LOG_LEVEL: "warn",
+      },
+      stdio: ["ignore", "inherit", "inherit"],
+    },
+  );
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  for (let tries = 0; ; tries++) {
+    if (child.exitCode !== null) throw new Error(`stepwise serve exited ${child.exitCode}`);
+    const up = await fetch(`http://127.0.0.1:${port}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    if (tries > 600) throw new Error("stepwise serve did not answer /health within 60 s");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    port,
+    close: async () => {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const prefix = `stepwise-bench-${randomBytes(4).toString("hex")}`;
+  const processes = process.argv.includes("--api-processes") ? option("api-processes", 1) : 0;
+  const server = processes > 0 ? await served(prefix, processes) : await inProcess(prefix);
+  const port = server.port;
   try {
     const definition = JSON.stringify({
       StartAt: "A",
@@ -199,24 +355,35 @@ async function main(): Promise<void> {
     const call = await signed(port, "StartSyncExecution", { stateMachineArn, input: '{"n":1}' });
     for (let i = 0; i < 500; i++) await send(port, call); // warm up (JIT, connections)
     const sameThread = process.argv.includes("--same-thread");
+    const wrk = !sameThread && !process.argv.includes("--node-client") && wrkInstalled();
+    // Each API process compiles its hot paths only under load: a round before the counted ones.
+    if (wrk) await loadFromWrk({ port, call, seconds: 3 });
     const rates: number[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      const { seconds, failures } = sameThread
-        ? await load({ port, call, requests: REQUESTS })
-        : await loadFromAnotherProcess({ port, call, requests: REQUESTS });
-      rates.push(REQUESTS / seconds);
+      const { requests, seconds, failures } = wrk
+        ? await loadFromWrk({ port, call, seconds: SECONDS })
+        : {
+            requests: REQUESTS,
+            ...(sameThread
+              ? await load({ port, call, requests: REQUESTS })
+              : await loadFromAnotherProcess({ port, call, requests: REQUESTS })),
+          };
+      rates.push(requests / seconds);
       console.log(
-        `round ${round}: ${REQUESTS} executions in ${seconds.toFixed(2)} s = ${Math.round(REQUESTS / seconds).toLocaleString("en-US")}/s (${failures} failed)`,
+        `round ${round}: ${requests} executions in ${seconds.toFixed(2)} s = ${Math.round(requests / seconds).toLocaleString("en-US")}/s (${failures} failed)`,
       );
     }
     const sorted = [...rates].sort((a, b) => a - b);
     const fmt = (r: number) => Math.round(r).toLocaleString("en-US");
+    const where =
+      processes > 0
+        ? `stepwise serve, ${processes} API process(es)`
+        : "the API in the bench's process";
     console.log(
-      `StartSyncExecution, 3-state Pass machine: median ${fmt(sorted[Math.floor(sorted.length / 2)]!)}/s over ${ROUNDS} round(s) (min ${fmt(sorted[0]!)}, max ${fmt(sorted.at(-1)!)}; concurrency ${CONCURRENCY}, client ${sameThread ? "on the server's thread" : "in another process"})`,
+      `StartSyncExecution, 3-state Pass machine, ${where}: median ${fmt(sorted[Math.floor(sorted.length / 2)]!)}/s over ${ROUNDS} round(s) (min ${fmt(sorted[0]!)}, max ${fmt(sorted.at(-1)!)}; concurrency ${CONCURRENCY}, client ${wrk ? "wrk" : sameThread ? "on the server's thread" : "another Node process"})`,
     );
   } finally {
-    await app.close();
-    await runtime.close();
+    await server.close();
     const redis = new Redis(REDIS_URL);
     let cursor = "0";
     do {

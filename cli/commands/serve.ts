@@ -23,11 +23,12 @@ import { loadEndpoints } from "../../task-runners/model/endpoints.js";
 import { containStrayErrors } from "../containment.js";
 import { redactRedisUrl, waitForRedis } from "../redis-connection.js";
 import { createLogger, LOG_LEVELS } from "../logger.js";
-import { chooseRedis, clusterSeedUrl } from "../serve-redis.js";
+import { chooseRedis, clusterSeedUrl, type RedisChoice } from "../serve-redis.js";
+import { apiProcessIndex, reportReady, superviseApiProcesses } from "../api-processes.js";
 import { loadTasksModule } from "../tasks-module.js";
 import { stepwiseVersion } from "../version.js";
 
-const usage = `Usage: stepwise serve [--port N] [--host H] [--no-worker]
+const usage = `Usage: stepwise serve [--port N] [--host H] [--no-worker] [--api-processes N]
 
 Runs the REST API (and, unless --no-worker, a worker that advances executions) in
 one process. Every setting is an environment variable; options override them.
@@ -36,6 +37,8 @@ Options:
   --port N       the port to listen on (PORT, default 8080)
   --host H       the interface to bind (HOST, default 0.0.0.0; 127.0.0.1 without API keys)
   --no-worker    serve the API only; run workers with \`stepwise worker\`
+  --api-processes N  answer the API from N processes sharing the port
+                 (STEPWISE_API_PROCESSES, default 1); the worker runs in the first
 
 Environment:
   REDIS_URL             Redis to use. Unset: redis://127.0.0.1:6379 when something
@@ -77,7 +80,10 @@ export const serveCommand: Command = {
   summary: "run the REST API (and a worker) on Redis",
   usage,
   async run(argv, io) {
-    const args = parseArgs(argv, { flags: ["no-worker"], values: ["port", "host"] });
+    const args = parseArgs(argv, {
+      flags: ["no-worker"],
+      values: ["port", "host", "api-processes"],
+    });
     if (args.positionals.length > 0) throw new UsageError("serve takes no positional arguments");
     const env = process.env;
     const port = integerSetting("--port/PORT", args.values.get("port") ?? env.PORT, 8080, 0, 65535);
@@ -103,6 +109,15 @@ export const serveCommand: Command = {
       1,
       65535,
     );
+    const apiProcesses = integerSetting(
+      "--api-processes/STEPWISE_API_PROCESSES",
+      args.values.get("api-processes") ?? env.STEPWISE_API_PROCESSES,
+      1,
+      1,
+      64,
+    );
+    // Set in the API processes a primary forked; undefined in a lone serve and in the primary.
+    const apiProcess = apiProcessIndex();
     const level = env.LOG_LEVEL ?? "info";
     if (!LOG_LEVELS.includes(level))
       throw new UsageError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
@@ -141,6 +156,9 @@ export const serveCommand: Command = {
     if (redis.source === "none") {
       io.stderr(`stepwise serve: ${redis.message}\n`);
       return EXIT.failed;
+    }
+    if (apiProcess === undefined && apiProcesses > 1) {
+      return superviseServe({ count: apiProcesses, argv, redis, level, host: address.host });
     }
     const redisUrl = redis.url;
     const shownUrl = redactRedisUrl(redisUrl);
@@ -226,7 +244,8 @@ export const serveCommand: Command = {
       return EXIT.failed;
     }
     const listening = app.server.address();
-    const api = `http://${address.host}:${typeof listening === "object" && listening ? listening.port : port}`;
+    const listeningPort = typeof listening === "object" && listening ? listening.port : port;
+    const api = `http://${address.host}:${listeningPort}`;
 
     if (redis.source === "REDIS_URL") {
       // The API is up meanwhile, answering /health with 503, so a supervisor sees why.
@@ -257,7 +276,9 @@ export const serveCommand: Command = {
       }
     }
 
-    if (!args.flags.has("no-worker") && !closing) {
+    // Of several API processes, the first runs the worker: one engine room per serve.
+    const runsWorker = !args.flags.has("no-worker") && (apiProcess ?? 0) === 0;
+    if (runsWorker && !closing) {
       worker = await startWorker({
         redisUrl,
         prefix,
@@ -301,13 +322,57 @@ export const serveCommand: Command = {
         redis: shownUrl,
         api,
         worker: worker ? { concurrency } : false,
+        ...(apiProcess !== undefined ? { apiProcess } : {}),
         prefix,
         keys: apiKeys.map((k) => `${k.name}:${k.scope}`),
       },
       `stepwise ${version} ready: API ${api}, Redis ${shownUrl}, ${worker ? `worker concurrency ${concurrency}` : "no worker (--no-worker)"}`,
     );
+    if (apiProcess !== undefined && !closing) reportReady(listeningPort);
     // Everything is closed once this resolves, so the process exits by itself.
     await stopped;
     return EXIT.ok;
   },
 };
+
+/**
+ * The primary of `serve --api-processes N`: it chose Redis (and owns a private
+ * redis-server it started), forks the API processes, says when all of them listen,
+ * and stops them on SIGINT/SIGTERM.
+ */
+async function superviseServe(o: {
+  count: number;
+  argv: readonly string[];
+  redis: Exclude<RedisChoice, { source: "none" }>;
+  level: string;
+  host: string;
+}): Promise<number> {
+  const log = createLogger(o.level);
+  const shownUrl = redactRedisUrl(o.redis.url);
+  if (o.redis.source === "private") {
+    log.info(
+      { redis: shownUrl, pid: o.redis.local.pid, dir: o.redis.local.dir },
+      `no Redis answered at ${shownUrl}: started a private redis-server there (pid ${o.redis.local.pid}, AOF in ${o.redis.local.dir}), stopped with this service`,
+    );
+  }
+  const processes = superviseApiProcesses({
+    count: o.count,
+    argv: o.argv,
+    // The children use the Redis chosen here, not a choice of their own.
+    env: o.redis.source === "REDIS_URL" ? {} : { REDIS_URL: o.redis.url },
+    log,
+  });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, processes.stop);
+  const port = await processes.ready;
+  if (port !== undefined) {
+    const version = stepwiseVersion();
+    const api = `http://${o.host}:${port}`;
+    log.info(
+      { version, api, apiProcesses: o.count, redis: shownUrl, pid: process.pid },
+      `stepwise ${version} ready: API ${api} in ${o.count} processes (the first runs the worker unless --no-worker), Redis ${shownUrl}`,
+    );
+  }
+  const code = await processes.exited;
+  if (o.redis.source === "private") await o.redis.local.stop();
+  return code;
+}
