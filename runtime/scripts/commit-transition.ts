@@ -262,9 +262,11 @@ for _, o in ipairs(ARG.ops) do
     end
     redis.call('ZREM', KEY.schedule, MEMBER.task .. o.task)
   elseif op == 'end' then
-    endExecution(base, KEY.execution, KEY.schedule, o,
-      {KEY.run, KEY.inbox, KEY.execution, KEY.history, KEY.journal})
     dropSelf = o.dropRun == true
+    -- A dropped run's hash and inbox are deleted below: no expiry to set on them.
+    endExecution(base, KEY.execution, KEY.schedule, o, dropSelf
+      and {KEY.execution, KEY.history, KEY.journal}
+      or {KEY.run, KEY.inbox, KEY.execution, KEY.history, KEY.journal})
   elseif op == 'keepInput' then
     redis.call('HSET', KEY.run, 'iv', o.version, 'in', o.input)
   elseif op == 'dropInput' then

@@ -30,18 +30,21 @@ export interface ExecutionEnd {
  */
 export const END_EXECUTION_LUA = `${STATUS_INDEX_LUA}${PAUSE_LUA}
 local function endExecution(base, execKey, scheduleKey, e, expireKeys)
-  if redis.call('HGET', execKey, 'st') ~= 'RUNNING' then return false end
-  redis.call('HSET', execKey, 'st', e.status, 't1', e.stoppedAt)
-  if e.output then redis.call('HSET', execKey, 'out', e.output) end
-  if e.error then redis.call('HSET', execKey, 'err', e.error) end
-  if e.cause then redis.call('HSET', execKey, 'cause', e.cause) end
+  -- One read and one write of the record: every end of every execution comes here.
+  local rec = redis.call('HMGET', execKey, 'st', 'ps')
+  if rec[1] ~= 'RUNNING' then return false end
+  local fields = {'st', e.status, 't1', e.stoppedAt}
+  if e.output then fields[#fields + 1] = 'out'; fields[#fields + 1] = e.output end
+  if e.error then fields[#fields + 1] = 'err'; fields[#fields + 1] = e.error end
+  if e.cause then fields[#fields + 1] = 'cause'; fields[#fields + 1] = e.cause end
+  redis.call('HSET', execKey, unpack(fields))
   if redis.call('ZREM', scheduleKey, e.timeoutMember) == 1 then
     redis.call('HINCRBY', base .. KIND.stats, 'timers', -1)
   end
   redis.call('HINCRBY', base .. KIND.stats, 'RUNNING', -1)
   redis.call('HINCRBY', base .. KIND.stats, e.status, 1)
   -- Stops unpause first; a forced end (give-up) may still find the execution paused.
-  unpause(base, execKey, e.exec)
+  if rec[2] then unpause(base, execKey, e.exec) end
   moveStatusIndex(base, e.exec, 'RUNNING', e.status)
   redis.call('PUBLISH', base .. KIND.ended, e.exec)
   if e.keepSeconds > 0 then
