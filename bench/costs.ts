@@ -1,6 +1,8 @@
 // What executions cost at scale (issue 21). Run: npx tsx bench/costs.ts [timers|list|memory ...]
 // (default: all). Env: BENCH_TIMERS (burst sizes, default 5000,20000,50000),
 // BENCH_STORED (default 1000,10000,50000), BENCH_WORKERS (worker processes, default 2).
+import type { ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { Redis } from "ioredis";
 import type { StateMachineDefinition } from "../engine/core/definition.js";
 import type { RedisRuntime } from "../runtime/runtime.js";
@@ -61,9 +63,11 @@ async function timerBurst(n: number): Promise<void> {
     }
     await until(() => Date.now() >= due, 5000);
     const cpu0 = await redisCpu(redis);
+    const workerCpu0 = procs.map(processCpu);
     const stats0 = await commandStats(redis);
     await until(() => ended.count() >= n);
     const redisSeconds = (await redisCpu(redis)) - cpu0;
+    const workerSeconds = procs.reduce((sum, p, i) => sum + processCpu(p) - workerCpu0[i]!, 0);
     if (process.env.BENCH_COMMANDSTATS) {
       const stats1 = await commandStats(redis);
       const spent = [...stats1]
@@ -99,12 +103,25 @@ async function timerBurst(n: number): Promise<void> {
     const rate = (from: number, to: number) =>
       ((to - from) / Math.max(1, ends[to - 1]! - ends[from]!)) * 1000;
     console.log(
-      `timer burst, ${n} timers due at once (${WORKERS} worker process(es)): lateness p50 ${pct(late, 50)} ms, p99 ${pct(late, 99)} ms, max ${pct(late, 100)} ms; fired ${rate(0, half).toFixed(0)}/s in the first half, ${rate(half, n).toFixed(0)}/s in the second; Redis CPU ${((redisSeconds / n) * 1e6).toFixed(0)} µs per timer`,
+      `timer burst, ${n} timers due at once (${WORKERS} worker process(es)): lateness p50 ${pct(late, 50)} ms, p99 ${pct(late, 99)} ms, max ${pct(late, 100)} ms; fired ${rate(0, half).toFixed(0)}/s in the first half, ${rate(half, n).toFixed(0)}/s in the second; Redis CPU ${((redisSeconds / n) * 1e6).toFixed(0)} µs per timer, workers' CPU ${((workerSeconds / n) * 1e6).toFixed(0)} µs per timer`,
     );
     ended.close();
     await stopWorkers(procs);
     redis.disconnect();
   });
+}
+
+/**
+ * Seconds of CPU a worker process has used (Linux /proc, in clock ticks of 10 ms):
+ * on a shared machine CPU per timer varies less than the rate.
+ */
+function processCpu(child: ChildProcess): number {
+  try {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
 }
 
 /** Seconds of CPU the Redis server has used (INFO cpu). */

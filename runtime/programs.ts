@@ -17,6 +17,22 @@ export interface LoadedExecution {
 }
 
 /**
+ * The fields of an execution's record its context is built from. A transition of
+ * an execution this process has not cached reads them with its run
+ * (scripts/load-transition.ts), not in a round trip of their own.
+ */
+export const RECORD_FIELDS = [
+  "sm",
+  "v",
+  "nm",
+  "t0",
+  "in",
+  TRACE_FIELDS.traceId,
+  TRACE_FIELDS.parentSpanId,
+  TRACE_FIELDS.traceState,
+] as const;
+
+/**
  * What never changes once an execution started: its context (`$$.Execution…`)
  * and the compiled definition version it is pinned to. Cached per process, so a
  * transition reads only the run from Redis.
@@ -46,18 +62,30 @@ export class ExecutionCache {
   async get(exec: string): Promise<LoadedExecution> {
     const hit = this.executions.get(exec);
     if (hit) return hit;
-    const [machine, version, name, startTime, input, traceId, parentSpanId, traceState] =
-      await this.client.redis.hmget(
-        this.layout.keysOf(exec).execution(exec),
-        "sm",
-        "v",
-        "nm",
-        "t0",
-        "in",
-        TRACE_FIELDS.traceId,
-        TRACE_FIELDS.parentSpanId,
-        TRACE_FIELDS.traceState,
-      );
+    const values = await this.client.redis.hmget(
+      this.layout.keysOf(exec).execution(exec),
+      ...RECORD_FIELDS,
+    );
+    const record: Record<string, string> = {};
+    RECORD_FIELDS.forEach((field, i) => {
+      if (values[i] != null) record[field] = values[i];
+    });
+    return this.remember(exec, record);
+  }
+
+  /** Whether `get(exec)` would answer without reading Redis. */
+  has(exec: string): boolean {
+    return this.executions.has(exec);
+  }
+
+  /** Caches `exec` from its record's `RECORD_FIELDS` (absent ones left out), read elsewhere. */
+  async remember(exec: string, record: Partial<Record<string, string>>): Promise<LoadedExecution> {
+    const hit = this.executions.get(exec);
+    if (hit) return hit;
+    const { sm: machine, v: version, nm: name, t0: startTime, in: input } = record;
+    const traceId = record[TRACE_FIELDS.traceId];
+    const parentSpanId = record[TRACE_FIELDS.parentSpanId];
+    const traceState = record[TRACE_FIELDS.traceState];
     if (!machine || !version || !name || !startTime || input == null) {
       throw new Error(`execution '${exec}' has no record`);
     }

@@ -20,7 +20,7 @@ import type { Keys } from "./keys.js";
 import type { HeldRuns } from "./held-runs.js";
 import type { TaskCallClaimReply } from "./scripts/task-call-claim.js";
 import type { ExecutionLocks, HistoryHead } from "./locks.js";
-import type { ExecutionCache, LoadedExecution } from "./programs.js";
+import { RECORD_FIELDS, type ExecutionCache, type LoadedExecution } from "./programs.js";
 import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
 import { commitTransition, type CommitOp } from "./scripts/commit-transition.js";
@@ -256,10 +256,13 @@ async function load(
   const { keys } = deps;
   const exec = executionOf(run);
   const held = deps.inputs?.get(run);
+  // An execution not cached here (a timer of one started long ago, or elsewhere):
+  // its record comes with the run, not in a round trip of its own before the step.
+  const cold = !deps.executions.has(exec);
   const loaded = await deps.client.call(
     loadTransition,
     { run: keys.run(run), inbox: keys.inbox(run), execution: keys.execution(exec) },
-    { inputVersion: held?.version },
+    { inputVersion: held?.version, ...(cold ? { recordFields: RECORD_FIELDS } : {}) },
   );
   if (loaded.kind === "missing") return { result: "missing" };
   if (loaded.seq !== seq) {
@@ -273,6 +276,10 @@ async function load(
   }
   const { state: stateStored, input: inputStored, inputVersion: version } = loaded;
   if (!stateStored) return { result: "missing" };
+  // (A record without these fields packs as an empty list: the step's own read says what is wrong.)
+  if (loaded.record && !Array.isArray(loaded.record)) {
+    await deps.executions.remember(exec, loaded.record);
+  }
   const state = JSON.parse(unpack(stateStored)) as RunState;
   let apart: StoredInput | undefined;
   if (version && state.current) {

@@ -4,6 +4,12 @@ import { defineScript } from "./spec.js";
 export interface LoadArgs {
   /** The version of the run's frame input the caller holds, if it holds one. */
   inputVersion?: string;
+  /**
+   * Fields of the execution's record to send too (programs.ts `RECORD_FIELDS`):
+   * asked by a process that has not cached the execution, which would otherwise
+   * read them in a round trip of their own.
+   */
+  recordFields?: readonly string[];
 }
 
 /**
@@ -28,6 +34,8 @@ export type LoadReply =
       historyHead: string;
       /** The execution is paused (scripts/pause-execution.ts). */
       paused: boolean;
+      /** The `recordFields` asked for that the record has, by name. */
+      record?: Record<string, string>;
     }
   | { kind: "missing" };
 
@@ -42,6 +50,14 @@ if not run[1] then return reply('missing') end
 local input = nil
 if run[3] and run[3] ~= ARG.inputVersion then input = redis.call('HGET', KEY.run, 'in') end
 local x = redis.call('HMGET', KEY.execution, 'hc', 'ps', 'hh')
+local record = nil
+if ARG.recordFields then
+  record = {}
+  local values = redis.call('HMGET', KEY.execution, unpack(ARG.recordFields))
+  for i, name in ipairs(ARG.recordFields) do
+    if values[i] then record[name] = values[i] end
+  end
+end
 return reply('loaded', {
   state = getState(KEY.run) or nil,
   seq = tonumber(run[1]),
@@ -52,6 +68,7 @@ return reply('loaded', {
   historyCount = tonumber(x[1] or '0'),
   historyHead = x[3] or '',
   paused = x[2] ~= false,
+  record = record,
 })
 `,
 });

@@ -10,6 +10,8 @@ export class CommandMonitor {
   private readonly monitor: ChildProcess;
   private readonly redis: Redis;
   private seen: string[][] | undefined;
+  /** Of `seen`, those a client sent itself (not run inside a script). */
+  private direct: string[][] = [];
 
   constructor(
     redisUrl: string,
@@ -25,21 +27,32 @@ export class CommandMonitor {
       partial = lines.pop() ?? "";
       for (const line of lines) {
         if (!this.seen || !line.includes(prefix)) continue;
-        this.seen.push([...line.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!));
+        const command = [...line.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!);
+        this.seen.push(command);
+        // A command a script ran is shown as from client "lua": `[0 lua]`.
+        if (!/^\S+ \[\d+ lua\]/.test(line)) this.direct.push(command);
       }
     });
   }
 
-  /** The commands naming the prefix's keys while `work` runs. */
-  async commandsOf<T>(work: () => Promise<T>): Promise<{ result: T; commands: string[][] }> {
+  /**
+   * The commands naming the prefix's keys while `work` runs; `direct`: those of
+   * them a client sent, not a script.
+   */
+  async commandsOf<T>(
+    work: () => Promise<T>,
+  ): Promise<{ result: T; commands: string[][]; direct: string[][] }> {
     this.seen = [];
     await this.marker("start");
     this.seen = [];
+    this.direct = [];
     const result = await work();
     await this.marker("end");
-    const commands = this.seen.filter((a) => !a.join(" ").includes("marker:"));
+    const marker = (a: string[]) => a.join(" ").includes("marker:");
+    const commands = this.seen.filter((a) => !marker(a));
+    const direct = this.direct.filter((a) => !marker(a));
     this.seen = undefined;
-    return { result, commands };
+    return { result, commands, direct };
   }
 
   close(): void {
