@@ -91,6 +91,12 @@ export interface ServerOptions {
   consoleDir?: string;
   /** Start admission control (admission.ts); none when absent. */
   admission?: Admission;
+  /**
+   * Put before each request id (`req-<n>`, the log's `reqId`, an internal error's
+   * id, AWS's `x-amzn-requestid`): `serve --api-processes` gives each process its
+   * own, so the ids of processes answering on one port never collide.
+   */
+  requestIdPrefix?: string;
   /** Timeouts and connection limits (connection-limits.ts); default DEFAULT_CONNECTION_LIMITS. */
   limits?: ConnectionLimits;
   /** Whether the service's workers can call a Task Resource; default: the default runners. */
@@ -109,12 +115,21 @@ export interface PluginOptions {
 /** Task tokens travel in the path and may be up to 1024 characters (AWS's limit). */
 const MAX_PARAM_LENGTH = 1100;
 
+/** `<prefix>req-1`, `<prefix>req-2`…, as fastify's own ids with a prefix. */
+function requestIds(prefix: string): () => string {
+  let next = 0;
+  return () => `${prefix}req-${(next = (next + 1) % Number.MAX_SAFE_INTEGER)}`;
+}
+
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
   const apiKeys = options.apiKeys ?? [];
   const limits = options.limits ?? DEFAULT_CONNECTION_LIMITS;
   const app = Fastify({
     ...connectionOptions(limits),
     logger: options.logger ?? false,
+    ...(options.requestIdPrefix !== undefined
+      ? { genReqId: requestIds(options.requestIdPrefix) }
+      : {}),
     bodyLimit: MAX_BODY_BYTES,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Bad percent-encoding in a URL answers from the registry like any other bad input.

@@ -190,6 +190,7 @@ export const serveCommand: Command = {
       admission: new Admission(admissionSettings, () => runtime.backlog()),
       registry,
       serves: servedBy([...taskRunners, ...defaultRunners()]),
+      ...(apiProcess !== undefined ? { requestIdPrefix: `p${apiProcess}-` } : {}),
       health: async () => {
         if (probe.status !== "ready") throw new Error(`not connected to ${shownUrl}`);
         await probe.ping();

@@ -99,6 +99,16 @@ describe("stepwise serve --api-processes", () => {
     const urls = Array.from({ length: 12 }, (_, i) => `/v1/state-machines?limit=${i + 1}`);
     const pids = new Set(urls.flatMap((u) => [...answeredBy(output(), u)]));
     expect(pids).toEqual(new Set(first.map((c) => c.pid)));
+    // Request ids name their process, so two processes' `req-1` cannot be confused.
+    const ids = logLines(output())
+      .filter((l) => urls.includes((l.req as { url?: string } | undefined)?.url ?? ""))
+      .map((l) => ({ id: l.reqId as string, pid: l.pid as number }));
+    expect(ids).toHaveLength(12);
+    expect(new Set(ids.map((r) => r.id)).size).toBe(12);
+    for (const { id, pid } of ids) {
+      const index = first.find((c) => c.pid === pid)!.apiProcess;
+      expect(id).toMatch(new RegExp(`^p${index}-req-\\d+$`));
+    }
 
     // A STANDARD execution is advanced by the worker in process 0.
     const created = await fetch(`${base}/v1/state-machines`, {
