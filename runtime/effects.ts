@@ -83,6 +83,11 @@ export interface PlanOptions {
   payloads?: PayloadBatch;
   /** What new task tokens start with: the shard's mark (keys.ts `tokenPrefix`). */
   tokenPrefix?: string;
+  /**
+   * The execution's definition has no TimeoutSeconds, so no timeout timer was armed
+   * (executions.ts, redrive.ts arm one only from it) and its end has none to drop.
+   */
+  noTimeout?: boolean;
 }
 
 export function planOps(
@@ -270,16 +275,17 @@ export function planOps(
 function endOp(
   run: RunState,
   event: RunEvent,
-  { now, payloads }: PlanOptions,
+  options: PlanOptions,
   keepSeconds: number,
 ): CommitOp {
+  const { now, payloads } = options;
   const exec = executionOf(shortId(run.runId));
   const end: CommitOp = {
     op: "end",
     exec,
     status: run.status,
     stoppedAt: new Date(now).toISOString(),
-    timeoutMember: member.timer(executionTimeoutTimer(exec)),
+    ...(options.noTimeout ? {} : { timeoutMember: member.timer(executionTimeoutTimer(exec)) }),
     keepSeconds,
     // Nothing redrives a success: its final state would only take room.
     dropRun: run.status === "SUCCEEDED",

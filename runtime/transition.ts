@@ -374,6 +374,7 @@ async function stepAndCommit(
         retentionSeconds: deps.settings.retentionSeconds,
         approvalEvents: deps.settings.approvalEvents,
         tokenPrefix: deps.keys.tokenPrefix,
+        noTimeout: execution.program.definition.TimeoutSeconds === undefined,
         ...(deps.taskMode ? { taskMode: deps.taskMode } : {}),
       });
       // A batched step's Continue was taken in memory by the next step: it is not pushed.

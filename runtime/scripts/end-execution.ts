@@ -12,8 +12,8 @@ export interface ExecutionEnd {
   cause?: string;
   /** ISO time. */
   stoppedAt: string;
-  /** The execution timeout's schedule member (dropped whether armed or not). */
-  timeoutMember: string;
+  /** The execution timeout's schedule member (dropped whether armed or not); absent: none was armed. */
+  timeoutMember?: string;
   /** Its keys expire this long after (0 = kept forever). */
   keepSeconds: number;
 }
@@ -38,7 +38,7 @@ local function endExecution(base, execKey, scheduleKey, e, expireKeys)
   if e.error then fields[#fields + 1] = 'err'; fields[#fields + 1] = e.error end
   if e.cause then fields[#fields + 1] = 'cause'; fields[#fields + 1] = e.cause end
   redis.call('HSET', execKey, unpack(fields))
-  if redis.call('ZREM', scheduleKey, e.timeoutMember) == 1 then
+  if e.timeoutMember and redis.call('ZREM', scheduleKey, e.timeoutMember) == 1 then
     redis.call('HINCRBY', base .. KIND.stats, 'timers', -1)
   end
   redis.call('HINCRBY', base .. KIND.stats, 'RUNNING', -1)

@@ -349,6 +349,45 @@ describe("commitTransition replies", () => {
     expect(await redis.hget(keys.execution(RUN), "st")).toBe("SUCCEEDED");
   });
 
+  it("end without a timeout member, of a paused execution: no timer to drop, all fields set, unpaused", async () => {
+    await redis.hset(keys.stats, "RUNNING", 0, "PAUSED", 1, "timers", 1);
+    await redis.hset(keys.execution(RUN), "ps", "1");
+    await redis.zadd(keys.executionsByStatus("PAUSED"), 1, RUN);
+    await redis.zrem(keys.executionsByStatus("RUNNING"), RUN);
+    // Someone else's timer: an end without a member must leave it alone.
+    await redis.zadd(keys.schedule, 9, "t:m:other#timeout");
+    await commit([
+      {
+        op: "end",
+        exec: RUN,
+        status: "FAILED",
+        error: "E",
+        cause: "C",
+        stoppedAt: "2026-12-01T00:00:00.000Z",
+        keepSeconds: 100,
+        dropRun: true,
+      },
+    ]);
+    expect(await redis.hgetall(keys.execution(RUN))).toMatchObject({
+      st: "FAILED",
+      err: "E",
+      cause: "C",
+      t1: "2026-12-01T00:00:00.000Z",
+    });
+    expect(await redis.hget(keys.execution(RUN), "ps")).toBeNull();
+    expect(await redis.hgetall(keys.stats)).toEqual({
+      RUNNING: "0",
+      PAUSED: "0",
+      FAILED: "1",
+      timers: "1",
+    });
+    expect(await redis.zscore(keys.schedule, "t:m:other#timeout")).toBe("9");
+    expect(await redis.zscore(keys.executionsByStatus("FAILED"), RUN)).toBe("1");
+    expect(await redis.ttl(keys.execution(RUN))).toBeGreaterThan(90);
+    expect(await redis.ttl(keys.journal(RUN))).toBeGreaterThan(90);
+    expect(await redis.exists(keys.run(RUN), keys.inbox(RUN))).toBe(0);
+  });
+
   it("payloads: each is set where absent, and takes the retention of an ended execution", async () => {
     await redis.hset(keys.payloads(RUN), "a", "kept");
     await commit([], { payloads: { a: "other", b: "new" } });
