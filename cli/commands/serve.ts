@@ -211,13 +211,18 @@ export const serveCommand: Command = {
     let worker: StepwiseWorker | undefined;
     let failures: FailureLog | undefined;
     let webhooks: Awaited<ReturnType<typeof webhooksFromEnv>>;
-    let closing = false;
+    let closing: Promise<void> | undefined;
+    // In an API process, closing the server while node:cluster's primary has not yet
+    // answered its listen throws inside Node (a null handle) and the listen never
+    // settles: a signal in that window would leave the process hanging. So a shutdown
+    // waits for the listen to settle, either way, before it closes the server.
+    let listened: Promise<unknown> = Promise.resolve();
     const aborted = new AbortController();
-    const shutdown = async (signal: string): Promise<void> => {
-      if (closing) return;
-      closing = true;
+    const shutdown = (signal: string): Promise<void> => (closing ??= drain(signal));
+    const drain = async (signal: string): Promise<void> => {
       aborted.abort();
       app.log.info({ signal }, "shutting down: draining requests and the worker's jobs");
+      await listened.catch(() => undefined);
       // Stop taking requests first, then let the worker finish the jobs it holds
       // (an unfinished job would be redelivered anyway; finishing is just faster).
       await app.close().catch((err: unknown) => app.log.error({ err }, "closing the API"));
@@ -236,7 +241,8 @@ export const serveCommand: Command = {
       }
     });
     try {
-      await app.listen({ port, host: address.host });
+      listened = app.listen({ port, host: address.host });
+      await listened;
     } catch (err) {
       io.stderr(
         `stepwise serve: cannot listen on ${address.host}:${port}: ${(err as Error).message}\n`,

@@ -1,4 +1,5 @@
 import type { ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { createServer } from "node:net";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -69,6 +70,16 @@ function answeredBy(output: string, url: string): Set<number> {
       .filter((l) => (l.req as { url?: string } | undefined)?.url === url)
       .map((l) => l.pid as number),
   );
+}
+
+/** The pids of a process's children (Linux's /proc). */
+function childPids(pid: number): number[] {
+  try {
+    const text = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
+    return text ? text.split(/\s+/).map(Number) : [];
+  } catch {
+    return [];
+  }
 }
 
 function readyChildren(output: string): { pid: number; apiProcess: number; worker: unknown }[] {
@@ -159,6 +170,41 @@ describe("stepwise serve --api-processes", () => {
       taken.close();
     }
   }, 40_000);
+
+  it("lets a child that is signalled while its listen is pending stop, not hang", async () => {
+    // Closing a server whose listen node:cluster's primary has not answered yet throws
+    // inside Node and leaves the listen unsettled. The primary is frozen to hold a
+    // child's listen open, deterministically, while the child gets its SIGTERM.
+    const port = await freePort();
+    // Without keys a child logs its "authentication is off" warning just before it listens.
+    const { child, output } = serve({ PORT: String(port), STEPWISE_API_KEYS: "" }, [
+      "--api-processes",
+      "2",
+    ]);
+    const primary = child.pid!;
+    await until(async () => (childPids(primary).length === 2 ? true : undefined), 30_000);
+    process.kill(primary, "SIGSTOP");
+    let target: number;
+    try {
+      const warned = await until(async () => {
+        const pids = logLines(output())
+          .filter((l) => l.msg.startsWith("STEPWISE_API_KEYS is not set"))
+          .map((l) => l.pid as number);
+        return pids.length === 2 ? pids : undefined;
+      }, 30_000);
+      target = warned[0]!;
+      // Its listen request now waits in the frozen primary's channel.
+      await new Promise((r) => setTimeout(r, 300));
+      process.kill(target, "SIGTERM");
+      await new Promise((r) => setTimeout(r, 300));
+    } finally {
+      process.kill(primary, "SIGCONT");
+    }
+    expect(await exited(child)).toBe(1);
+    expect(output()).toMatch(/API process \d exited \(code 0\) before it was ready: stopping/);
+    expect(output()).not.toContain("contained an error no handler caught");
+    expect(alive(target)).toBe(false);
+  }, 60_000);
 
   it("refuses a process count out of range with exit 2", async () => {
     const { child, output } = serve({ STEPWISE_API_PROCESSES: "0" });
