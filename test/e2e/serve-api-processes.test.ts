@@ -94,8 +94,10 @@ describe("stepwise serve --api-processes", () => {
     const { child, output } = serve({ PORT: String(port), STEPWISE_API_PROCESSES: "3" });
     const base = `http://127.0.0.1:${port}`;
     // The primary says ready once all three are.
-    const ready = await until(async () =>
-      logLines(output()).find((l) => l.apiProcesses === 3 && l.msg.includes("ready")),
+    // Three processes each load the sources through tsx: slow beside a busy suite.
+    const ready = await until(
+      async () => logLines(output()).find((l) => l.apiProcesses === 3 && l.msg.includes("ready")),
+      60_000,
     );
     expect(ready.api).toBe(`http://0.0.0.0:${port}`);
     const first = readyChildren(output());
@@ -141,8 +143,9 @@ describe("stepwise serve --api-processes", () => {
     // A child killed outright is replaced under the same index; the port keeps answering.
     const victim = first.find((c) => c.apiProcess === 1)!;
     process.kill(victim.pid, "SIGKILL");
-    const replacement = await until(async () =>
-      readyChildren(output()).find((c) => c.apiProcess === 1 && c.pid !== victim.pid),
+    const replacement = await until(
+      async () => readyChildren(output()).find((c) => c.apiProcess === 1 && c.pid !== victim.pid),
+      40_000,
     );
     expect(alive(victim.pid)).toBe(false);
     expect(output()).toContain("API process 1 exited (SIGKILL); starting another");
@@ -151,7 +154,7 @@ describe("stepwise serve --api-processes", () => {
     child.kill("SIGTERM");
     expect(await exited(child)).toBe(0);
     for (const pid of [...first.map((c) => c.pid), replacement.pid]) expect(alive(pid)).toBe(false);
-  }, 60_000);
+  }, 150_000);
 
   it("stops with the children's exit code when they cannot start", async () => {
     const taken = createServer().listen(0, "127.0.0.1");
