@@ -88,6 +88,8 @@ export interface PlanOptions {
    * (executions.ts, redrive.ts arm one only from it) and its end has none to drop.
    */
   noTimeout?: boolean;
+  /** When the execution started (ms): its score in the status indexes, which its end moves it between. */
+  startedMs?: number;
 }
 
 export function planOps(
@@ -287,6 +289,7 @@ function endOp(
     stoppedAt: new Date(now).toISOString(),
     ...(options.noTimeout ? {} : { timeoutMember: member.timer(executionTimeoutTimer(exec)) }),
     keepSeconds,
+    ...(options.startedMs !== undefined ? { startedMs: options.startedMs } : {}),
     // Nothing redrives a success: its final state would only take room.
     dropRun: run.status === "SUCCEEDED",
   };

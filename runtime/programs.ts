@@ -103,8 +103,22 @@ export class ExecutionCache {
       context.payloads = this.payloadPolicy;
       context.loadPayload = (hash) => this.loadedPayloads.get(hash);
     }
-    const trace = traceOfRecord(context.executionId, startTime, traceId, parentSpanId, traceState);
-    const loaded = { context, program, trace };
+    // Computed when first asked (a span, a log line): an execution's own trace id is a
+    // SHA-256, which every cold transition of a burst of fired timers would pay.
+    let trace: ExecutionTrace | undefined;
+    const loaded: LoadedExecution = {
+      context,
+      program,
+      get trace() {
+        return (trace ??= traceOfRecord(
+          context.executionId,
+          startTime,
+          traceId,
+          parentSpanId,
+          traceState,
+        ));
+      },
+    };
     if (this.executions.size >= this.limit) {
       // Oldest first (Map keeps insertion order): a cheap bound, not a true LRU.
       const oldest = this.executions.keys().next().value;

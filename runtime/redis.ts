@@ -39,16 +39,52 @@ const SCRIPTS: readonly AnyScript[] = [
   taskCallClaim,
 ];
 
+/** One script call waiting for its tick's batch (see "Batching" below). */
+interface Queued {
+  script: AnyScript;
+  keys: string[];
+  arg: Buffer;
+  /** The hash tag of its keys: calls are batched within one Cluster slot only. */
+  tag: string;
+  resolve: (reply: Buffer) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Most calls one EVALSHA carries, and most bytes of arguments (past one call). */
+const BATCH_CALLS = 64;
+const BATCH_BYTES = 1 << 20;
+
 /**
  * A Redis connection with the runtime's scripts. `maxRetriesPerRequest: null`
  * makes commands wait through a Redis restart instead of failing (BullMQ needs
  * the same); auto-pipelining batches the many small commands of concurrent jobs.
+ *
+ * Batching: the script calls made in one tick leave together at its end, and
+ * the calls of the same script (on the same shard) share ONE EVALSHA, each with
+ * its own keys, argument and reply (scripts/prelude.ts `scriptLua`). A burst of fired timers or a wide Map makes
+ * dozens of loads and commits per tick; an EVALSHA costs Redis about 20 µs
+ * before its body runs and the client one command to build, write and parse,
+ * so sharing one is most of what a small transition costs (issue 21). Redis
+ * runs the calls back to back as it would run them pipelined, and each answers
+ * on its own. Calls made in one tick are concurrent (none waits for another's
+ * reply), so their order matters in one case only: the claim sent behind a
+ * commit (transition.ts `claimBehind`) must run after it. Each script's group
+ * goes at the place of its first call, and the claims' first call always comes
+ * after a commit's, so every claim still runs after its commit.
  */
 export class RedisClient {
   readonly redis: Redis;
+  private queued: Queued[] = [];
 
   constructor(target: RedisTarget | string, options: { name?: string } = {}) {
-    this.redis = openRedis(target, options.name ?? "stepwise", { enableAutoPipelining: true });
+    this.redis = openRedis(target, options.name ?? "stepwise", {
+      enableAutoPipelining: true,
+      // Script calls are batched here already, and sent at once: ioredis's
+      // auto-pipeline would hold a batch back while its previous one awaits
+      // replies (one in flight per connection), and in a Cluster it would pick
+      // the slot from a batch's first argument, its key count.
+      autoPipeliningIgnoredCommands: SCRIPTS.map((script) => script.name),
+    });
     // Connection errors are retried (retryStrategy); commands wait meanwhile.
     logConnectionErrors(this.redis, options.name ?? "stepwise");
     for (const script of SCRIPTS) define(this.redis, script);
@@ -68,20 +104,74 @@ export class RedisClient {
     keys: Record<K, string>,
     args: A,
   ): Promise<R> {
-    const fn = (
-      this.redis as unknown as Record<string, (k: string[], a: Buffer[]) => Promise<Buffer>>
-    )[`${script.name}Buffer`];
-    if (!fn) throw new Error(`script ${script.name} is not registered`);
-    const raw = await fn.call(
-      this.redis,
-      script.keys.map((name) => keys[name]),
-      [encodeArgs(args)],
-    );
+    const keyList = script.keys.map((name) => keys[name]);
+    const arg = encodeArgs(args);
+    const raw = await new Promise<Buffer>((resolve, reject) => {
+      if (this.queued.length === 0) process.nextTick(() => this.flush());
+      this.queued.push({ script, keys: keyList, arg, tag: hashTag(keyList[0]), resolve, reject });
+    });
     const reply = decodeReply(raw) as R;
     if (!script.replies.includes(reply?.kind)) {
       throw new Error(`script ${script.name} replied ${JSON.stringify(reply?.kind)}`);
     }
     return reply;
+  }
+
+  /**
+   * Sends this tick's calls, grouped by script and shard, each group at the
+   * place of its first call, in EVALSHAs of at most `BATCH_CALLS` calls.
+   */
+  private flush(): void {
+    const groups = new Map<string, Queued[]>();
+    for (const call of this.queued) {
+      const id = `${call.script.name} ${call.tag}`;
+      const group = groups.get(id);
+      if (group) group.push(call);
+      else groups.set(id, [call]);
+    }
+    this.queued = [];
+    for (const group of groups.values()) {
+      for (let i = 0; i < group.length;) {
+        let end = i + 1;
+        let bytes = group[i]!.arg.length;
+        while (end < group.length && end - i < BATCH_CALLS) {
+          if ((bytes += group[end]!.arg.length) > BATCH_BYTES) break;
+          end++;
+        }
+        this.send(group.slice(i, end));
+        i = end;
+      }
+    }
+  }
+
+  private send(batch: Queued[]): void {
+    const { script } = batch[0]!;
+    const fn = (this.redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[
+      `${script.name}Buffer`
+    ];
+    if (!fn) {
+      for (const c of batch) c.reject(new Error(`script ${script.name} is not registered`));
+      return;
+    }
+    fn.call(
+      this.redis,
+      batch.length * script.keys.length,
+      batch.flatMap((c) => c.keys),
+      batch.map((c) => c.arg),
+    ).then(
+      (replies) => {
+        const list = replies as (Buffer | Error | null)[];
+        batch.forEach((c, i) => {
+          const reply = list[i];
+          if (reply instanceof Error) c.reject(reply);
+          else if (!reply) c.reject(new Error(`script ${script.name} gave no reply`));
+          else c.resolve(reply);
+        });
+      },
+      (err: unknown) => {
+        for (const c of batch) c.reject(err);
+      },
+    );
   }
 
   async close(): Promise<void> {
@@ -98,8 +188,17 @@ export class RedisClient {
   }
 }
 
+/** Registered without a key count: a batch's count is its calls' keys together. */
 function define(redis: Redis, script: AnyScript): void {
-  redis.defineCommand(script.name, { numberOfKeys: script.keys.length, lua: script.lua });
+  redis.defineCommand(script.name, { lua: script.lua });
+}
+
+/** The `{…}` of a key (keys.ts): what Redis Cluster hashes. */
+function hashTag(key: string | undefined): string {
+  if (!key) return "";
+  const open = key.indexOf("{");
+  const close = open < 0 ? -1 : key.indexOf("}", open + 1);
+  return close > open + 1 ? key.slice(open + 1, close) : key;
 }
 
 /** A separate connection for BullMQ (blocking commands must not share ours). */
@@ -140,10 +239,11 @@ export function openRedis(
   if (!target.redisCluster || target.redisCluster.length === 0) {
     return new Redis(target.redisUrl, common);
   }
-  const { enableAutoPipelining, ...perNode } = common;
+  const { enableAutoPipelining, autoPipeliningIgnoredCommands, ...perNode } = common;
   const cluster = new Cluster(target.redisCluster.map(clusterNode), {
     redisOptions: perNode,
     enableAutoPipelining: enableAutoPipelining ?? false,
+    ...(autoPipeliningIgnoredCommands ? { autoPipeliningIgnoredCommands } : {}),
     // Commands wait while a slot's master fails over, as they wait through a restart.
     clusterRetryStrategy: (times) => Math.min(100 * times, 2000),
     retryDelayOnClusterDown: 300,

@@ -6,6 +6,8 @@ import type { Keys } from "./keys.js";
 import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
 import { claimDue } from "./scripts/claim-due.js";
+import type { LoadSnapshot } from "./scripts/load-transition.js";
+import { RECORD_FIELDS } from "./programs.js";
 import { pruneIndex } from "./scripts/prune-index.js";
 import { EXECUTION_STATUSES } from "./contract.js";
 import type { RuntimeSettings } from "./settings.js";
@@ -38,7 +40,11 @@ const TIMED_OUT = JSON.stringify({
  * the same `advance` a step job runs) instead of enqueueing one BullMQ job per
  * run: that job's add, fetch and completion cost Redis more than the transition
  * itself. It claims only as much as it has room to fire, so the others take
- * their share. Nothing is lost if the process dies meanwhile: `claimDue` put a
+ * their share. The claim hands out each fired run as it loaded it (when the
+ * timer's event is its only one), so that fire starts with the step: no load of
+ * its own, and the commit's fences catch whatever changed in between. Its loads
+ * and commits go out batched, one EVALSHA per script per tick (redis.ts).
+ * Nothing is lost if the process dies meanwhile: `claimDue` put a
  * lease (`r:<run>`) in the schedule for every run it handed out, and the next
  * claim after the lease enqueues the run's job. A fire that throws goes to the
  * queue too, where retries and give-up (give-up.ts) deal with it.
@@ -114,16 +120,20 @@ const WATCHED_MAX_WAIT_MS = 1_000;
 export interface SchedulerOptions {
   /** Shared idle polling over the shards a worker serves (see `ScheduleWatch`). */
   watch?: ScheduleWatch;
-  /** Advances run `run` at seq `seq` in this process (a worker's `advance`); without it, jobs are enqueued. */
-  fire?: (run: string, seq: number) => Promise<unknown>;
+  /**
+   * Advances run `run` at seq `seq` in this process (a worker's `advance`), from
+   * the snapshot the claim took when it has one; without it, jobs are enqueued.
+   */
+  fire?: (run: string, seq: number, snapshot?: LoadSnapshot) => Promise<unknown>;
   /** Runs fired at once in this process (default 64). */
   concurrency?: number;
 }
 
-/** A run waiting for a firing slot, at the seq to advance it from. */
+/** A run waiting for a firing slot, at the seq to advance it from (with its claim's snapshot of it). */
 interface Waiting {
   run: string;
   seq: number;
+  snapshot?: LoadSnapshot | undefined;
 }
 
 export class Scheduler {
@@ -181,7 +191,7 @@ export class Scheduler {
    * returns the next due time (ms) if any, `now` when more may be due already.
    */
   async tick(now = Date.now(), max = CLAIM_MAX): Promise<number | undefined> {
-    const { jobs, next } = await this.client.call(
+    const { jobs, next, loaded } = await this.client.call(
       claimDue,
       { schedule: this.keys.schedule, tasks: this.keys.tasks },
       {
@@ -192,6 +202,8 @@ export class Scheduler {
         timerFired: TIMER_FIRED,
         timedOut: TIMED_OUT,
         idPrefix: EXECUTION_ARN_PREFIX,
+        // Fired here: the runs come loaded, and their first transition reads nothing more.
+        snapshots: this.options.fire ? { recordFields: RECORD_FIELDS } : undefined,
       },
     );
     if (this.options.fire) {
@@ -199,7 +211,7 @@ export class Scheduler {
       const tasks = jobs.filter((j) => parseJob(j)?.kind !== "step");
       for (const job of jobs) {
         const step = parseJob(job);
-        if (step?.kind === "step") this.enter(step.run, step.seq);
+        if (step?.kind === "step") this.enter(step.run, step.seq, loaded?.[step.run]);
       }
       this.pump();
       if (tasks.length > 0) await this.queues.ensure(tasks.join(" "));
@@ -267,7 +279,7 @@ export class Scheduler {
    * waiting one moves to the latest seq. One advance per wake would find all
    * but the first stale.
    */
-  private enter(run: string, seq: number): void {
+  private enter(run: string, seq: number, snapshot?: LoadSnapshot): void {
     const busy = this.running.get(run);
     if (busy) {
       busy.again = Math.max(busy.again ?? seq, seq);
@@ -275,10 +287,12 @@ export class Scheduler {
     }
     const queued = this.waiting.get(run);
     if (queued) {
+      // Committed since the claim's snapshot: it is stale (at its seq it still holds).
+      if (seq > queued.seq) queued.snapshot = undefined;
       queued.seq = Math.max(queued.seq, seq);
       return;
     }
-    const entry = { run, seq };
+    const entry = { run, seq, snapshot };
     this.waiting.set(run, entry);
     this.backlog.push(entry);
   }
@@ -292,7 +306,7 @@ export class Scheduler {
       const busy = { again: undefined as number | undefined };
       this.running.set(step.run, busy);
       this.firing++;
-      fire(step.run, step.seq)
+      fire(step.run, step.seq, step.snapshot)
         .catch(() => this.queues.ensure(stepJob(step.run, step.seq)))
         .catch(this.onError)
         .finally(() => {

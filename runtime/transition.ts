@@ -24,7 +24,7 @@ import { RECORD_FIELDS, type ExecutionCache, type LoadedExecution } from "./prog
 import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "./redis.js";
 import { commitTransition, type CommitOp } from "./scripts/commit-transition.js";
-import { loadTransition } from "./scripts/load-transition.js";
+import { loadTransition, type LoadSnapshot } from "./scripts/load-transition.js";
 import { parkPaused } from "./scripts/pause-execution.js";
 import type { RuntimeSettings } from "./settings.js";
 import { emitCommitSpans } from "./tracing/commit-spans.js";
@@ -107,7 +107,8 @@ import type { SpanSink } from "./tracing/sink.js";
  * happens, the scheduler enqueues `<run>@<seq>` when the lease runs out (see
  * scheduler.ts). Commits renew or drop that lease, so it costs nothing while
  * things work. A fired timer's run is advanced by the worker that claimed it,
- * without a job (scheduler.ts, "Bursts"), and so is the run a task job delivered
+ * without a job and from the claim's snapshot of it instead of a load
+ * (scheduler.ts, "Bursts"), and so is the run a task job delivered
  * its result to (task-jobs.ts); the same lease covers their crash. That run
  * is stepped from the state its worker committed when the result is its only
  * event (held-runs.ts): the commit's fences make a stale copy a reload.
@@ -193,15 +194,24 @@ export async function advance(
   /** Called at each commit (a chained job commits several) with the steps it took in. */
   onCommit?: (steps: number) => void,
   /**
-   * The run's inbox head, when the caller just delivered it as the only event
-   * (task-jobs.ts): a run this process holds at `seq` is then stepped without a load.
+   * What the caller knows of the run, so that its first transition needs no load:
+   * `head`, the inbox head it just delivered as the only event (task-jobs.ts: a
+   * run this process holds at `seq` is stepped from there), or `snapshot`, the
+   * run as a claim loaded it (scheduler.ts). The commit's fences catch any change since.
    */
-  head?: string,
+  from?: { head: string } | { snapshot: LoadSnapshot },
 ): Promise<AdvanceResult> {
   const budget = deps.settings.chain;
   const deadline = Date.now() + budget.ms;
-  const held = head !== undefined ? deps.held?.take(run, seq) : undefined;
-  const known = held && head !== undefined ? { ...held, head } : undefined;
+  let known: Loaded | undefined;
+  if (from && "head" in from) {
+    const held = deps.held?.take(run, seq);
+    if (held) known = { ...held, head: from.head };
+  } else if (from) {
+    const loaded = await fromSnapshot(deps, run, seq, from.snapshot);
+    if ("result" in loaded) return loaded.result;
+    known = loaded;
+  }
   // Steps count against the budget, whether they commit alone or batched.
   let done = await transition(deps, run, seq, known, budget.transitions);
   const result = done.result;
@@ -265,6 +275,18 @@ async function load(
     { inputVersion: held?.version, ...(cold ? { recordFields: RECORD_FIELDS } : {}) },
   );
   if (loaded.kind === "missing") return { result: "missing" };
+  return fromSnapshot(deps, run, seq, loaded);
+}
+
+/** Step 2 of the protocol, on what a load (or a claim, scheduler.ts) read of the run. */
+async function fromSnapshot(
+  deps: TransitionDeps,
+  run: string,
+  seq: number,
+  loaded: LoadSnapshot,
+): Promise<Loaded | { result: AdvanceResult }> {
+  const exec = executionOf(run);
+  const held = deps.inputs?.get(run);
   if (loaded.seq !== seq) {
     if (deps.ensureWhenStale !== false) await deps.queues.ensure(loaded.fx);
     return { result: "stale" };
@@ -355,6 +377,9 @@ async function stepAndCommit(
   const exec = executionOf(run);
   const execution = await deps.executions.get(exec);
   const body = JSON.parse(head) as RunEventBody;
+  // The start as stored with the record (executions.ts: its ISO text and its index score are one instant).
+  const parsedStart = Date.parse(execution.context.startTime);
+  const startedMs = Number.isFinite(parsedStart) ? parsedStart : undefined;
   let { count: hc, hash: hh } = locks ? locks.historyHead(exec, loadedHistory) : loadedHistory;
   let batch = Math.max(1, Math.min(maxSteps, BATCH_STEPS));
   for (;;) {
@@ -375,6 +400,7 @@ async function stepAndCommit(
         approvalEvents: deps.settings.approvalEvents,
         tokenPrefix: deps.keys.tokenPrefix,
         noTimeout: execution.program.definition.TimeoutSeconds === undefined,
+        startedMs,
         ...(deps.taskMode ? { taskMode: deps.taskMode } : {}),
       });
       // A batched step's Continue was taken in memory by the next step: it is not pushed.
@@ -404,7 +430,8 @@ async function stepAndCommit(
         seq,
         head,
         alone: steps.length > 1,
-        state: pack(stored.state),
+        // A run its commit deletes (a success's root, `dropRun`) keeps no state.
+        state: ops.some((o) => o.op === "end" && o.dropRun) ? "" : pack(stored.state),
         journal,
         payloads: payloads.toArgs(),
         events: chained.stored.map(pack),

@@ -29,6 +29,7 @@ import { resolveShardCount, servedShards, ShardLayout } from "./shards.js";
 import { resolveSettings, type RuntimeSettings } from "./settings.js";
 import { claimTaskCall, releaseTaskCall, runTaskJob } from "./task-jobs.js";
 import type { TaskCallClaimReply } from "./scripts/task-call-claim.js";
+import type { LoadSnapshot } from "./scripts/load-transition.js";
 import { advance } from "./transition.js";
 import { defaultLogger, ExecutionFault, faultFields, type WorkerLog } from "./tracing/logger.js";
 import { observedRunner } from "./tracing/observed-runner.js";
@@ -163,7 +164,8 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
       keys,
       queues,
       // Defined below with the scheduler's fire: the same in-process advance.
-      advanceRun: (run: string, seq: number, head?: string) => fire(run, seq, head),
+      advanceRun: (run: string, seq: number, head?: string) =>
+        fire(run, seq, head !== undefined ? { head } : undefined),
       callTask: (task: string, claim?: Promise<TaskCallClaimReply>) => callTask(task, claim),
       claimAhead: (task: string) => claimAhead(task),
     };
@@ -264,7 +266,11 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
     steps.on("failed", (_job, err) => onError(err));
     tasks.on("failed", (_job, err) => onError(err));
     // Runs whose timer fired are advanced right here (see scheduler.ts), latency counted from the claim.
-    const fire = async (run: string, seq: number, head?: string): Promise<void> => {
+    const fire = async (
+      run: string,
+      seq: number,
+      from?: { head: string } | { snapshot: LoadSnapshot },
+    ): Promise<void> => {
       let since = Date.now();
       const onCommit = (steps: number) => {
         const now = Date.now();
@@ -272,12 +278,12 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
           options.onTransition?.({ result: "committed", latencyMs: now - since });
         since = now;
       };
-      const result = await advance(here, run, seq, onCommit, head);
+      const result = await advance(here, run, seq, onCommit, from);
       if (result !== "committed") options.onTransition?.({ result, latencyMs: Date.now() - since });
     };
     scheduler = new Scheduler(client, keys, queues, settings, onError, {
       watch,
-      fire,
+      fire: (run, seq, snapshot) => fire(run, seq, snapshot && { snapshot }),
       concurrency: options.concurrency ?? 32,
     });
     scheduler.start();

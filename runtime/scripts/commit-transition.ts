@@ -163,7 +163,8 @@ export const commitTransition = defineScript<CommitArgs, CommitReply>()({
   lua: `${RUN_STATE_LUA}${END_EXECUTION_LUA}
 ${APPROVAL_LUA}
 local base, self = ARG.base, ARG.run
-local seq = redis.call('HGET', KEY.run, 'q')
+local runRead = redis.call('HMGET', KEY.run, 'q', 'n')
+local seq = runRead[1]
 if not seq then return reply('missing') end
 if tonumber(seq) ~= ARG.seq then
   return reply('stale', {seq = tonumber(seq), fx = redis.call('HGET', KEY.run, 'fx') or ''})
@@ -171,13 +172,17 @@ end
 if redis.call('LINDEX', KEY.inbox, 0) ~= ARG.head then return reply('headChanged') end
 if ARG.alone and redis.call('LLEN', KEY.inbox) > 1 then return reply('crowded') end
 local events = ARG.events
+-- The record's fields this commit writes, in one HSET at the end (with the
+-- execution's end, when it ends), and what an end needs of it, read with the fence.
+local recordFields, known = {}, nil
 if #events > 0 then
-  local x = redis.call('HMGET', KEY.execution, 'hc', 'hh', 'ps')
+  local x = redis.call('HMGET', KEY.execution, 'hc', 'hh', 'ps', 'st')
   local hc, hh = tonumber(x[1] or '0'), x[2] or ''
   if hc ~= ARG.historyCount or hh ~= ARG.historyHead then
     return reply('raced', {historyCount = hc, historyHead = hh, paused = x[3] ~= false})
   end
-  redis.call('HSET', KEY.execution, 'hc', hc + #events, 'hh', ARG.newHistoryHead)
+  recordFields = {'hc', hc + #events, 'hh', ARG.newHistoryHead}
+  known = {st = x[4], ps = x[3], fields = recordFields}
   for i = 1, #events, 1000 do
     redis.call('RPUSH', KEY.history, unpack(events, i, math.min(i + 999, #events)))
   end
@@ -205,8 +210,7 @@ local function wake(run)
   ensure[#ensure + 1] = stepJob(run, q)
 end
 local function start(run, state, started)
-  redis.call('HSET', runKey(run), 'q', 0)
-  putState(runKey(run), state)
+  putState(runKey(run), state, nil, {'q', 0})
   redis.call('RPUSH', inboxKey(run), started)
   wake(run)
 end
@@ -266,7 +270,8 @@ for _, o in ipairs(ARG.ops) do
     -- A dropped run's hash and inbox are deleted below: no expiry to set on them.
     endExecution(base, KEY.execution, KEY.schedule, o, dropSelf
       and {KEY.execution, KEY.history, KEY.journal}
-      or {KEY.run, KEY.inbox, KEY.execution, KEY.history, KEY.journal})
+      or {KEY.run, KEY.inbox, KEY.execution, KEY.history, KEY.journal}, known)
+    recordFields = {}
   elseif op == 'keepInput' then
     redis.call('HSET', KEY.run, 'iv', o.version, 'in', o.input)
   elseif op == 'dropInput' then
@@ -332,27 +337,28 @@ for _, o in ipairs(ARG.ops) do
     return redis.error_reply('commitTransition: unknown op ' .. tostring(op))
   end
 end
+if #recordFields > 0 then redis.call('HSET', KEY.execution, unpack(recordFields)) end
 if dropSelf then
   -- Whatever still arrives for it (a late child's end) is for a run that is over.
   redis.call('DEL', KEY.run, KEY.inbox)
   redis.call('ZREM', KEY.schedule, MEMBER.run .. self)
   return reply('committed', {seq = newSeq, fx = table.concat(ensure, ' ')})
 end
-if redis.call('LLEN', KEY.inbox) > 0 then
+local head = redis.call('LINDEX', KEY.inbox, 0)
+if head then
   redis.call('ZADD', KEY.schedule, lease, MEMBER.run .. self)
   ensure[#ensure + 1] = stepJob(self, newSeq)
 else
   redis.call('ZREM', KEY.schedule, MEMBER.run .. self)
 end
 local fx = table.concat(ensure, ' ')
-putState(KEY.run, ARG.state)
+-- The seq and follow-ups in the state's HSET; no follow-ups: none kept.
 if fx == '' then
-  redis.call('HSET', KEY.run, 'q', newSeq)
+  putState(KEY.run, ARG.state, runRead[2], {'q', newSeq})
   redis.call('HDEL', KEY.run, 'fx')
 else
-  redis.call('HSET', KEY.run, 'q', newSeq, 'fx', fx)
+  putState(KEY.run, ARG.state, runRead[2], {'q', newSeq, 'fx', fx})
 end
-local head = redis.call('LINDEX', KEY.inbox, 0)
 return reply('committed', {seq = newSeq, fx = fx, head = head or nil})
 `,
 });

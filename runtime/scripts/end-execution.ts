@@ -16,6 +16,8 @@ export interface ExecutionEnd {
   timeoutMember?: string;
   /** Its keys expire this long after (0 = kept forever). */
   keepSeconds: number;
+  /** Its start (ms), its score in the status indexes; absent: read from the index. */
+  startedMs?: number;
 }
 
 /**
@@ -24,16 +26,23 @@ export interface ExecutionEnd {
  * gives up on it (`giveUp`). One place sets the record's final fields, moves the
  * status counts, drops the execution timeout and announces the end.
  *
- * endExecution(base, execKey, scheduleKey, e, expireKeys), `e` an ExecutionEnd:
- * does nothing unless the record is RUNNING; returns true when it ended it. The
- * execution's payloads (runtime/payloads.ts) expire with `expireKeys`.
+ * endExecution(base, execKey, scheduleKey, e, expireKeys, known), `e` an
+ * ExecutionEnd: does nothing unless the record is RUNNING; returns true when it
+ * ended it. The execution's payloads (runtime/payloads.ts) expire with
+ * `expireKeys`. `known` (optional), from a caller that read and writes the record
+ * itself: `st` and `ps` as it read them, and `fields` it would write, written
+ * here with the end's in one HSET.
  */
 export const END_EXECUTION_LUA = `${STATUS_INDEX_LUA}${PAUSE_LUA}
-local function endExecution(base, execKey, scheduleKey, e, expireKeys)
-  -- One read and one write of the record: every end of every execution comes here.
-  local rec = redis.call('HMGET', execKey, 'st', 'ps')
-  if rec[1] ~= 'RUNNING' then return false end
-  local fields = {'st', e.status, 't1', e.stoppedAt}
+local function endExecution(base, execKey, scheduleKey, e, expireKeys, known)
+  -- One read and one write of the record at most: every end of every execution comes here.
+  local rec = known and {known.st, known.ps} or redis.call('HMGET', execKey, 'st', 'ps')
+  if rec[1] ~= 'RUNNING' then
+    if known and #known.fields > 0 then redis.call('HSET', execKey, unpack(known.fields)) end
+    return false
+  end
+  local fields = known and known.fields or {}
+  for _, v in ipairs({'st', e.status, 't1', e.stoppedAt}) do fields[#fields + 1] = v end
   if e.output then fields[#fields + 1] = 'out'; fields[#fields + 1] = e.output end
   if e.error then fields[#fields + 1] = 'err'; fields[#fields + 1] = e.error end
   if e.cause then fields[#fields + 1] = 'cause'; fields[#fields + 1] = e.cause end
@@ -45,7 +54,7 @@ local function endExecution(base, execKey, scheduleKey, e, expireKeys)
   redis.call('HINCRBY', base .. KIND.stats, e.status, 1)
   -- Stops unpause first; a forced end (give-up) may still find the execution paused.
   if rec[2] then unpause(base, execKey, e.exec) end
-  moveStatusIndex(base, e.exec, 'RUNNING', e.status)
+  moveStatusIndex(base, e.exec, 'RUNNING', e.status, e.startedMs)
   redis.call('PUBLISH', base .. KIND.ended, e.exec)
   if e.keepSeconds > 0 then
     for _, key in ipairs(expireKeys) do redis.call('EXPIRE', key, e.keepSeconds) end

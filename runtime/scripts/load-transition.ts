@@ -39,36 +39,54 @@ export type LoadReply =
     }
   | { kind: "missing" };
 
+/** What a load finds (`LoadReply` "loaded" without its kind): a claim hands it out too (claim-due.ts). */
+export type LoadSnapshot = Omit<Extract<LoadReply, { kind: "loaded" }>, "kind">;
+
+/**
+ * Lua helper: loadedOf(runKey, execKey, run, head, inputVersion, recordFields)
+ * builds the snapshot of a run whose hash was read with HMGET(runKey,
+ * unpack(RUN_READ)) into \`run\` and whose inbox head is \`head\`: two reads, the
+ * run hash (seq, follow-ups, input version and, mostly, the whole state) and the
+ * record (history count, pause, chain head and the fields asked).
+ */
+export const LOAD_LUA = `${RUN_STATE_LUA}
+local function loadedOf(runKey, execKey, run, head, inputVersion, recordFields)
+  local input = nil
+  if run[3] and run[3] ~= inputVersion then input = redis.call('HGET', runKey, 'in') end
+  local fields = {'hc', 'ps', 'hh'}
+  for _, name in ipairs(recordFields or {}) do fields[#fields + 1] = name end
+  local x = redis.call('HMGET', execKey, unpack(fields))
+  local record = nil
+  if recordFields then
+    record = {}
+    for i, name in ipairs(recordFields) do
+      if x[3 + i] then record[name] = x[3 + i] end
+    end
+  end
+  return {
+    state = stateOf(runKey, run) or nil,
+    seq = tonumber(run[1]),
+    head = head or nil,
+    fx = run[2] or nil,
+    input = input or nil,
+    inputVersion = run[3] or nil,
+    historyCount = tonumber(x[1] or '0'),
+    historyHead = x[3] or '',
+    paused = x[2] ~= false,
+    record = record,
+  }
+end
+`;
+
 /** loadTransition: one consistent snapshot of what a transition needs (runtime/transition.ts). */
 export const loadTransition = defineScript<LoadArgs, LoadReply>()({
   name: "loadTransition",
   keys: ["run", "inbox", "execution"],
   replies: ["loaded", "missing"],
-  lua: `${RUN_STATE_LUA}
-local run = redis.call('HMGET', KEY.run, 'q', 'fx', 'iv')
+  lua: `${LOAD_LUA}
+local run = redis.call('HMGET', KEY.run, unpack(RUN_READ))
 if not run[1] then return reply('missing') end
-local input = nil
-if run[3] and run[3] ~= ARG.inputVersion then input = redis.call('HGET', KEY.run, 'in') end
-local x = redis.call('HMGET', KEY.execution, 'hc', 'ps', 'hh')
-local record = nil
-if ARG.recordFields then
-  record = {}
-  local values = redis.call('HMGET', KEY.execution, unpack(ARG.recordFields))
-  for i, name in ipairs(ARG.recordFields) do
-    if values[i] then record[name] = values[i] end
-  end
-end
-return reply('loaded', {
-  state = getState(KEY.run) or nil,
-  seq = tonumber(run[1]),
-  head = redis.call('LINDEX', KEY.inbox, 0) or nil,
-  fx = run[2] or nil,
-  input = input or nil,
-  inputVersion = run[3] or nil,
-  historyCount = tonumber(x[1] or '0'),
-  historyHead = x[3] or '',
-  paused = x[2] ~= false,
-  record = record,
-})
+local head = redis.call('LINDEX', KEY.inbox, 0)
+return reply('loaded', loadedOf(KEY.run, KEY.execution, run, head, ARG.inputVersion, ARG.recordFields))
 `,
 });

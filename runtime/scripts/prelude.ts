@@ -15,12 +15,10 @@ import { LUA_KINDS } from "../keys.js";
  *   stepJob(run, seq), taskJob(task)   follow-up job ids (job-ids.ts)
  *   fill(template, json) an event built in TypeScript with one JSON value left
  *                        for the script to put in (events.ts `eventTemplate`)
+ *
+ * `KEY` and `ARG` are the parameters of the body (see `callsLua`).
  */
-export function preludeLua(keys: readonly string[]): string {
-  const named = keys.map((name, i) => `${name} = KEYS[${i + 1}]`).join(", ");
-  return `local KEY = {${named}}
-local ARG = cmsgpack.unpack(ARGV[1])
-local function reply(kind, fields)
+export const PRELUDE_LUA = `local function reply(kind, fields)
   fields = fields or {}
   fields.kind = kind
   return cmsgpack.pack(fields)
@@ -30,6 +28,30 @@ local MEMBER = ${luaTable(MEMBER_KINDS)}
 local function stepJob(run, seq) return '${JOB_ID.step}' .. run .. '${JOB_ID.seq}' .. seq end
 local function taskJob(task) return '${JOB_ID.task}' .. task end
 local function fill(template, json) return template[1] .. json .. template[2] end
+`;
+
+/**
+ * The whole source of a script: the prelude, its body as the function
+ * `body(KEY, ARG)`, and the entry that runs it once per call the EVALSHA
+ * carries. Calls of one script sent in the same tick travel together
+ * (runtime/redis.ts, "Batching"): ARGV holds one argument per call and KEYS
+ * each call's keys in turn. Each call answers on its own, in order: its reply,
+ * or an error reply when its body raised one (the others still run, as
+ * separate EVALSHAs would).
+ */
+export function scriptLua(keys: readonly string[], body: string): string {
+  const named = keys.map((name, i) => `${name} = KEYS[k + ${i + 1}]`).join(", ");
+  return `${PRELUDE_LUA}local function body(KEY, ARG)
+${body}
+end
+local out = {}
+for c = 1, #ARGV do
+  local k = (c - 1) * ${keys.length}
+  local ok, r = pcall(body, {${named}}, cmsgpack.unpack(ARGV[c]))
+  if not ok then r = {err = type(r) == 'table' and r.err or tostring(r)} end
+  out[c] = r or false
+end
+return out
 `;
 }
 

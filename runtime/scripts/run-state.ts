@@ -15,17 +15,27 @@
  * its version `iv`), and left out of the state (runtime/frame-input.ts): it is
  * written when the run enters a state, not again at each of its transitions there.
  */
+/** Slices a load reads with the run's other fields (512 bytes packed: most states). */
+const STATE_READ = 8;
+
 export const RUN_STATE_LUA = `
-local function putState(key, state)
-  local old = tonumber(redis.call('HGET', key, 'n') or '0')
+-- putState(key, state, old, extra): writes the state, with the fields of
+-- \`extra\` ({name, value, ...}, optional) in the same HSET. \`old\`: the run's \`n\`
+-- as the caller read it (false: none stored yet); nil: read here.
+local function putState(key, state, old, extra)
+  if old == nil then old = redis.call('HGET', key, 'n') end
+  old = tonumber(old or '0')
+  local args = extra or {}
   if #state > 64 * 120 then
     -- Past hash-max-listpack-entries the hash is a hashtable anyway: one field is cheaper.
-    redis.call('HSET', key, 'n', 0, 's', state)
+    args[#args + 1] = 'n'; args[#args + 1] = 0; args[#args + 1] = 's'; args[#args + 1] = state
+    redis.call('HSET', key, unpack(args))
     for i = 1, old do redis.call('HDEL', key, 's' .. i) end
     return
   end
   local n = math.max(1, math.ceil(#state / 64))
-  local args = {'n', n}
+  args[#args + 1] = 'n'
+  args[#args + 1] = n
   for i = 1, n do
     args[#args + 1] = 's' .. i
     args[#args + 1] = string.sub(state, (i - 1) * 64 + 1, i * 64)
@@ -34,12 +44,24 @@ local function putState(key, state)
   for i = n + 1, old do redis.call('HDEL', key, 's' .. i) end
   if old == 0 then redis.call('HDEL', key, 's') end
 end
-local function getState(key)
-  local n = tonumber(redis.call('HGET', key, 'n') or '0')
+-- The run hash's fields a load reads at once: with them, a state of up to
+-- STATE_READ slices needs no second read.
+local STATE_READ = ${STATE_READ}
+local RUN_READ = {'q', 'fx', 'iv', 'n', 's', ${Array.from({ length: STATE_READ }, (_, i) => `'s${i + 1}'`).join(", ")}}
+-- The state from HMGET(key, unpack(RUN_READ)) (fields q, fx, iv, then n, s, s1..):
+-- the slices past the first STATE_READ are read now.
+local function stateOf(key, read)
+  local n = tonumber(read[4] or '0')
   -- n = 0: one field, as large states are kept.
-  if n == 0 then return redis.call('HGET', key, 's') end
-  local fields = {}
-  for i = 1, n do fields[i] = 's' .. i end
-  return table.concat(redis.call('HMGET', key, unpack(fields)))
+  if n == 0 then return read[5] end
+  local parts = {}
+  for i = 1, math.min(n, STATE_READ) do parts[i] = read[5 + i] end
+  if n > STATE_READ then
+    local fields = {}
+    for i = STATE_READ + 1, n do fields[#fields + 1] = 's' .. i end
+    local rest = redis.call('HMGET', key, unpack(fields))
+    for i = 1, #rest do parts[#parts + 1] = rest[i] end
+  end
+  return table.concat(parts)
 end
 `;

@@ -1,4 +1,4 @@
-import { preludeLua } from "./prelude.js";
+import { scriptLua } from "./prelude.js";
 
 /** What a script answers: a map whose `kind` names the reply (wire.ts). */
 export interface Reply {
@@ -18,7 +18,7 @@ export interface Script<Keys extends string, Args, R extends Reply> {
   readonly keys: readonly Keys[];
   /** Every `kind` it may reply: a reply of another kind is a bug, and throws. */
   readonly replies: readonly R["kind"][];
-  /** The whole source: the prelude, then the script's helpers and body. */
+  /** The whole source: the prelude, the script's helpers and body, and the entry that runs it per call (prelude.ts). */
   readonly lua: string;
   /** Type only: never set. */
   readonly args?: Args;
@@ -44,6 +44,6 @@ export function defineScript<Args, R extends Reply>() {
     name: spec.name,
     keys: spec.keys,
     replies: spec.replies,
-    lua: `${preludeLua(spec.keys)}${spec.lua}`,
+    lua: scriptLua(spec.keys, spec.lua),
   });
 }

@@ -15,8 +15,7 @@ export const CREATE_RUNS_LUA = `
 local function createRuns(base, runs)
   for _, r in ipairs(runs or {}) do
     local key = base .. KIND.run .. r.run
-    redis.call('HSET', key, 'q', 0)
-    putState(key, r.state)
+    putState(key, r.state, nil, {'q', 0})
     redis.call('RPUSH', base .. KIND.inbox .. r.run, r.event)
   end
 end
@@ -78,8 +77,7 @@ redis.call('HSET', KEY.execution, 'st', 'RUNNING', 'sm', ARG.machine, 'v', ARG.v
   'ih', ARG.inputHash, 't0', ARG.startedAt, 'hc', 0, 'nm', ARG.name, 'hh', ARG.genesis, 'hg', ARG.genesisCheck)
 for field, value in pairs(ARG.record or {}) do redis.call('HSET', KEY.execution, field, value) end
 for hash, text in pairs(ARG.payloads or {}) do redis.call('HSETNX', KEY.payloads, hash, text) end
-redis.call('HSET', KEY.run, 'q', 0)
-putState(KEY.run, ARG.state)
+putState(KEY.run, ARG.state, nil, {'q', 0})
 redis.call('RPUSH', KEY.inbox, ARG.started)
 redis.call('HINCRBY', KEY.stats, 'RUNNING', 1)
 moveStatusIndex(ARG.base, ARG.exec, '', 'RUNNING', ARG.now)

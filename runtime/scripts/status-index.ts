@@ -4,9 +4,10 @@
  * only execution indexes: an unfiltered listing merges them (executions.ts).
  *
  * moveStatusIndex(base, exec, from, to, score): moves an execution from one
- * status's indexes to another's, keeping its start-time score (`from` = '' only
- * adds, with `score`). An execution stored before these indexes were the only
- * ones is found by its score in the old time index `xs`.
+ * status's indexes to another's, keeping its start-time score: `score` when the
+ * caller knows it, else read from the index it leaves (`from` = '' only adds,
+ * with `score`). An execution stored before these indexes were the only ones is
+ * found by its score in the old time index `xs`.
  */
 export const STATUS_INDEX_LUA = `
 local function moveStatusIndex(base, exec, from, to, score)
@@ -14,7 +15,7 @@ local function moveStatusIndex(base, exec, from, to, score)
   if not machine then return end
   local index = base .. KIND.statusIndex
   if from ~= '' then
-    score = redis.call('ZSCORE', index .. from, exec)
+    score = score or redis.call('ZSCORE', index .. from, exec)
     redis.call('ZREM', index .. from, exec)
     redis.call('ZREM', index .. from .. ':' .. machine, exec)
   end
