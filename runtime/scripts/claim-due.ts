@@ -53,7 +53,8 @@ export const claimDue = defineScript<ClaimDueArgs, ClaimDueReply>()({
   name: "claimDue",
   keys: ["schedule", "tasks"],
   replies: ["claimed"],
-  lua: `${STATUS_INDEX_LUA}${PAUSE_LUA}${LOAD_LUA}
+  helpers: [STATUS_INDEX_LUA, PAUSE_LUA, LOAD_LUA],
+  lua: `
 local base, now = ARG.base, ARG.now
 local lease = now + ARG.leaseMs
 local due = redis.call('ZRANGEBYSCORE', KEY.schedule, '-inf', now, 'LIMIT', 0, ARG.max)

@@ -160,8 +160,8 @@ export const commitTransition = defineScript<CommitArgs, CommitReply>()({
     "tokens",
   ],
   replies: ["committed", "stale", "raced", "missing", "headChanged", "crowded"],
-  lua: `${RUN_STATE_LUA}${END_EXECUTION_LUA}
-${APPROVAL_LUA}
+  helpers: [RUN_STATE_LUA, END_EXECUTION_LUA, APPROVAL_LUA],
+  lua: `
 local base, self = ARG.base, ARG.run
 local runRead = redis.call('HMGET', KEY.run, 'q', 'n')
 local seq = runRead[1]

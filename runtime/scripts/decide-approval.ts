@@ -39,7 +39,8 @@ export const decideApproval = defineScript<DecideApprovalArgs, DecideApprovalRep
   name: "decideApproval",
   keys: ["approval", "tasks", "tokens", "schedule"],
   replies: ["decided", "notPending", "raced", "missing"],
-  lua: `${APPROVAL_LUA}
+  helpers: [APPROVAL_LUA],
+  lua: `
 local base, key, id = ARG.base, KEY.approval, ARG.id
 local f = redis.call('HMGET', key, 'st', 'n', 'tm', 'task', 'run', 'tok')
 if not f[1] then return reply('missing') end

@@ -46,7 +46,8 @@ export const giveUp = defineScript<GiveUpArgs, GiveUpReply>()({
   name: "giveUp",
   keys: ["execution", "rootRun", "rootInbox", "schedule", "run", "inbox", "history", "journal"],
   replies: ["stopping", "ended", "dropped", "raced", "missing"],
-  lua: `${END_EXECUTION_LUA}
+  helpers: [END_EXECUTION_LUA],
+  lua: `
 local base = ARG.base
 local st = redis.call('HGET', KEY.execution, 'st')
 if not st then return reply('missing') end

@@ -21,7 +21,8 @@ export const indexStatuses = defineScript<IndexStatusesArgs, IndexStatusesReply>
   name: "indexStatuses",
   keys: ["executions"],
   replies: ["indexed"],
-  lua: `${STATUS_INDEX_LUA}
+  helpers: [STATUS_INDEX_LUA],
+  lua: `
 local base = ARG.base
 local slice = redis.call('ZRANGE', KEY.executions, ARG.from, ARG.from + ARG.count - 1)
 for _, exec in ipairs(slice) do

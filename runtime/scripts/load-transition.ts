@@ -83,7 +83,8 @@ export const loadTransition = defineScript<LoadArgs, LoadReply>()({
   name: "loadTransition",
   keys: ["run", "inbox", "execution"],
   replies: ["loaded", "missing"],
-  lua: `${LOAD_LUA}
+  helpers: [LOAD_LUA],
+  lua: `
 local run = redis.call('HMGET', KEY.run, unpack(RUN_READ))
 if not run[1] then return reply('missing') end
 local head = redis.call('LINDEX', KEY.inbox, 0)

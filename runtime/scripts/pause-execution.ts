@@ -82,7 +82,8 @@ export const pauseExecution = defineScript<PauseArgs, PauseReply>()({
   name: "pauseExecution",
   keys: ["execution", "history", "journal"],
   replies: ["paused", "already", "ended", "raced", "missing"],
-  lua: `${STATUS_INDEX_LUA}${APPEND_OPERATOR_EVENT_LUA}
+  helpers: [STATUS_INDEX_LUA],
+  lua: `${APPEND_OPERATOR_EVENT_LUA}
 local refused = operatorFence()
 if refused then return refused end
 if redis.call('HEXISTS', KEY.execution, 'ps') == 1 then return reply('already') end
@@ -99,7 +100,8 @@ export const resumeExecution = defineScript<ResumeArgs, ResumeReply>()({
   name: "resumeExecution",
   keys: ["execution", "history", "parked", "schedule", "journal"],
   replies: ["resumed", "notPaused", "ended", "raced", "missing"],
-  lua: `${STATUS_INDEX_LUA}${PAUSE_LUA}${APPEND_OPERATOR_EVENT_LUA}
+  helpers: [STATUS_INDEX_LUA, PAUSE_LUA],
+  lua: `${APPEND_OPERATOR_EVENT_LUA}
 local base = ARG.base
 local refused = operatorFence()
 if refused then return refused end

@@ -16,7 +16,7 @@ import { LUA_KINDS } from "../keys.js";
  *   fill(template, json) an event built in TypeScript with one JSON value left
  *                        for the script to put in (events.ts `eventTemplate`)
  *
- * `KEY` and `ARG` are the parameters of the body (see `callsLua`).
+ * `KEY` and `ARG` are the parameters of the body (see `scriptLua`).
  */
 export const PRELUDE_LUA = `local function reply(kind, fields)
   fields = fields or {}
@@ -31,17 +31,18 @@ local function fill(template, json) return template[1] .. json .. template[2] en
 `;
 
 /**
- * The whole source of a script: the prelude, its body as the function
- * `body(KEY, ARG)`, and the entry that runs it once per call the EVALSHA
- * carries. Calls of one script sent in the same tick travel together
- * (runtime/redis.ts, "Batching"): ARGV holds one argument per call and KEYS
- * each call's keys in turn. Each call answers on its own, in order: its reply,
- * or an error reply when its body raised one (the others still run, as
- * separate EVALSHAs would).
+ * The whole source of a script: the prelude, its helpers (defined once per
+ * EVALSHA, not once per call: Lua makes a closure of a function each time its
+ * definition runs), its body as the function `body(KEY, ARG)`, and the entry
+ * that runs the body once per call the EVALSHA carries. Calls of one script
+ * sent in the same tick travel together (runtime/redis.ts, "Batching"): ARGV
+ * holds one argument per call and KEYS each call's keys in turn. Each call
+ * answers on its own, in order: its reply, or an error reply when its body
+ * raised one (the others still run, as separate EVALSHAs would).
  */
-export function scriptLua(keys: readonly string[], body: string): string {
+export function scriptLua(keys: readonly string[], body: string, helpers = ""): string {
   const named = keys.map((name, i) => `${name} = KEYS[k + ${i + 1}]`).join(", ");
-  return `${PRELUDE_LUA}local function body(KEY, ARG)
+  return `${PRELUDE_LUA}${helpers}local function body(KEY, ARG)
 ${body}
 end
 local out = {}

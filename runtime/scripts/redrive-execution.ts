@@ -47,7 +47,8 @@ export const redriveExecution = defineScript<RedriveArgs, RedriveReply>()({
   name: "redriveExecution",
   keys: ["execution", "run", "inbox", "history", "journal", "schedule", "stats"],
   replies: ["redriven", "again", "raced", "missing"],
-  lua: `${RUN_STATE_LUA}${STATUS_INDEX_LUA}${CREATE_RUNS_LUA}
+  helpers: [RUN_STATE_LUA, STATUS_INDEX_LUA, CREATE_RUNS_LUA],
+  lua: `
 local f = redis.call('HMGET', KEY.execution, 'st', 'rc', 'rt')
 if not f[1] then return reply('missing') end
 if ARG.clientToken and f[3] == ARG.clientToken then return reply('again') end

@@ -25,7 +25,8 @@ export const requestStop = defineScript<RequestStopArgs, RequestStopReply>()({
   name: "requestStop",
   keys: ["execution", "run", "inbox", "schedule"],
   replies: ["queued", "notRunning", "missing"],
-  lua: `${STATUS_INDEX_LUA}${PAUSE_LUA}
+  helpers: [STATUS_INDEX_LUA, PAUSE_LUA],
+  lua: `
 local st = redis.call('HGET', KEY.execution, 'st')
 if not st then return reply('missing') end
 if st ~= 'RUNNING' then return reply('notRunning') end

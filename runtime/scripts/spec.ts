@@ -29,7 +29,7 @@ export interface Script<Keys extends string, Args, R extends Reply> {
 export type AnyScript = Script<string, any, Reply>;
 
 /**
- * Defines a script: `defineScript<Args, Reply>()({ name, keys, replies, lua })`
+ * Defines a script: `defineScript<Args, Reply>()({ name, keys, replies, helpers, lua })`
  * (curried so that the key names are inferred while Args and Reply are given).
  * The body sees `KEY.<name>`, `ARG.<field>` and `reply(kind, fields)`, and the
  * names of prelude.ts.
@@ -39,11 +39,13 @@ export function defineScript<Args, R extends Reply>() {
     name: string;
     keys: readonly Keys[];
     replies: readonly R["kind"][];
+    /** Lua helpers (`…_LUA`) the body calls; they read neither KEY nor ARG. */
+    helpers?: readonly string[];
     lua: string;
   }): Script<Keys, Args, R> => ({
     name: spec.name,
     keys: spec.keys,
     replies: spec.replies,
-    lua: scriptLua(spec.keys, spec.lua),
+    lua: scriptLua(spec.keys, spec.lua, (spec.helpers ?? []).join("")),
   });
 }

@@ -67,7 +67,8 @@ export const startExecution = defineScript<StartArgs, StartReply>()({
   name: "startExecution",
   keys: ["execution", "payloads", "run", "inbox", "schedule", "stats"],
   replies: ["created", "existed", "conflict"],
-  lua: `${RUN_STATE_LUA}${STATUS_INDEX_LUA}${CREATE_RUNS_LUA}
+  helpers: [RUN_STATE_LUA, STATUS_INDEX_LUA, CREATE_RUNS_LUA],
+  lua: `
 local existing = redis.call('HMGET', KEY.execution, 'ih', 't0')
 if existing[1] then
   if existing[1] == ARG.inputHash then return reply('existed', {startedAt = existing[2]}) end
