@@ -321,6 +321,24 @@ async function fromSnapshot(
   return { state, seq, head: inboxHead, history, apart };
 }
 
+/** The keys of a commit of `run` (scripts/commit-transition.ts). */
+export function commitKeys(keys: Keys, run: string): Record<CommitKey, string> {
+  const exec = executionOf(run);
+  return {
+    run: keys.run(run),
+    inbox: keys.inbox(run),
+    execution: keys.execution(exec),
+    history: keys.history(exec),
+    journal: keys.journal(exec),
+    payloads: keys.payloads(exec),
+    schedule: keys.schedule,
+    tasks: keys.tasks,
+    tokens: keys.tokens,
+  };
+}
+
+type CommitKey = (typeof commitTransition.keys)[number];
+
 /** `steps`: how many steps the commit took in (batched, see "Batching"). */
 type Outcome = {
   result: AdvanceResult;
@@ -411,39 +429,25 @@ async function stepAndCommit(
     const child = run !== exec;
     const collects = last.result.effects.some((e) => e.type === "CollectResults");
     crashPoint("beforeCommit", child, collects);
-    const committing = client.call(
-      commitTransition,
-      {
-        run: keys.run(run),
-        inbox: keys.inbox(run),
-        execution: keys.execution(exec),
-        history: keys.history(exec),
-        journal: keys.journal(exec),
-        payloads: keys.payloads(exec),
-        schedule: keys.schedule,
-        tasks: keys.tasks,
-        tokens: keys.tokens,
-      },
-      {
-        base: keys.base,
-        run,
-        seq,
-        head,
-        alone: steps.length > 1,
-        // A run its commit deletes (a success's root, `dropRun`) keeps no state.
-        state: ops.some((o) => o.op === "end" && o.dropRun) ? "" : pack(stored.state),
-        journal,
-        payloads: payloads.toArgs(),
-        events: chained.stored.map(pack),
-        historyCount: hc,
-        historyHead: hh,
-        newHistoryHead: chained.head,
-        now,
-        leaseMs: deps.settings.leaseMs,
-        tombstoneSeconds: deps.settings.tombstoneTtlSeconds,
-        ops: [...ops, ...stored.ops],
-      },
-    );
+    const committing = client.call(commitTransition, commitKeys(keys, run), {
+      base: keys.base,
+      run,
+      seq,
+      head,
+      alone: steps.length > 1,
+      // A run its commit deletes (a success's root, `dropRun`) keeps no state.
+      state: ops.some((o) => o.op === "end" && o.dropRun) ? "" : pack(stored.state),
+      journal,
+      payloads: payloads.toArgs(),
+      events: chained.stored.map(pack),
+      historyCount: hc,
+      historyHead: hh,
+      newHistoryHead: chained.head,
+      now,
+      leaseMs: deps.settings.leaseMs,
+      tombstoneSeconds: deps.settings.tombstoneTtlSeconds,
+      ops: [...ops, ...stored.ops],
+    });
     const called = calledTask(ops);
     const claim = claimBehind(deps, called);
     let reply: Awaited<typeof committing>;

@@ -11,6 +11,7 @@ import {
   type CommitOp,
   type CommitReply,
 } from "../../runtime/scripts/commit-transition.js";
+import { commitKeys } from "../../runtime/transition.js";
 import { deleteKeys } from "../e2e/stack.js";
 
 // Every op of commitTransition, run against Redis: what crosses the seam is one
@@ -44,37 +45,23 @@ beforeEach(async (context) => {
 const HEAD = '{"type":"Continue"}';
 
 function commit(ops: CommitOp[], args: Partial<CommitArgs> = {}): Promise<CommitReply> {
-  return client.call(
-    commitTransition,
-    {
-      run: keys.run(RUN),
-      inbox: keys.inbox(RUN),
-      execution: keys.execution(RUN),
-      history: keys.history(RUN),
-      journal: keys.journal(RUN),
-      payloads: keys.payloads(RUN),
-      schedule: keys.schedule,
-      tasks: keys.tasks,
-      tokens: keys.tokens,
-    },
-    {
-      base: keys.base,
-      run: RUN,
-      seq: 0,
-      head: HEAD,
-      state: '{"s":1}',
-      journal: ['{"j":1}'],
-      events: [],
-      historyCount: 0,
-      historyHead: "g",
-      newHistoryHead: "",
-      now: 1_000,
-      leaseMs: 500,
-      tombstoneSeconds: 60,
-      ops,
-      ...args,
-    },
-  );
+  return client.call(commitTransition, commitKeys(keys, RUN), {
+    base: keys.base,
+    run: RUN,
+    seq: 0,
+    head: HEAD,
+    state: '{"s":1}',
+    journal: ['{"j":1}'],
+    events: [],
+    historyCount: 0,
+    historyHead: "g",
+    newHistoryHead: "",
+    now: 1_000,
+    leaseMs: 500,
+    tombstoneSeconds: 60,
+    ops,
+    ...args,
+  });
 }
 
 async function committed(ops: CommitOp[]): Promise<Extract<CommitReply, { kind: "committed" }>> {

@@ -5,6 +5,7 @@ import { makeKeys, type Keys } from "../../runtime/keys.js";
 import { RedisClient } from "../../runtime/redis.js";
 import { commitTransition, type CommitOp } from "../../runtime/scripts/commit-transition.js";
 import { loadTransition } from "../../runtime/scripts/load-transition.js";
+import { commitKeys } from "../../runtime/transition.js";
 import { deleteKeys } from "../e2e/stack.js";
 import { CommandMonitor } from "../integration/monitor.js";
 
@@ -50,36 +51,22 @@ const load = (run: string) =>
   );
 
 const commit = (run: string, ops: CommitOp[] = [], seq = 0) =>
-  client.call(
-    commitTransition,
-    {
-      run: keys.run(run),
-      inbox: keys.inbox(run),
-      execution: keys.execution(run),
-      history: keys.history(run),
-      journal: keys.journal(run),
-      payloads: keys.payloads(run),
-      schedule: keys.schedule,
-      tasks: keys.tasks,
-      tokens: keys.tokens,
-    },
-    {
-      base: keys.base,
-      run,
-      seq,
-      head: HEAD,
-      state: `{"s":"${run}"}`,
-      journal: ['{"j":1}'],
-      events: [],
-      historyCount: 0,
-      historyHead: "g",
-      newHistoryHead: "",
-      now: 1_000,
-      leaseMs: 500,
-      tombstoneSeconds: 60,
-      ops,
-    },
-  );
+  client.call(commitTransition, commitKeys(keys, run), {
+    base: keys.base,
+    run,
+    seq,
+    head: HEAD,
+    state: `{"s":"${run}"}`,
+    journal: ['{"j":1}'],
+    events: [],
+    historyCount: 0,
+    historyHead: "g",
+    newHistoryHead: "",
+    now: 1_000,
+    leaseMs: 500,
+    tombstoneSeconds: 60,
+    ops,
+  });
 
 const scriptCalls = (direct: string[][]) =>
   direct.filter((c) => ["eval", "evalsha"].includes(c[0]!.toLowerCase()));
