@@ -26,6 +26,8 @@ export function spawnWorkers(
         process.execPath,
         // BENCH_NODE_ARGS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the workers.
         [
+          // The young generation bin/stepwise.js gives worker processes (see there).
+          "--max-semi-space-size=64",
           ...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
           "--import",
           "tsx",

@@ -1,3 +1,5 @@
+import { isoTime } from "../engine/core/timestamp.js";
+
 /**
  * How run states, history events and journal entries are stored in Redis.
  *
@@ -224,8 +226,7 @@ function encodeMatch(
   if (iso === lastIso) return lastPacked;
   const ms = Date.parse(iso);
   // Only what toISOString gives back exactly (not 2026-02-30, not year 0).
-  const packed =
-    ms >= 0 && new Date(ms).toISOString() === iso ? `"${TIME}${ms.toString(36)}"` : match;
+  const packed = ms >= 0 && isoTime(ms) === iso ? `"${TIME}${ms.toString(36)}"` : match;
   lastIso = iso;
   lastPacked = packed;
   return packed;
@@ -233,7 +234,7 @@ function encodeMatch(
 
 function isoOf(ms36: string): string {
   if (ms36 !== lastMs36) {
-    lastUnpacked = new Date(parseInt(ms36, 36)).toISOString();
+    lastUnpacked = isoTime(parseInt(ms36, 36));
     lastMs36 = ms36;
   }
   return lastUnpacked;

@@ -3,6 +3,7 @@ import type { ChildOutcome, RunEvent, RunEventBody } from "../engine/core/events
 import type { Json } from "../engine/core/json.js";
 import type { RunState } from "../engine/core/run.js";
 import { childRun } from "../engine/step.js";
+import { isoTime } from "../engine/core/timestamp.js";
 import { pack } from "./codec.js";
 import {
   activityName,
@@ -286,7 +287,7 @@ function endOp(
     op: "end",
     exec,
     status: run.status,
-    stoppedAt: new Date(now).toISOString(),
+    stoppedAt: isoTime(now),
     ...(options.noTimeout ? {} : { timeoutMember: member.timer(executionTimeoutTimer(exec)) }),
     keepSeconds,
     ...(options.startedMs !== undefined ? { startedMs: options.startedMs } : {}),

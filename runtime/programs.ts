@@ -3,7 +3,7 @@ import type { ExecutionContext } from "../engine/core/run.js";
 import { compileProgram, type Program } from "../engine/program.js";
 import { executionArn, stateMachineArn } from "./ids.js";
 import type { ShardLayout } from "./shards.js";
-import { readRecordText } from "./payloads.js";
+import { readRecordText, referenced } from "./payloads.js";
 import { LoadedPayloads } from "./payload-refs.js";
 import type { PayloadPolicy } from "../engine/core/payload-ref.js";
 import type { RedisClient } from "./redis.js";
@@ -40,6 +40,8 @@ export const RECORD_FIELDS = [
 export class ExecutionCache {
   private readonly executions = new Map<string, LoadedExecution>();
   private readonly programs = new Map<string, Promise<Program>>();
+  /** The versions compiled so far, for `rememberNow`. */
+  private readonly compiled = new Map<string, Program>();
   /** Each compiled version's definition hash (the version hash's `hash`), for the history chain. */
   private readonly hashes = new Map<string, string>();
 
@@ -78,23 +80,55 @@ export class ExecutionCache {
     return this.executions.has(exec);
   }
 
+  /** Drops `exec` from the cache (it ended); a later `get` reads its record again. */
+  forget(exec: string): void {
+    this.executions.delete(exec);
+  }
+
   /** Caches `exec` from its record's `RECORD_FIELDS` (absent ones left out), read elsewhere. */
   async remember(exec: string, record: Partial<Record<string, string>>): Promise<LoadedExecution> {
     const hit = this.executions.get(exec);
     if (hit) return hit;
-    const { sm: machine, v: version, nm: name, t0: startTime, in: input } = record;
+    const { sm: machine, v: version, in: input } = contextFields(exec, record);
+    const program = await this.program(machine, Number(version));
+    const text = await readRecordText(this.client, this.layout.keysOf(exec), exec, input);
+    return this.executions.get(exec) ?? this.cache(exec, record, program, text);
+  }
+
+  /**
+   * `remember` without a turn of the event loop, when it needs no read: the
+   * version is compiled and the input is in the record. Undefined otherwise. A
+   * burst of fired timers remembers every execution it ends (all are cold).
+   */
+  rememberNow(exec: string, record: Partial<Record<string, string>>): LoadedExecution | undefined {
+    const hit = this.executions.get(exec);
+    if (hit) return hit;
+    const { sm: machine, v: version, in: input } = contextFields(exec, record);
+    const program = this.compiled.get(`${machine}@${version}`);
+    if (!program || referenced(input)) return undefined;
+    return this.cache(exec, record, program, input);
+  }
+
+  /** The cached execution, if cached (`get` without a turn of the event loop). */
+  peek(exec: string): LoadedExecution | undefined {
+    return this.executions.get(exec);
+  }
+
+  private cache(
+    exec: string,
+    record: Partial<Record<string, string>>,
+    program: Program,
+    inputText: string,
+  ): LoadedExecution {
+    const { sm: machine, nm: name, t0: startTime } = contextFields(exec, record);
     const traceId = record[TRACE_FIELDS.traceId];
     const parentSpanId = record[TRACE_FIELDS.parentSpanId];
     const traceState = record[TRACE_FIELDS.traceState];
-    if (!machine || !version || !name || !startTime || input == null) {
-      throw new Error(`execution '${exec}' has no record`);
-    }
-    const program = await this.program(machine, Number(version));
     const context: ExecutionContext = {
       executionId: executionArn(machine, name),
       name,
       startTime,
-      input: JSON.parse(await readRecordText(this.client, this.layout.keysOf(exec), exec, input)),
+      input: JSON.parse(inputText),
       stateMachineId: stateMachineArn(machine),
       stateMachineName: machine,
       seed: name,
@@ -138,7 +172,9 @@ export class ExecutionCache {
         .then(([def, hash]) => {
           if (!def) throw new Error(`state machine ${id} has no definition`);
           if (hash) this.hashes.set(id, hash);
-          return compileProgram(JSON.parse(def) as StateMachineDefinition);
+          const compiled = compileProgram(JSON.parse(def) as StateMachineDefinition);
+          this.compiled.set(id, compiled);
+          return compiled;
         });
       program.catch(() => this.programs.delete(id));
       this.programs.set(id, program);
@@ -153,4 +189,15 @@ export class ExecutionCache {
     if (hash === undefined) throw new Error(`state machine ${machine}@${version} has no hash`);
     return hash;
   }
+}
+
+/** The record fields an execution's context needs; a record without them is no execution's. */
+function contextFields(
+  exec: string,
+  record: Partial<Record<string, string>>,
+): { sm: string; v: string; nm: string; t0: string; in: string } {
+  const { sm, v, nm, t0, in: input } = record;
+  if (!sm || !v || !nm || !t0 || input == null)
+    throw new Error(`execution '${exec}' has no record`);
+  return { sm, v, nm, t0, in: input };
 }

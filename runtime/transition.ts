@@ -4,6 +4,7 @@ import type { ExecutionContext, RunState } from "../engine/core/run.js";
 import type { Program } from "../engine/program.js";
 import { step, type StepResult } from "../engine/step.js";
 import { PayloadNeeded } from "../engine/core/payload-ref.js";
+import { isoTime } from "../engine/core/timestamp.js";
 import { waitsForToken } from "../engine/states/task.js";
 import type { TaskMode } from "../task-runners/resources.js";
 import { chainEvents, UNANCHORED } from "./audit/chain.js";
@@ -249,7 +250,8 @@ async function transition(
       continue;
     }
     // Enqueueing happens after the turn: it needs no fence, and others wait for the turn.
-    await deps.queues.ensure(callHere(deps, outcome.ensure, outcome.claim));
+    const queued = callHere(deps, outcome.ensure, outcome.claim);
+    if (queued) await deps.queues.ensure(queued);
     const taken = outcome.steps ?? 1;
     return outcome.next
       ? { result: outcome.result, next: outcome.next, steps: taken }
@@ -299,8 +301,9 @@ async function fromSnapshot(
   const { state: stateStored, input: inputStored, inputVersion: version } = loaded;
   if (!stateStored) return { result: "missing" };
   // (A record without these fields packs as an empty list: the step's own read says what is wrong.)
-  if (loaded.record && !Array.isArray(loaded.record)) {
-    await deps.executions.remember(exec, loaded.record);
+  const record = loaded.record;
+  if (record && !Array.isArray(record) && !deps.executions.rememberNow(exec, record)) {
+    await deps.executions.remember(exec, record);
   }
   const state = JSON.parse(unpack(stateStored)) as RunState;
   let apart: StoredInput | undefined;
@@ -379,6 +382,9 @@ interface Stepped {
   result: StepResult;
 }
 
+/** What a run its commit deletes stores (`dropRun`): nothing. */
+const DROPPED: ReturnType<typeof storedState> = { state: "", ops: [], apart: undefined };
+
 /** Most steps one commit takes in (see "Batching" in the protocol above). */
 const BATCH_STEPS = 64;
 
@@ -393,7 +399,7 @@ async function stepAndCommit(
 ): Promise<Outcome | "reload"> {
   const { client, keys, locks } = deps;
   const exec = executionOf(run);
-  const execution = await deps.executions.get(exec);
+  const execution = deps.executions.peek(exec) ?? (await deps.executions.get(exec));
   const body = JSON.parse(head) as RunEventBody;
   // The start as stored with the record (executions.ts: its ISO text and its index score are one instant).
   const parsedStart = Date.parse(execution.context.startTime);
@@ -425,7 +431,12 @@ async function stepAndCommit(
       return i === steps.length - 1 ? planned : planned.filter((o) => !isContinueOf(o, self));
     });
     const journal = steps.map(({ before, event }) => pack(payloads.journal(before.runId, event)));
-    const stored = storedState(last.result.run, apart, `${now}.${seq + 1}`);
+    const end = ops.find((o) => o.op === "end");
+    // A run its commit deletes (a success's root, `dropRun`) keeps no state: none is built.
+    const stored =
+      end?.op === "end" && end.dropRun
+        ? DROPPED
+        : storedState(last.result.run, apart, `${now}.${seq + 1}`);
     const child = run !== exec;
     const collects = last.result.effects.some((e) => e.type === "CollectResults");
     crashPoint("beforeCommit", child, collects);
@@ -435,8 +446,7 @@ async function stepAndCommit(
       seq,
       head,
       alone: steps.length > 1,
-      // A run its commit deletes (a success's root, `dropRun`) keeps no state.
-      state: ops.some((o) => o.op === "end" && o.dropRun) ? "" : pack(stored.state),
+      state: stored === DROPPED ? "" : pack(stored.state),
       journal,
       payloads: payloads.toArgs(),
       events: chained.stored.map(pack),
@@ -471,6 +481,9 @@ async function stepAndCommit(
             ? { count: hc + history.length, hash: chained.head }
             : { count: hc, hash: hh };
         locks?.committed(exec, committed);
+        // Ended: no transition of it follows (a redrive loads it again), so its cache
+        // entry goes now, while it is young, not 20,000 executions later (programs.ts).
+        if (end) deps.executions.forget(exec);
         if (deps.spans) {
           for (const s of steps)
             emitCommitSpans(deps.spans, execution, s.before, s.result.run, s.result.history);
@@ -541,7 +554,7 @@ async function stepBatch(
   maxSteps: number,
 ): Promise<Stepped[]> {
   const steps: Stepped[] = [];
-  const time = new Date(now).toISOString();
+  const time = isoTime(now);
   let before = state;
   let body = first;
   let hc = historyCount;

@@ -99,3 +99,35 @@ function daysFromCivil(year: number, month: number, day: number): number {
     yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
   return era * 146_097 + dayOfEra - 719_468;
 }
+
+const DAY_MS = 86_400_000;
+/** The last day `isoTime` formatted: its first millisecond and its `YYYY-MM-DDT` text. */
+let dayStart = Number.NaN;
+let dayText = "";
+const two = (n: number): string => (n < 10 ? "0" : "") + n;
+
+/**
+ * `new Date(ms).toISOString()`, about four times faster: the day's text is kept
+ * from the last call and the time of day is arithmetic. Every commit stamps its
+ * events and records with the time, and stored values are unpacked to it
+ * (runtime/codec.ts), so a burst of transitions formats several per transition.
+ */
+export function isoTime(ms: number): string {
+  // Years 0000–9999 only, as toISOString writes them (others have a sign and six digits).
+  if (!(ms >= 0 && ms < 253_402_300_800_000) || !Number.isInteger(ms)) {
+    return new Date(ms).toISOString();
+  }
+  if (!(ms >= dayStart && ms < dayStart + DAY_MS)) {
+    dayStart = ms - (ms % DAY_MS);
+    dayText = new Date(dayStart).toISOString().slice(0, 11);
+  }
+  let t = ms - dayStart;
+  const milli = t % 1000;
+  t = (t - milli) / 1000;
+  const second = t % 60;
+  t = (t - second) / 60;
+  const minute = t % 60;
+  const hour = (t - minute) / 60;
+  const ms3 = (milli < 10 ? "00" : milli < 100 ? "0" : "") + milli;
+  return `${dayText}${two(hour)}:${two(minute)}:${two(second)}.${ms3}Z`;
+}

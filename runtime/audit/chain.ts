@@ -110,12 +110,34 @@ export function canonicalStored(value: unknown): string {
   }
   const record = value as Record<string, unknown>;
   let out = "{";
-  for (const key of Object.keys(record).sort()) {
+  for (const key of sortedKeys(record)) {
     const v = record[key];
     if (v === undefined) continue;
     out += (out.length === 1 ? "" : ",") + quotedKey(key) + canonicalStored(v);
   }
   return out + "}";
+}
+
+/**
+ * An object's keys in code-unit order, as `Object.keys(o).sort()`. Events and
+ * their details have a handful of keys, and an insertion sort in place needs no
+ * work array: Array.prototype.sort allocates one per call, and the chain sorts
+ * every object of every event it commits.
+ */
+function sortedKeys(record: object): string[] {
+  const keys = Object.keys(record);
+  // (Quadratic: a large object, which events do not hold, takes the library sort.)
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
 }
 
 /**

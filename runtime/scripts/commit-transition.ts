@@ -193,12 +193,15 @@ if ARG.payloads then
   local ttl = redis.call('PTTL', KEY.execution)
   if ttl > 0 then redis.call('PEXPIRE', KEY.payloads, ttl) end
 end
-redis.call('LPOP', KEY.inbox)
+-- A run this commit drops (below) has its inbox deleted: no pop first.
+local drops = false
+for _, o in ipairs(ARG.ops) do drops = drops or (o.op == 'end' and o.dropRun == true) end
+if not drops then redis.call('LPOP', KEY.inbox) end
 local newSeq = tonumber(seq) + 1
 redis.call('RPUSH', KEY.journal, unpack(ARG.journal))
 local now = ARG.now
 local lease = now + ARG.leaseMs
-local ensure, woken, dropSelf = {}, {}, false
+local ensure, woken = {}, {}
 local function runKey(run) return base .. KIND.run .. run end
 local function inboxKey(run) return base .. KIND.inbox .. run end
 local function wake(run)
@@ -266,9 +269,8 @@ for _, o in ipairs(ARG.ops) do
     end
     redis.call('ZREM', KEY.schedule, MEMBER.task .. o.task)
   elseif op == 'end' then
-    dropSelf = o.dropRun == true
     -- A dropped run's hash and inbox are deleted below: no expiry to set on them.
-    endExecution(base, KEY.execution, KEY.schedule, o, dropSelf
+    endExecution(base, KEY.execution, KEY.schedule, o, o.dropRun == true
       and {KEY.execution, KEY.history, KEY.journal}
       or {KEY.run, KEY.inbox, KEY.execution, KEY.history, KEY.journal}, known)
     recordFields = {}
@@ -338,7 +340,7 @@ for _, o in ipairs(ARG.ops) do
   end
 end
 if #recordFields > 0 then redis.call('HSET', KEY.execution, unpack(recordFields)) end
-if dropSelf then
+if drops then
   -- Whatever still arrives for it (a late child's end) is for a run that is over.
   redis.call('DEL', KEY.run, KEY.inbox)
   redis.call('ZREM', KEY.schedule, MEMBER.run .. self)
