@@ -48,6 +48,9 @@ EXPOSE 8080
 # 127.0.0.1, which this in-container probe still reaches.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# The V8 flag bin/stepwise.js's first line gives (see there): `node` here skips that line.
+# A 64 MB young generation (V8's default: 16): a worker allocates tens of KB per
+# transition that die within milliseconds, and with 16 MB a burst of 50,000 fired
+# timers spent a quarter of the worker's CPU copying the transitions in flight
+# (issue 21; README, "Running the service").
 ENTRYPOINT ["node", "--max-semi-space-size=64", "bin/stepwise.js"]
 CMD ["serve"]

@@ -26,7 +26,7 @@ export function spawnWorkers(
         process.execPath,
         // BENCH_NODE_ARGS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the workers.
         [
-          // The young generation bin/stepwise.js gives worker processes (see there).
+          // The young generation the Docker image gives worker processes (Dockerfile).
           "--max-semi-space-size=64",
           ...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
           "--import",

@@ -1,12 +1,10 @@
-#!/usr/bin/env -S node --max-semi-space-size=64
+#!/usr/bin/env node
 // Entry point installed as `stepwise`; the TypeScript sources are compiled to dist/ by `npm ci` (prepare).
 //
-// --max-semi-space-size=64 (MB; V8's default is 16): a worker allocates tens of KB per
-// transition that die within milliseconds, and its young generation is collected by
-// copying what is alive. With 16 MB, collections come four times as often, each copies
-// the same transitions in flight, and a burst of 50,000 fired timers spent a quarter of
-// the worker's CPU there (issue 21). The space grows only under such load. V8 reads the
-// flag once, at start: it cannot be set from here, hence the shebang (and the Dockerfile).
+// Worker processes under heavy load do better with a larger young generation, which
+// V8 takes only at start: `node --max-semi-space-size=64 bin/stepwise.js worker`, or
+// NODE_OPTIONS=--max-semi-space-size=64 (the Dockerfile's ENTRYPOINT passes it; README,
+// "Running the service"). Not in the shebang: `env -S` is missing from BusyBox (Alpine).
 import { main } from "../dist/cli/main.js";
 
 const io = {
