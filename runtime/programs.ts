@@ -89,10 +89,10 @@ export class ExecutionCache {
   async remember(exec: string, record: Partial<Record<string, string>>): Promise<LoadedExecution> {
     const hit = this.executions.get(exec);
     if (hit) return hit;
-    const { sm: machine, v: version, in: input } = contextFields(exec, record);
-    const program = await this.program(machine, Number(version));
-    const text = await readRecordText(this.client, this.layout.keysOf(exec), exec, input);
-    return this.executions.get(exec) ?? this.cache(exec, record, program, text);
+    const fields = contextFields(exec, record);
+    const program = await this.program(fields.sm, Number(fields.v));
+    const text = await readRecordText(this.client, this.layout.keysOf(exec), exec, fields.in);
+    return this.executions.get(exec) ?? this.cache(exec, fields, record, program, text);
   }
 
   /**
@@ -103,10 +103,10 @@ export class ExecutionCache {
   rememberNow(exec: string, record: Partial<Record<string, string>>): LoadedExecution | undefined {
     const hit = this.executions.get(exec);
     if (hit) return hit;
-    const { sm: machine, v: version, in: input } = contextFields(exec, record);
-    const program = this.compiled.get(`${machine}@${version}`);
-    if (!program || referenced(input)) return undefined;
-    return this.cache(exec, record, program, input);
+    const fields = contextFields(exec, record);
+    const program = this.compiled.get(`${fields.sm}@${fields.v}`);
+    if (!program || referenced(fields.in)) return undefined;
+    return this.cache(exec, fields, record, program, fields.in);
   }
 
   /** The cached execution, if cached (`get` without a turn of the event loop). */
@@ -116,11 +116,11 @@ export class ExecutionCache {
 
   private cache(
     exec: string,
+    { sm: machine, nm: name, t0: startTime }: ContextFields,
     record: Partial<Record<string, string>>,
     program: Program,
     inputText: string,
   ): LoadedExecution {
-    const { sm: machine, nm: name, t0: startTime } = contextFields(exec, record);
     const traceId = record[TRACE_FIELDS.traceId];
     const parentSpanId = record[TRACE_FIELDS.parentSpanId];
     const traceState = record[TRACE_FIELDS.traceState];
@@ -191,11 +191,17 @@ export class ExecutionCache {
   }
 }
 
-/** The record fields an execution's context needs; a record without them is no execution's. */
-function contextFields(
-  exec: string,
-  record: Partial<Record<string, string>>,
-): { sm: string; v: string; nm: string; t0: string; in: string } {
+/** The record fields an execution's context is built from. */
+interface ContextFields {
+  sm: string;
+  v: string;
+  nm: string;
+  t0: string;
+  in: string;
+}
+
+/** `record`'s context fields; a record without them all is no execution's. */
+function contextFields(exec: string, record: Partial<Record<string, string>>): ContextFields {
   const { sm, v, nm, t0, in: input } = record;
   if (!sm || !v || !nm || !t0 || input == null)
     throw new Error(`execution '${exec}' has no record`);

@@ -25,9 +25,9 @@ beforeAll(async () => {
   await createMachine(h.runtime, "m", { StartAt: "P", States: { P: { Type: "Pass", End: true } } });
 });
 afterAll(async () => {
-  redis.disconnect();
-  await client.close();
   await h.close();
+  await client.close();
+  redis.disconnect();
 });
 
 async function recordOf(exec: string): Promise<Record<string, string>> {
