@@ -41,8 +41,8 @@ describe("a burst of timers due at once", () => {
   it("fires each exactly once across two workers claiming in parallel", async () => {
     await createMachine(h.runtime, "nap", nap);
     // Few slots each, so both workers claim many small batches side by side.
-    await h.startWorker({ concurrency: 4 });
-    await h.startWorker({ concurrency: 4 });
+    await h.startWorker({ concurrency: 4, fireConcurrency: 4 });
+    await h.startWorker({ concurrency: 4, fireConcurrency: 4 });
     const at = new Date(Date.now() + 1500).toISOString();
     const n = 300;
     const ids = await Promise.all(
