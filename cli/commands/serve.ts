@@ -217,6 +217,9 @@ export const serveCommand: Command = {
     // settles: a signal in that window would leave the process hanging. So a shutdown
     // waits for the listen to settle, either way, before it closes the server.
     let listened: Promise<unknown> = Promise.resolve();
+    // Likewise a worker still starting: stopping the private Redis under it left its
+    // connections retrying, and the process up. A shutdown lets the start finish first.
+    let workerStarting: Promise<Error | undefined> = Promise.resolve(undefined);
     const aborted = new AbortController();
     const shutdown = (signal: string): Promise<void> => (closing ??= drain(signal));
     const drain = async (signal: string): Promise<void> => {
@@ -226,6 +229,7 @@ export const serveCommand: Command = {
       // Stop taking requests first, then let the worker finish the jobs it holds
       // (an unfinished job would be redelivered anyway; finishing is just faster).
       await app.close().catch((err: unknown) => app.log.error({ err }, "closing the API"));
+      await workerStarting.catch(() => undefined);
       await webhooks?.close().catch((err: unknown) => app.log.error({ err }, "closing webhooks"));
       await worker?.close().catch((err: unknown) => app.log.error({ err }, "closing the worker"));
       await failures?.close();
@@ -286,41 +290,47 @@ export const serveCommand: Command = {
     // Of several API processes, the first runs the worker: one engine room per serve.
     const runsWorker = !args.flags.has("no-worker") && (apiProcess ?? 0) === 0;
     if (runsWorker && !closing) {
-      worker = await startWorker({
-        redisUrl,
-        prefix,
-        concurrency,
-        taskRunners,
-        onTransition: workerMetrics(registry).onTransition,
-        // The API's pino logger: the worker's lines come out beside the API's, alike.
-        logger: app.log,
-      });
-      failures = await logFailedExecutions({
-        redis: runtime.settings,
-        layout: await runtime.shardLayout(),
-        describe: (id) => runtime.describeExecution(id),
-        log: (record) =>
-          app.log.warn(
-            failureFields(record),
-            `execution ${record.executionId} ${record.status}: ${record.error ?? "no error name"}`,
-          ),
-      });
-      try {
-        webhooks = await webhooksFromEnv(env, {
-          ...runtime.settings,
-          onError: (err) =>
+      workerStarting = (async () => {
+        worker = await startWorker({
+          redisUrl,
+          prefix,
+          concurrency,
+          taskRunners,
+          onTransition: workerMetrics(registry).onTransition,
+          // The API's pino logger: the worker's lines come out beside the API's, alike.
+          logger: app.log,
+        });
+        failures = await logFailedExecutions({
+          redis: runtime.settings,
+          layout: await runtime.shardLayout(),
+          describe: (id) => runtime.describeExecution(id),
+          log: (record) =>
             app.log.warn(
-              { err },
-              `approval webhook: ${err instanceof Error ? err.message : String(err)}`,
+              failureFields(record),
+              `execution ${record.executionId} ${record.status}: ${record.error ?? "no error name"}`,
             ),
         });
-      } catch (err) {
-        app.log.error({ err }, (err as Error).message);
+        try {
+          webhooks = await webhooksFromEnv(env, {
+            ...runtime.settings,
+            onError: (err) =>
+              app.log.warn(
+                { err },
+                `approval webhook: ${err instanceof Error ? err.message : String(err)}`,
+              ),
+          });
+        } catch (err) {
+          return err as Error;
+        }
+        return undefined;
+      })();
+      // (A signal that came meanwhile: its drain closes them once they started.)
+      const badSettings = await workerStarting;
+      if (badSettings) {
+        app.log.error({ err: badSettings }, badSettings.message);
         await shutdown("webhook-settings");
         return EXIT.usage;
       }
-      // A signal that came while they started found nothing to close.
-      if (closing) await Promise.all([worker.close(), failures.close(), webhooks?.close()]);
     }
     const version = stepwiseVersion();
     app.log.info(
