@@ -1,17 +1,16 @@
 // Benchmarks of the Redis runtime. Run: npx tsx bench/redis-bench.ts [throughput|lone|map|latency|timers|memory ...]
 // (default: all). Workers are separate processes (bench/redis-worker.ts), as in production.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { freePort } from "../scripts/free-port.js";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { Redis } from "ioredis";
 import type { StateMachineDefinition } from "../engine/core/definition.js";
 import { createRedisRuntime, type RedisRuntime } from "../runtime/runtime.js";
+import { pct, REDIS_URL, spawnWorkers, stopWorkers } from "./harness.js";
 
-const ROOT = resolve(import.meta.dirname, "..");
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const CHAIN = 20;
 
 function chain(n: number): StateMachineDefinition {
@@ -19,42 +18,6 @@ function chain(n: number): StateMachineDefinition {
   for (let i = 0; i < n; i++)
     States[`S${i}`] = i + 1 < n ? { Type: "Pass", Next: `S${i + 1}` } : { Type: "Pass", End: true };
   return { StartAt: "S0", States } as StateMachineDefinition;
-}
-
-function pct(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
-
-function spawnWorkers(n: number, prefix: string, redisUrl = REDIS_URL): Promise<ChildProcess[]> {
-  return Promise.all(
-    Array.from({ length: n }, () => {
-      const child = spawn(
-        process.execPath,
-        ["--import", "tsx", join(ROOT, "bench/redis-worker.ts")],
-        {
-          cwd: ROOT,
-          env: { ...process.env, REDIS_URL: redisUrl, STEPWISE_PREFIX: prefix },
-          stdio: ["ignore", "pipe", "inherit"],
-        },
-      );
-      return new Promise<ChildProcess>((ok) =>
-        child.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && ok(child)),
-      );
-    }),
-  );
-}
-
-async function stopWorkers(workers: ChildProcess[]): Promise<void> {
-  await Promise.all(
-    workers.map(
-      (w) =>
-        new Promise<void>((done) => {
-          w.once("exit", () => done());
-          w.kill("SIGTERM");
-        }),
-    ),
-  );
 }
 
 async function cleanup(redisUrl: string, prefix: string): Promise<void> {
