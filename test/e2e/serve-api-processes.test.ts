@@ -113,9 +113,12 @@ describe("stepwise serve --api-processes", () => {
     const pids = new Set(urls.flatMap((u) => [...answeredBy(output(), u)]));
     expect(pids).toEqual(new Set(first.map((c) => c.pid)));
     // Request ids name their process, so two processes' `req-1` cannot be confused.
-    const ids = logLines(output())
-      .filter((l) => urls.includes((l.req as { url?: string } | undefined)?.url ?? ""))
-      .map((l) => ({ id: l.reqId as string, pid: l.pid as number }));
+    // (A child's log line can reach the primary's output after its response reached us.)
+    const logged = () =>
+      logLines(output())
+        .filter((l) => urls.includes((l.req as { url?: string } | undefined)?.url ?? ""))
+        .map((l) => ({ id: l.reqId as string, pid: l.pid as number }));
+    const ids = await until(async () => (logged().length >= 12 ? logged() : undefined), 10_000);
     expect(ids).toHaveLength(12);
     expect(new Set(ids.map((r) => r.id)).size).toBe(12);
     for (const { id, pid } of ids) {
