@@ -13,6 +13,7 @@ import {
 } from "../../runtime/scripts/commit-transition.js";
 import { commitKeys } from "../../runtime/transition.js";
 import { deleteKeys } from "../e2e/stack.js";
+import { commitArgs, HEAD } from "./commit-fixture.js";
 
 // Every op of commitTransition, run against Redis: what crosses the seam is one
 // typed map (runtime/wire.ts), and this is where each kind is seen to do what its
@@ -42,26 +43,8 @@ beforeEach(async (context) => {
   await redis.zadd(keys.executionsByStatus("RUNNING"), 1, RUN);
 });
 
-const HEAD = '{"type":"Continue"}';
-
 function commit(ops: CommitOp[], args: Partial<CommitArgs> = {}): Promise<CommitReply> {
-  return client.call(commitTransition, commitKeys(keys, RUN), {
-    base: keys.base,
-    run: RUN,
-    seq: 0,
-    head: HEAD,
-    state: '{"s":1}',
-    journal: ['{"j":1}'],
-    events: [],
-    historyCount: 0,
-    historyHead: "g",
-    newHistoryHead: "",
-    now: 1_000,
-    leaseMs: 500,
-    tombstoneSeconds: 60,
-    ops,
-    ...args,
-  });
+  return client.call(commitTransition, commitKeys(keys, RUN), commitArgs(keys, RUN, ops, args));
 }
 
 async function committed(ops: CommitOp[]): Promise<Extract<CommitReply, { kind: "committed" }>> {

@@ -8,6 +8,7 @@ import { loadTransition } from "../../runtime/scripts/load-transition.js";
 import { commitKeys } from "../../runtime/transition.js";
 import { deleteKeys } from "../e2e/stack.js";
 import { CommandMonitor } from "../integration/monitor.js";
+import { commitArgs, HEAD } from "./commit-fixture.js";
 
 // Script calls made in one tick leave together, and the calls of one script share
 // one EVALSHA, each with its own keys, argument and reply (runtime/redis.ts,
@@ -19,7 +20,6 @@ const client = new RedisClient(url);
 let keys: Keys;
 let prefix: string;
 let monitor: CommandMonitor;
-const HEAD = '{"type":"Continue"}';
 const runs = Array.from({ length: 40 }, (_, i) => `m:e${i}`);
 
 beforeAll(() => {
@@ -51,22 +51,11 @@ const load = (run: string) =>
   );
 
 const commit = (run: string, ops: CommitOp[] = [], seq = 0) =>
-  client.call(commitTransition, commitKeys(keys, run), {
-    base: keys.base,
-    run,
-    seq,
-    head: HEAD,
-    state: `{"s":"${run}"}`,
-    journal: ['{"j":1}'],
-    events: [],
-    historyCount: 0,
-    historyHead: "g",
-    newHistoryHead: "",
-    now: 1_000,
-    leaseMs: 500,
-    tombstoneSeconds: 60,
-    ops,
-  });
+  client.call(
+    commitTransition,
+    commitKeys(keys, run),
+    commitArgs(keys, run, ops, { seq, state: `{"s":"${run}"}` }),
+  );
 
 const scriptCalls = (direct: string[][]) =>
   direct.filter((c) => ["eval", "evalsha"].includes(c[0]!.toLowerCase()));
