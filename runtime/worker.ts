@@ -39,12 +39,16 @@ import { spanSinkFromEnv, type SpanSink } from "./tracing/sink.js";
 const MIN_FIRES = 64;
 
 export interface WorkerOptions extends Partial<RuntimeSettings> {
-  /** Transition jobs processed at once (default 32). */
+  /**
+   * Transition jobs processed at once on each shard this process serves (default
+   * 32): each shard has its own BullMQ queues and workers (shards.ts), so a process
+   * serving all 16 shards runs up to 16 times as many.
+   */
   concurrency?: number;
   /**
-   * Runs advanced at once in this process besides its jobs: those whose timers it
-   * claimed, and those its commits woke (scheduler.ts). Default: `concurrency`, but
-   * at least 64. These advances commit batched, one EVALSHA per script per tick
+   * Runs advanced at once on each shard in this process besides its jobs: those
+   * whose timers it claimed, and those its commits woke (scheduler.ts). Default:
+   * `concurrency`, but at least 64. These advances commit batched, one EVALSHA per script per tick
    * (redis.ts), so more at once costs Redis less per transition: 50,000 timers due
    * at once took 7.3–7.4 s to fire at 16 (Redis 124–129 µs each) and 5.0–5.7 s at 64
    * (77–86 µs), two workers on 2 cores (`bench/costs.ts timers`).

@@ -53,7 +53,7 @@ Environment:
   STEPWISE_PREFIX       Redis key prefix (default stepwise)
   STEPWISE_TASKS        a JS module: named function exports serve function:<name>;
                         a default export object maps Resource strings to functions
-  STEPWISE_CONCURRENCY  transitions one worker runs at once (default 16)
+  STEPWISE_CONCURRENCY  transitions the worker runs at once on each shard (default 16)
   STEPWISE_MAX_WAIT     longest ?wait= of a start, in seconds (default 300)
   STEPWISE_APPROVER_GROUPS   approve keys' groups: alice=finance|legal;bob=finance
   STEPWISE_APPROVAL_WEBHOOK  POST approval events here, signed with STEPWISE_WEBHOOK_SECRET

@@ -27,7 +27,8 @@ as many machines as you like, against one Redis. SIGTERM/SIGINT finish the jobs
 in flight (or hand them back after 10 s) and exit.
 
 Options:
-  --concurrency N       transitions processed at once (STEPWISE_CONCURRENCY, default 16)
+  --concurrency N       transitions processed at once on each shard served
+                        (STEPWISE_CONCURRENCY, default 16; 16 shards: up to 256)
   --task-concurrency N  task calls in flight at once (default 64)
   --metrics-port N      serve this worker's Prometheus metrics at http://<host>:N/metrics
                         (STEPWISE_METRICS_PORT; default: none)
