@@ -54,7 +54,11 @@ export interface WorkerOptions extends Partial<RuntimeSettings> {
    * (77–86 µs), two workers on 2 cores (`bench/costs.ts timers`).
    */
   fireConcurrency?: number;
-  /** Task calls in flight at once (default 64): mostly I/O waits. */
+  /**
+   * Task calls in flight at once that this process's commits hand it, over every
+   * shard (default 64): mostly I/O waits. Task jobs from the queue (retries, a
+   * call past this limit) run besides, as many on each shard's tasks worker.
+   */
   taskConcurrency?: number;
   /** Tried in order after nothing else; defaults add HTTP. Function handlers: `functionRunner`. */
   taskRunners?: TaskRunner[];

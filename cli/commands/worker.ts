@@ -29,7 +29,9 @@ in flight (or hand them back after 10 s) and exit.
 Options:
   --concurrency N       transitions processed at once on each shard served
                         (STEPWISE_CONCURRENCY, default 16; 16 shards: up to 256)
-  --task-concurrency N  task calls in flight at once (default 64)
+  --task-concurrency N  task calls in flight at once that this worker's commits hand
+                        it, over every shard (default 64); task jobs from the queue
+                        (retries, overflow) run besides, as many on each shard served
   --metrics-port N      serve this worker's Prometheus metrics at http://<host>:N/metrics
                         (STEPWISE_METRICS_PORT; default: none)
   --metrics-host H      the interface to serve them on (STEPWISE_METRICS_HOST; default
