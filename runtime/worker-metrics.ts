@@ -6,14 +6,16 @@ export const LATENCY_BUCKETS = [
 ];
 
 /**
- * What a worker process counts itself: transition jobs by outcome and how long a
- * transition waited in the queue and ran. Only this process knows these, so each
+ * What a worker process counts itself: transition jobs by outcome, how long a
+ * transition waited in the queue and ran, and the jobs whose lock it lost. Only this process knows these, so each
  * worker exports its own (`stepwise worker --metrics-port`), and `stepwise serve`
  * puts them next to the API's in one registry; Prometheus sums over processes.
  */
 export interface WorkerMetrics {
   /** Pass as `startWorker({onTransition})`. */
   onTransition(info: { result: string; latencyMs: number }): void;
+  /** Pass as `startWorker({onLockLost})`. */
+  onLockLost(): void;
 }
 
 export function workerMetrics(registry: Registry): WorkerMetrics {
@@ -29,9 +31,17 @@ export function workerMetrics(registry: Registry): WorkerMetrics {
     buckets: LATENCY_BUCKETS,
     registers: [registry],
   });
+  const locksLost = new Counter({
+    name: "stepwise_job_locks_lost_total",
+    help: "Jobs that outlived their BullMQ lock (STEPWISE_LOCK_MS) in this worker and may have run again elsewhere: harmless, but a sign it holds more jobs than it runs in time.",
+    registers: [registry],
+  });
   // Present from the start (at 0), so rates work before the first job.
   transitions.inc({ result: "committed" }, 0);
   return {
+    onLockLost() {
+      locksLost.inc();
+    },
     onTransition({ result, latencyMs }) {
       transitions.inc({ result });
       // Only a commit ends a transition; a stale or idle job committed nothing.

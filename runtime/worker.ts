@@ -31,6 +31,7 @@ import { claimTaskCall, releaseTaskCall, runTaskJob } from "./task-jobs.js";
 import type { TaskCallClaimReply } from "./scripts/task-call-claim.js";
 import type { LoadSnapshot } from "./scripts/load-transition.js";
 import { advance } from "./transition.js";
+import { isLockLoss, lockLossReport } from "./lock-loss.js";
 import { defaultLogger, ExecutionFault, faultFields, type WorkerLog } from "./tracing/logger.js";
 import { observedRunner } from "./tracing/observed-runner.js";
 import { spanSinkFromEnv, type SpanSink } from "./tracing/sink.js";
@@ -85,6 +86,11 @@ export interface WorkerOptions extends Partial<RuntimeSettings> {
    * `missing`); feeds /metrics.
    */
   onTransition?: (info: { result: string; latencyMs: number }) => void;
+  /**
+   * Called for each job that outlived its lock (lock-loss.ts): those are logged
+   * as a warning once per 10 s, not passed to `onError`; feeds /metrics.
+   */
+  onLockLost?: () => void;
 }
 
 export interface StepwiseWorker {
@@ -173,6 +179,11 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
     removeOnFail: { count: 0 },
     drainDelay: 1,
   };
+
+  const lockLoss = lockLossReport(log, settings.lockDurationMs, options.onLockLost);
+  /** The BullMQ workers' errors: a lost lock is counted and summarized, not an error (lock-loss.ts). */
+  const onJobError = (err: unknown): void =>
+    isLockLoss(err) ? lockLoss.add(err as Error) : onError(err);
 
   const watch = new ScheduleWatch(client, settings.timerPollMs);
   /** One shard's queues, workers and scheduler, over the process's connections. */
@@ -281,10 +292,10 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
         concurrency: taskConcurrency,
       },
     );
-    steps.on("error", onError);
-    tasks.on("error", onError);
-    steps.on("failed", (_job, err) => onError(err));
-    tasks.on("failed", (_job, err) => onError(err));
+    steps.on("error", onJobError);
+    tasks.on("error", onJobError);
+    steps.on("failed", (_job, err) => onJobError(err));
+    tasks.on("failed", (_job, err) => onJobError(err));
     // Runs whose timer fired are advanced right here (see scheduler.ts), latency counted from the claim.
     const fire = async (
       run: string,
@@ -339,7 +350,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
       concurrency: 2,
     },
   );
-  operations.on("error", onError);
+  operations.on("error", onJobError);
   await Promise.all([
     ...rooms.flatMap((room) => [room.steps.waitUntilReady(), room.tasks.waitUntilReady()]),
     operations.waitUntilReady(),
@@ -372,6 +383,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
         taskConnection.disconnect();
         (operations.opts.connection as { disconnect?: () => void }).disconnect?.();
         await client.close();
+        lockLoss.flush();
         // What the last commits ended is still batched: sent before the process goes.
         if (!options.spans) await spans?.close();
       })();

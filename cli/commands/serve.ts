@@ -296,7 +296,7 @@ export const serveCommand: Command = {
           prefix,
           concurrency,
           taskRunners,
-          onTransition: workerMetrics(registry).onTransition,
+          ...workerMetrics(registry),
           // The API's pino logger: the worker's lines come out beside the API's, alike.
           logger: app.log,
         });

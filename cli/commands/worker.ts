@@ -142,7 +142,7 @@ export const workerCommand: Command = {
       // Its lines (failed task attempts, errors, executions given up) carry executionId,
       // stateName, attempt and traceId where they concern one (runtime/tracing/logger.ts).
       logger: log,
-      ...(registry ? { onTransition: workerMetrics(registry).onTransition } : {}),
+      ...(registry ? workerMetrics(registry) : {}),
     });
     // Reading records needs the runtime's stores; its connections are idle otherwise.
     const runtime = createRedisRuntime({ redisUrl, prefix });

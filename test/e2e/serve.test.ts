@@ -93,6 +93,8 @@ describe("stepwise serve", () => {
       0,
     );
     expect(sample(metrics, "stepwise_transition_latency_seconds_count")).toBeGreaterThan(0);
+    // Lost job locks (runtime/lock-loss.ts): none in a run this small, but the series is there.
+    expect(sample(metrics, "stepwise_job_locks_lost_total")).toBe(0);
     expect(sample(metrics, "stepwise_executions", { status: "SUCCEEDED" })).toBe(1);
     expect(sample(metrics, "process_resident_memory_bytes")).toBeGreaterThan(0);
     child.kill("SIGTERM");
@@ -177,6 +179,7 @@ describe("stepwise worker", () => {
     const committed = sample(text, "stepwise_transitions_total", { result: "committed" });
     expect(committed).toBe(6);
     expect(sample(text, "stepwise_transition_latency_seconds_count")).toBe(committed);
+    expect(sample(text, "stepwise_job_locks_lost_total")).toBe(0);
     expect(sample(text, "process_cpu_user_seconds_total")).toBeGreaterThan(0);
     // Only the worker's own series: the API's and the runtime's live in the API process.
     expect(sample(text, "stepwise_runtime_metrics_up")).toBeUndefined();
