@@ -25,11 +25,11 @@ const AFTER_LOST_LOCK: ReadonlySet<number> = new Set([
 ]);
 
 /** The lock manager's own complaint carries no code (bullmq lock-manager.js). */
-const RENEWAL_REFUSED = /^could not renew lock for job /;
+const RENEWAL_REFUSED = /^could not renew lock for job (.+)$/;
 
 /** The job a lost-lock error names (bullmq finished-errors.js, lock-manager.js): one job may give several. */
 const JOB_NAMED = [
-  /^could not renew lock for job (.+)$/,
+  RENEWAL_REFUSED,
   /^(?:Missing lock|Lock mismatch|Missing key) for job (.+?)\. /,
   /^Job (.+?) is not in the /,
 ];
@@ -85,7 +85,7 @@ export function lockLossReport(
       `worker: ${count} job${count === 1 ? "" : "s"} outlived ${count === 1 ? "its" : "their"} ${lockMs} ms lock ` +
         `(STEPWISE_LOCK_MS) and may have run again elsewhere: harmless (commits are fenced, ` +
         `task calls repeat with their operation key), but this worker holds more jobs than it ` +
-        `runs in time; lower STEPWISE_CONCURRENCY (per shard served) or add workers. e.g. ${sample}`,
+        `runs in time, or its event loop stood still; lower STEPWISE_CONCURRENCY (per shard served) or add workers. e.g. ${sample}`,
     );
   const close = (): void => {
     timer = undefined;
