@@ -19,6 +19,7 @@ COPY runtime ./runtime
 COPY api ./api
 COPY task-runners ./task-runners
 COPY cli ./cli
+COPY config ./config
 RUN npm run build
 # The console (Preact, bundled by esbuild, a dev dependency): served at /console/, so
 # the image needs no network at run time. esbuild's binary comes from its platform
@@ -31,7 +32,7 @@ FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     PORT=8080 \
     HOST=0.0.0.0 \
-    LOG_LEVEL=info
+    STEPWISE_LOG_LEVEL=info
 WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: `prepare` would run tsc, which is a dev dependency and not installed.

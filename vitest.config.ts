@@ -12,7 +12,7 @@ const ALONE_AT_THE_END = ["test/e2e/wide-joins.test.ts"];
 export default defineConfig({
   test: {
     // REDIS_URL, or the Redis at 127.0.0.1:6379, or a private redis-server.
-    globalSetup: ["test/global-redis.ts"],
+    globalSetup: ["test/global-redis.ts", "test/global-build.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",

@@ -25,27 +25,6 @@ export interface AdmissionSettings {
 
 export const DEFAULT_ADMISSION: AdmissionSettings = { rate: 300, burst: 1300, maxBacklog: 100_000 };
 
-const ENV: Record<keyof AdmissionSettings, string> = {
-  rate: "STEPWISE_START_RATE",
-  burst: "STEPWISE_START_BURST",
-  maxBacklog: "STEPWISE_MAX_BACKLOG",
-};
-
-export function admissionFromEnv(env: NodeJS.ProcessEnv): AdmissionSettings {
-  const settings = { ...DEFAULT_ADMISSION };
-  for (const key of Object.keys(ENV) as (keyof AdmissionSettings)[]) {
-    const raw = env[ENV[key]];
-    if (raw === undefined || raw === "") continue;
-    const value = Number(raw);
-    if (!Number.isFinite(value) || value < 0) {
-      throw new Error(`${ENV[key]} must be a number ≥ 0, not '${raw}'`);
-    }
-    settings[key] = value;
-  }
-  if (settings.rate > 0 && settings.burst < 1) throw new Error(`${ENV.burst} must be ≥ 1`);
-  return settings;
-}
-
 /** A token bucket; pure but for the instants it is given. */
 export class TokenBucket {
   private tokens: number;

@@ -38,30 +38,6 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   maxRequestsPerSocket: 0,
 };
 
-const ENV: Record<keyof ConnectionLimits, string> = {
-  requestTimeoutMs: "STEPWISE_REQUEST_TIMEOUT_MS",
-  headersTimeoutMs: "STEPWISE_HEADERS_TIMEOUT_MS",
-  keepAliveTimeoutMs: "STEPWISE_KEEP_ALIVE_TIMEOUT_MS",
-  maxConnections: "STEPWISE_MAX_CONNECTIONS",
-  maxRequestsPerSocket: "STEPWISE_MAX_REQUESTS_PER_SOCKET",
-};
-
-/** The limits from the environment; throws naming the variable on a bad value. */
-export function connectionLimitsFromEnv(env: NodeJS.ProcessEnv): ConnectionLimits {
-  const limits = { ...DEFAULT_CONNECTION_LIMITS };
-  for (const key of Object.keys(ENV) as (keyof ConnectionLimits)[]) {
-    const raw = env[ENV[key]];
-    if (raw === undefined || raw === "") continue;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < 0) {
-      throw new Error(`${ENV[key]} must be a whole number ≥ 0, not '${raw}'`);
-    }
-    limits[key] = value;
-  }
-  if (limits.keepAliveTimeoutMs === 0) throw new Error(`${ENV.keepAliveTimeoutMs} must be > 0`);
-  return limits;
-}
-
 /** Fastify's options for these limits (and Node's, through `http`). */
 export function connectionOptions(
   limits: ConnectionLimits,

@@ -44,6 +44,7 @@ import { taskTokensPlugin } from "./plugins/task-tokens.js";
 import { testStatePlugin } from "./plugins/test-state.js";
 import { versionsPlugin } from "./plugins/versions.js";
 import { closeQueryString } from "./query.js";
+import { DEFAULT_SLOW_REQUEST_MS, registerRequestLog, requestLogOptions } from "./request-log.js";
 import { registerValidation, validationError } from "./validation.js";
 
 declare module "fastify" {
@@ -71,8 +72,14 @@ export interface ServerOptions {
   runtime: Runtime;
   /** Parsed STEPWISE_API_KEYS; empty turns authentication off (bind to loopback then). */
   apiKeys?: readonly ApiKey[];
-  /** fastify's built-in pino logger: `true`, `false` or pino options ({level: "info"}). */
+  /**
+   * fastify's built-in pino logger: `true`, `false` or pino options ({level: "info"}).
+   * Each request is one line (request-log.ts): `debug`, or `info`/`error` when it failed
+   * or was slow.
+   */
   logger?: FastifyServerOptions["logger"];
+  /** A request that takes this long (ms) is logged at `info`; default 1000. */
+  slowRequestMs?: number;
   /** Readiness of the dependencies (a Redis PING); `/health` answers 503 when it throws. */
   health?: () => Promise<void>;
   /** Runtime figures for /metrics; defaults to the runtime itself when it has `metrics()`. */
@@ -127,6 +134,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const app = Fastify({
     ...connectionOptions(limits),
     logger: options.logger ?? false,
+    ...requestLogOptions(),
     ...(options.requestIdPrefix !== undefined
       ? { genReqId: requestIds(options.requestIdPrefix) }
       : {}),
@@ -183,6 +191,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     const route = request.routeOptions.url ?? "unmatched";
     http.record(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
   });
+  registerRequestLog(app, options.slowRequestMs ?? DEFAULT_SLOW_REQUEST_MS);
 
   app.setErrorHandler((error, request, reply) => sendError(reply, request, error));
   app.setNotFoundHandler((request, reply) =>
@@ -250,9 +259,9 @@ function toApiError(error: unknown, request: FastifyRequest): ApiError {
 
 function sendError(reply: FastifyReply, request: FastifyRequest, error: unknown): FastifyReply {
   const apiErr = toApiError(error, request);
-  // Client errors are the client's business (fastify logs the request line anyway);
-  // 5xx are ours, with the original error and stack.
-  if (apiErr.status >= 500) request.log.error({ err: error }, "request failed");
+  // Client errors are the client's business (the request's line says which); 5xx are
+  // ours: the request's line (request-log.ts) carries the original error and stack.
+  if (apiErr.status >= 500) request.failure = error;
   if (apiErr.status === 401) reply.header("www-authenticate", 'Bearer realm="stepwise"');
   const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
   if (typeof retryAfter === "number") reply.header("retry-after", String(retryAfter));

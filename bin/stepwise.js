@@ -13,12 +13,16 @@ const io = {
   isTTY: process.stderr.isTTY === true,
   stdoutTTY: process.stdout.isTTY === true,
 };
+// main answers every usage, configuration and connection error itself (one line, exit 2
+// or 1); what it throws is a bug, and its stack is the bug report (exit 70, EX_SOFTWARE).
 main(process.argv.slice(2), io).then(
   (code) => {
     process.exitCode = code;
   },
   (err) => {
-    process.stderr.write(`stepwise: internal error: ${err?.stack ?? err}\n`);
+    process.stderr.write(
+      `stepwise: internal error (a bug in stepwise; please report it with this trace):\n${err?.stack ?? err}\n`,
+    );
     process.exitCode = 70;
   },
 );

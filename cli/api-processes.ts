@@ -31,10 +31,9 @@ export function reportReady(port: number): void {
   if (cluster.isWorker) process.send?.(message);
 }
 
-/** This process's index among the API processes, or undefined outside a cluster. */
-export function apiProcessIndex(): number | undefined {
-  const raw = process.env[CHILD_ENV];
-  return cluster.isWorker && raw !== undefined ? Number(raw) : undefined;
+/** This process's index among the API processes (`STEPWISE_API_PROCESS`), or undefined outside a cluster. */
+export function apiProcessIndex(configured: number | undefined): number | undefined {
+  return cluster.isWorker ? configured : undefined;
 }
 
 /** A replaced child is forked after this, so a child that dies at once cannot spin. */

@@ -8,6 +8,12 @@ export interface Command {
   run(argv: string[], io: CommandIO): Promise<number>;
 }
 
+/** One action of a command group (`executions list`), with its line for a bare `stepwise executions`. */
+export interface Action {
+  name: string;
+  summary: string;
+}
+
 export interface CommandIO {
   stdout(text: string): void;
   stderr(text: string): void;
@@ -21,14 +27,21 @@ export interface CommandIO {
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 /**
- * A usage error: the command line itself was wrong (exit 2). `showUsage: false` for
- * errors that the usage text would not help with, such as a path that does not exist.
+ * A usage error: the command line (or a setting) was wrong (exit 2). Printed as its
+ * message and then `see 'stepwise <command> --help'`; `pointToHelp: false` for errors
+ * the usage text would not help with, such as a path that does not exist.
  */
 export class UsageError extends Error {
   constructor(
     message: string,
-    readonly showUsage = true,
+    readonly pointToHelp = true,
   ) {
     super(message);
   }
 }
+
+/**
+ * A failure the person can act on that is not in the command line, such as a service
+ * that cannot be reached: printed as its one-line message (exit 1), never as a stack.
+ */
+export class CommandFailure extends Error {}

@@ -24,8 +24,8 @@ export type RedisChoice =
  * With `STEPWISE_REDIS_CLUSTER`, the first seed node is what startup waits for and
  * `/health` probes (the runtime itself connects through the Cluster client).
  */
-export function clusterSeedUrl(env: NodeJS.ProcessEnv): string | undefined {
-  const seed = env.STEPWISE_REDIS_CLUSTER?.split(",")[0]?.trim();
+export function clusterSeedUrl(cluster: readonly string[] | undefined): string | undefined {
+  const seed = cluster?.[0];
   return seed ? `redis://${seed}` : undefined;
 }
 

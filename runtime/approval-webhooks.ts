@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { UnrecoverableError, Queue, Worker, type Job } from "bullmq";
 import type { ApprovalRecord } from "./approval-record.js";
 import { readRecord } from "./approval-record.js";
-import { egressPolicyFromEnv, type EgressPolicy } from "../task-runners/egress.js";
+import { DEFAULT_EGRESS, type EgressPolicy } from "../task-runners/egress.js";
 import { outbound } from "../task-runners/outbound.js";
 import { makeKeys, type Keys } from "./keys.js";
 import { bullConnection, type RedisTarget } from "./redis.js";
@@ -73,7 +73,7 @@ export async function startApprovalWebhooks(
   const onError = options.onError ?? ((err: unknown) => console.error("approval webhook:", err));
   const base = options.retryBaseMs ?? 1000;
   const send = outbound({
-    policy: options.egress ?? egressPolicyFromEnv(),
+    policy: options.egress ?? DEFAULT_EGRESS,
     maxResponseBytes: 64 * 1024,
   });
   const retryFor = options.retryForMs ?? 24 * 3600_000;

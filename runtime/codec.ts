@@ -285,7 +285,12 @@ function decode(text: string, from: number): string {
  * `STEPWISE_STORAGE=json` stores plain JSON (readable with redis-cli, about 40%
  * more memory). Readers accept both, so the setting can change at any time.
  */
-const PLAIN = process.env.STEPWISE_STORAGE === "json";
+let PLAIN = false;
+
+/** The process's storage format (config/: `STEPWISE_STORAGE`); set once at start. */
+export function setStorageFormat(format: "compact" | "json"): void {
+  PLAIN = format === "json";
+}
 const PACK_LIMIT = 8192;
 
 /** `json` must be `JSON.stringify` output; anything else is stored as given. */

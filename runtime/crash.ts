@@ -6,8 +6,14 @@
  * only transitions of child runs (Map iterations, Parallel branches), or
  * `:collect` to count only commits that collect a join's results.
  */
-const target = process.env.STEPWISE_CRASH_AT;
-let remaining = Number(process.env.STEPWISE_CRASH_AFTER ?? "1");
+let target: string | undefined;
+let remaining = 1;
+
+/** Arms the crash point (config/ reads the variables); a process without it never crashes. */
+export function armCrashPoint(at: string | undefined, after = 1): void {
+  target = at;
+  remaining = after;
+}
 
 export type CrashPoint = "beforeCommit" | "afterCommit" | "duringTask";
 

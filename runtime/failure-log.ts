@@ -33,7 +33,7 @@ export async function logFailedExecutions(options: {
   subscriber.on("message", (_channel: string, short: string) => {
     void (async () => {
       const claimed = await claims.set(
-        `${layout.keysOf(short).base}failure-logged:${short}`,
+        layout.keysOf(short).failureLogged(short),
         "1",
         "EX",
         3600,

@@ -7,24 +7,28 @@ import { randomBytes } from "../engine/drivers/entropy.js";
  * use the "short" form without the constant ARN prefix, to keep Redis small.
  *
  * The region and account are those a deployment claims (`STEPWISE_AWS_REGION`,
- * `STEPWISE_AWS_ACCOUNT`), read once: the REST API and the AWS API issue the same
- * ARNs, and AWS SDKs accept them only when they look like AWS's own.
+ * `STEPWISE_AWS_ACCOUNT`, read by config/), set once at start before any ARN is
+ * made: the REST API and the AWS API issue the same ARNs, and AWS SDKs accept them
+ * only when they look like AWS's own. Live bindings: importers see the values set.
  */
-export const AWS_REGION = fromEnv("STEPWISE_AWS_REGION", "us-east-1", /^[a-z0-9-]{1,32}$/);
-export const AWS_ACCOUNT = fromEnv("STEPWISE_AWS_ACCOUNT", "123456789012", /^\d{12}$/);
+export let AWS_REGION = "us-east-1";
+export let AWS_ACCOUNT = "123456789012";
 /** `arn:aws:states:<region>:<account>:`, what every Stepwise ARN starts with. */
-export const ARN_BASE = `arn:aws:states:${AWS_REGION}:${AWS_ACCOUNT}:`;
-export const EXECUTION_ARN_PREFIX = `${ARN_BASE}execution:`;
-export const STATE_MACHINE_ARN_PREFIX = `${ARN_BASE}stateMachine:`;
-export const ACTIVITY_ARN_PREFIX = `${ARN_BASE}activity:`;
+export let ARN_BASE = "";
+export let EXECUTION_ARN_PREFIX = "";
+export let STATE_MACHINE_ARN_PREFIX = "";
+export let ACTIVITY_ARN_PREFIX = "";
 
-/** A malformed value must stop the service: ARNs issued with it would outlive the typo. */
-function fromEnv(name: string, fallback: string, pattern: RegExp): string {
-  const value = process.env[name];
-  if (value === undefined || value === "") return fallback;
-  if (!pattern.test(value)) throw new Error(`${name}='${value}' does not match ${pattern.source}`);
-  return value;
+/** The deployment's region and account (config/ checks their shape). Call before serving. */
+export function setDeploymentIdentity(region: string, account: string): void {
+  AWS_REGION = region;
+  AWS_ACCOUNT = account;
+  ARN_BASE = `arn:aws:states:${region}:${account}:`;
+  EXECUTION_ARN_PREFIX = `${ARN_BASE}execution:`;
+  STATE_MACHINE_ARN_PREFIX = `${ARN_BASE}stateMachine:`;
+  ACTIVITY_ARN_PREFIX = `${ARN_BASE}activity:`;
 }
+setDeploymentIdentity(AWS_REGION, AWS_ACCOUNT);
 
 /**
  * Names of state machines (and activities): the API's rule (api/schemas.ts

@@ -65,6 +65,8 @@ export interface Keys {
   history(exec: string): string;
   /** List: every `{runId, event}` fed to `step`, in commit order (deterministic replay). */
   journal(exec: string): string;
+  /** The claim of the process that logs an execution's failed end (failure-log.ts). */
+  failureLogged(exec: string): string;
   /** Hash: SHA-256 hex → a JSON text the execution stores once and refers to (payloads.ts). */
   payloads(exec: string): string;
   /** Hash: `s` run state (JSON), `q` seq, `fx` follow-ups of the last commit. */
@@ -197,6 +199,7 @@ export function makeKeys(prefix = "stepwise", shard = 0, count = 1): Keys {
       `${base}${LUA_KINDS.statusIndex}${status}${machine !== undefined ? `:${machine}` : ""}`,
     history: (exec) => `${base}h:${exec}`,
     journal: (exec) => `${base}j:${exec}`,
+    failureLogged: (exec) => `${base}failure-logged:${exec}`,
     payloads: (exec) => `${base}${LUA_KINDS.payloads}${exec}`,
     run: (run) => `${base}${LUA_KINDS.run}${run}`,
     inbox: (run) => `${base}${LUA_KINDS.inbox}${run}`,

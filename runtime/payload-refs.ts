@@ -49,30 +49,6 @@ export class LoadedPayloads {
   }
 }
 
-/** The deployment's policy from the environment: undefined (off, as AWS) unless STEPWISE_PAYLOAD_STORE says. */
-export function payloadPolicyFromEnv(env = process.env): PayloadPolicy | undefined {
-  const store = env.STEPWISE_PAYLOAD_STORE ?? "";
-  if (store === "" || store === "off") return undefined;
-  if (store !== "redis") {
-    throw new Error(
-      `STEPWISE_PAYLOAD_STORE must be 'redis' or unset (off), not '${store}' (an S3-compatible store is not there yet)`,
-    );
-  }
-  return {
-    refOverBytes: bytesFromEnv(env, "STEPWISE_PAYLOAD_REF_BYTES", 256 * 1024),
-    resolveMaxBytes: bytesFromEnv(env, "STEPWISE_PAYLOAD_RESOLVE_MAX_BYTES", 10 * 1024 * 1024),
-  };
-}
-
-function bytesFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0)
-    throw new Error(`${name} must be a positive integer (bytes), not '${raw}'`);
-  return value;
-}
-
 /**
  * `input` with every reference in it replaced by its payload: what a task's
  * resource receives (a model call's Messages holding a stored tool result, an

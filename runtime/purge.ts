@@ -45,7 +45,8 @@ export async function purgeExecution(
     }
     if (entries.length < BATCH) break;
   }
-  const children: string[] = [];
+  // The failure log's claim (an hour) would outlive the execution it names.
+  const children: string[] = [keys.failureLogged(exec)];
   const joins = new Set<string>();
   for (const run of runs) {
     children.push(keys.run(run), keys.inbox(run), keys.parked(run));

@@ -1,4 +1,4 @@
-import { spanSinkFromEnv, type SpanSink } from "./tracing/sink.js";
+import { otlpSink, type SpanSink } from "./tracing/sink.js";
 import { newTrace, type ExecutionTrace } from "./tracing/trace-context.js";
 import type { StateMachineDefinition } from "../engine/core/definition.js";
 import type { RunEvent, RunEventBody } from "../engine/core/events.js";
@@ -28,7 +28,7 @@ import { AliasStore } from "./aliases.js";
 import { runnerHandlers, startExpress } from "./express.js";
 import { TagStore } from "./tags.js";
 import { VersionStore } from "./versions.js";
-import { defaultRunners } from "../task-runners/index.js";
+import { defaultRunners, type DefaultRunnerOptions } from "../task-runners/index.js";
 import { DATA_LIMIT_BYTES } from "../engine/step-context.js";
 import type { TaskRunner } from "../task-runners/runner.js";
 import type { ModelBudget } from "../task-runners/model/budget.js";
@@ -121,7 +121,7 @@ export class RedisRuntime implements Runtime {
   private readonly expressRunners: TaskRunner[];
   /**
    * Where the spans of the commits this process makes (stops) go: the given sink, or
-   * the OTLP exporter when OTEL_EXPORTER_OTLP_ENDPOINT is set, loaded on the first stop.
+   * the OTLP exporter when the settings say `otlp`, loaded on the first stop.
    */
   private spans: Promise<SpanSink | undefined> | undefined;
   private readonly ownsSpans: boolean;
@@ -141,7 +141,13 @@ export class RedisRuntime implements Runtime {
     this.aliases = new AliasStore(this.client, this.keys, this.machines, this.versions);
     this.tags = new TagStore(this.client, this.keys);
     this.activities = new ActivityStore(this.client, this.keys);
-    this.expressRunners = [...(options.taskRunners ?? []), ...defaultRunners()];
+    this.expressRunners = [
+      ...(options.taskRunners ?? []),
+      ...defaultRunners({
+        ...options.runners,
+        ...(this.settings.payloads ? { payloads: this.settings.payloads } : {}),
+      }),
+    ];
     this.sharded = this.openShards();
     this.sharded.then((opened) => (this.opened = opened)).catch(() => {});
     // Awaited by every call that needs it; unobserved, a failure would end the process.
@@ -594,7 +600,9 @@ export class RedisRuntime implements Runtime {
     options: { error?: string; cause?: string; caller?: Caller } = {},
   ): Promise<ExecutionRecord> {
     // A stop commits here, not in a worker: the spans it ends are emitted here too.
-    this.spans ??= spanSinkFromEnv(process.env, { serviceName: "stepwise" });
+    this.spans ??= this.settings.otlp
+      ? otlpSink({ serviceName: "stepwise" })
+      : Promise.resolve(undefined);
     const spans = await this.spans;
     const { executions, deps } = await this.roomOf(executionId);
     return executions.stop(executionId, options, spans ? { ...deps, spans } : deps);
@@ -640,10 +648,12 @@ export class RedisRuntime implements Runtime {
 
   /** Loaded (or generated) once per process; a failed load is tried again next time. */
   private auditSigner(): Promise<AuditSigner> {
-    this.signer ??= loadAuditSigner(this.client, this.keys).catch((err: unknown) => {
-      this.signer = undefined;
-      throw err;
-    });
+    this.signer ??= loadAuditSigner(this.client, this.keys, this.settings.auditKeyFile).catch(
+      (err: unknown) => {
+        this.signer = undefined;
+        throw err;
+      },
+    );
     return this.signer;
   }
 
@@ -839,7 +849,9 @@ export class RedisRuntime implements Runtime {
 
 export type RuntimeOptions = Partial<RuntimeSettings> & {
   taskRunners?: TaskRunner[];
-  /** Where the spans of this process's commits go (default: from OTEL_* variables). */
+  /** What the default runners of EXPRESS executions are told (egress, limits, model endpoints). */
+  runners?: DefaultRunnerOptions;
+  /** Where the spans of this process's commits go (default: OTLP when `otlp` is set, else none). */
   spans?: SpanSink;
 };
 

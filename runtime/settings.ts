@@ -1,6 +1,4 @@
 import type { PayloadPolicy } from "../engine/core/payload-ref.js";
-import { payloadPolicyFromEnv } from "./payload-refs.js";
-import { shardsFromEnv, workerShardsFromEnv } from "./shards.js";
 /**
  * Tunables of the Redis runtime. Defaults suit production; tests shorten the
  * lease and lock so that crash recovery takes a second instead of half a minute.
@@ -68,66 +66,59 @@ export interface RuntimeSettings {
    * set by STEPWISE_PAYLOAD_STORE=redis; unset, they fail as on AWS.
    */
   payloads?: PayloadPolicy;
-}
-
-function envNumber(name: string): number | undefined {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return undefined;
-  const value = Number(raw);
-  return Number.isFinite(value) && value > 0 ? value : undefined;
+  /**
+   * Export spans over OTLP/HTTP (`OTEL_EXPORTER_OTLP_ENDPOINT`): the exporter reads
+   * its standard variables itself. Off: no span is made and the SDK is not loaded.
+   */
+  otlp: boolean;
+  /** `STEPWISE_AUDIT_KEY`: the PEM file of the key that signs audit exports. */
+  auditKeyFile?: string;
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [k in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [k in K]?: V };
 }
 
-function clusterFromEnv(): string[] | undefined {
-  const raw = process.env.STEPWISE_REDIS_CLUSTER;
-  if (raw === undefined || raw.trim() === "") return undefined;
-  return raw
-    .split(",")
-    .map((node) => node.trim())
-    .filter((node) => node !== "");
-}
-
 function historyCap(value: number): number {
   return value === 0 ? Infinity : Math.floor(value);
 }
 
+/**
+ * A worker's defaults, the same for `stepwise serve`, `stepwise worker` and a
+ * worker built in-process (config/ reads the variables that change them).
+ */
+export const WORKER_DEFAULTS = {
+  /** Transition jobs at once on each shard served (`STEPWISE_CONCURRENCY`). */
+  concurrency: 16,
+  /** Task calls in flight that a worker's own commits hand it (`STEPWISE_TASK_CONCURRENCY`). */
+  taskConcurrency: 64,
+  /** The least number of in-process advances at once per shard (`STEPWISE_FIRE_CONCURRENCY`). */
+  minFireConcurrency: 64,
+} as const;
+
+/**
+ * The settings with their defaults filled in. Nothing here reads the environment:
+ * config/ turns variables into `options` (`stepwise serve`, `stepwise worker`), and
+ * code that builds a runtime in-process says what it wants.
+ */
 export function resolveSettings(options: Partial<RuntimeSettings> = {}): RuntimeSettings {
   return {
-    redisUrl: options.redisUrl ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
-    ...optional("redisCluster", options.redisCluster ?? clusterFromEnv()),
-    ...optional("shards", options.shards ?? shardsFromEnv(process.env.STEPWISE_SHARDS)),
-    ...optional(
-      "workerShards",
-      options.workerShards ?? workerShardsFromEnv(process.env.STEPWISE_WORKER_SHARDS),
-    ),
-    prefix: options.prefix ?? process.env.STEPWISE_PREFIX ?? "stepwise",
-    leaseMs: options.leaseMs ?? envNumber("STEPWISE_LEASE_MS") ?? 10_000,
-    lockDurationMs: options.lockDurationMs ?? envNumber("STEPWISE_LOCK_MS") ?? 3_000,
-    stalledIntervalMs: options.stalledIntervalMs ?? envNumber("STEPWISE_STALLED_MS") ?? 1_000,
+    redisUrl: options.redisUrl ?? "redis://127.0.0.1:6379",
+    ...optional("redisCluster", options.redisCluster),
+    ...optional("shards", options.shards),
+    ...optional("workerShards", options.workerShards),
+    prefix: options.prefix ?? "stepwise",
+    leaseMs: options.leaseMs ?? 10_000,
+    lockDurationMs: options.lockDurationMs ?? 3_000,
+    stalledIntervalMs: options.stalledIntervalMs ?? 1_000,
     tombstoneTtlSeconds: options.tombstoneTtlSeconds ?? 7 * 24 * 3600,
-    timerPollMs: options.timerPollMs ?? envNumber("STEPWISE_TIMER_POLL_MS") ?? 20,
-    retentionSeconds:
-      options.retentionSeconds ??
-      (process.env.STEPWISE_RETENTION_DAYS === "0"
-        ? 0
-        : Math.round((envNumber("STEPWISE_RETENTION_DAYS") ?? 90) * 86_400)),
-    approvalEvents: options.approvalEvents ?? Boolean(process.env.STEPWISE_APPROVAL_WEBHOOK),
-    maxHistoryEvents: historyCap(
-      options.maxHistoryEvents ??
-        (process.env.STEPWISE_MAX_HISTORY_EVENTS === "0"
-          ? 0
-          : (envNumber("STEPWISE_MAX_HISTORY_EVENTS") ?? 25_000)),
-    ),
-    ...(() => {
-      const payloads = "payloads" in options ? options.payloads : payloadPolicyFromEnv();
-      return payloads ? { payloads } : {};
-    })(),
-    chain: options.chain ?? {
-      transitions: Math.floor(envNumber("STEPWISE_CHAIN_TRANSITIONS") ?? 100),
-      ms: envNumber("STEPWISE_CHAIN_MS") ?? 10,
-    },
+    timerPollMs: options.timerPollMs ?? 20,
+    retentionSeconds: options.retentionSeconds ?? 90 * 86_400,
+    approvalEvents: options.approvalEvents ?? false,
+    maxHistoryEvents: historyCap(options.maxHistoryEvents ?? 25_000),
+    ...optional("payloads", options.payloads),
+    chain: options.chain ?? { transitions: 100, ms: 10 },
+    otlp: options.otlp ?? false,
+    ...optional("auditKeyFile", options.auditKeyFile),
   };
 }

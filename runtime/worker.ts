@@ -4,6 +4,7 @@ import type { TaskRunner } from "../task-runners/runner.js";
 import type { TaskMode } from "../task-runners/resources.js";
 import { defaultRunners } from "../task-runners/index.js";
 import type { EgressPolicy } from "../task-runners/egress.js";
+import type { ModelEndpoints } from "../task-runners/model/endpoints.js";
 import { makeKeys, QUEUES, type Keys } from "./keys.js";
 import { HeldRuns } from "./held-runs.js";
 import { InputCache } from "./frame-input.js";
@@ -26,7 +27,7 @@ import { bullConnection, RedisClient } from "./redis.js";
 import { checkStorageVersion } from "./storage-version.js";
 import { Scheduler, ScheduleWatch } from "./scheduler.js";
 import { resolveShardCount, servedShards, ShardLayout } from "./shards.js";
-import { resolveSettings, type RuntimeSettings } from "./settings.js";
+import { resolveSettings, WORKER_DEFAULTS, type RuntimeSettings } from "./settings.js";
 import { claimTaskCall, releaseTaskCall, runTaskJob } from "./task-jobs.js";
 import type { TaskCallClaimReply } from "./scripts/task-call-claim.js";
 import type { LoadSnapshot } from "./scripts/load-transition.js";
@@ -34,10 +35,7 @@ import { advance } from "./transition.js";
 import { isLockLoss, lockLossReport } from "./lock-loss.js";
 import { defaultLogger, ExecutionFault, faultFields, type WorkerLog } from "./tracing/logger.js";
 import { observedRunner } from "./tracing/observed-runner.js";
-import { spanSinkFromEnv, type SpanSink } from "./tracing/sink.js";
-
-/** The least `fireConcurrency` defaults to (see there). */
-const MIN_FIRES = 64;
+import { otlpSink, type SpanSink } from "./tracing/sink.js";
 
 export interface WorkerOptions extends Partial<RuntimeSettings> {
   /**
@@ -63,8 +61,14 @@ export interface WorkerOptions extends Partial<RuntimeSettings> {
   taskConcurrency?: number;
   /** Tried in order after nothing else; defaults add HTTP. Function handlers: `functionRunner`. */
   taskRunners?: TaskRunner[];
-  /** What the default runners may connect to (default: `STEPWISE_EGRESS_ALLOW`). */
+  /** What the default runners may connect to (default: nothing private; config/: `STEPWISE_EGRESS_ALLOW`). */
   egress?: EgressPolicy;
+  /** The longest HTTP task response read (default 256 KiB, or the payload policy's read limit). */
+  httpMaxResponseBytes?: number;
+  /** The model runner's endpoints (default: none). */
+  modelEndpoints?: ModelEndpoints;
+  /** Where the model runner finds the keys its endpoints name by variable (default: none). */
+  secrets?: Readonly<Record<string, string | undefined>>;
   /** Overrides how resources are treated (call / activity / park). */
   taskMode?: (resource: string) => TaskMode;
   /** Where job and poll errors go (default: the logger, at error). */
@@ -118,10 +122,12 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
       ));
   const spans =
     options.spans ??
-    (await spanSinkFromEnv(process.env, {
-      serviceName: "stepwise-worker",
-      onError: (err) => log.warn({ err }, "span export failed"),
-    }));
+    (settings.otlp
+      ? await otlpSink({
+          serviceName: "stepwise-worker",
+          onError: (err) => log.warn({ err }, "span export failed"),
+        })
+      : undefined);
   const client = new RedisClient(settings, { name: "stepwise-worker" });
   let layout: ShardLayout;
   let served: number[];
@@ -144,7 +150,15 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
   const executions = new ExecutionCache(client, layout, undefined, settings.payloads);
   const runners = [
     ...(options.taskRunners ?? []),
-    ...defaultRunners(options.egress ? { egress: options.egress } : {}),
+    ...defaultRunners({
+      ...(options.egress ? { egress: options.egress } : {}),
+      ...(options.httpMaxResponseBytes !== undefined
+        ? { maxResponseBytes: options.httpMaxResponseBytes }
+        : {}),
+      ...(options.modelEndpoints ? { modelEndpoints: options.modelEndpoints } : {}),
+      ...(options.secrets ? { secrets: options.secrets } : {}),
+      ...(settings.payloads ? { payloads: settings.payloads } : {}),
+    }),
   ].map((runner) => observedRunner(runner, { log, spans }));
   const shared = {
     client,
@@ -166,7 +180,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
    * are most of a task turn's Redis work. Past that, or while closing, it is queued
    * as before; a call that throws is queued too, for the queue's retries.
    */
-  const taskConcurrency = options.taskConcurrency ?? 64;
+  const taskConcurrency = options.taskConcurrency ?? WORKER_DEFAULTS.taskConcurrency;
   const calls = new Set<Promise<void>>();
   const shutdown = new AbortController();
   let closing: Promise<void> | undefined;
@@ -276,7 +290,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
         ...common,
         prefix: keys.bullPrefix,
         connection: stepConnection,
-        concurrency: options.concurrency ?? 32,
+        concurrency: options.concurrency ?? WORKER_DEFAULTS.concurrency,
       },
     );
     const tasks = new Worker<TaskJob>(
@@ -315,7 +329,12 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
     scheduler = new Scheduler(client, keys, queues, settings, onError, {
       watch,
       fire: (run, seq, snapshot) => fire(run, seq, snapshot && { snapshot }),
-      concurrency: options.fireConcurrency ?? Math.max(options.concurrency ?? 32, MIN_FIRES),
+      concurrency:
+        options.fireConcurrency ??
+        Math.max(
+          options.concurrency ?? WORKER_DEFAULTS.concurrency,
+          WORKER_DEFAULTS.minFireConcurrency,
+        ),
     });
     scheduler.start();
     return { queues, steps, tasks, scheduler };

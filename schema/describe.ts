@@ -68,18 +68,45 @@ export function closest(word: string, candidates: Iterable<string>): string | un
   return bestDistance <= limit ? best : undefined;
 }
 
+/**
+ * The state name a mistyped one most likely meant, for "did you mean …?": the only
+ * name within a small edit distance, letter case ignored. Short names get no guess
+ * (from "B", any one-letter name is one edit away), and a tie gets none either.
+ */
+export function nearestName(word: string, names: Iterable<string>): string | undefined {
+  const lower = word.toLowerCase();
+  let best: string[] = [];
+  let bestDistance = Infinity;
+  for (const name of names) {
+    const limit = Math.min(3, Math.floor(Math.max(word.length, name.length) / 4));
+    const d = distance(lower, name.toLowerCase());
+    if (d > limit || d > bestDistance) continue;
+    if (d < bestDistance) best = [];
+    bestDistance = d;
+    best.push(name);
+  }
+  return best.length === 1 ? best[0] : undefined;
+}
+
+/** Edit distance (optimal string alignment: a swap of two neighbours is one edit). */
 function distance(a: string, b: string): number {
   if (Math.abs(a.length - b.length) > 3) return Infinity;
+  let before: number[] = [];
   let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
     for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(
+      let d = Math.min(
         prev[j]! + 1,
         cur[j - 1]! + 1,
         prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
       );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d = Math.min(d, before[j - 2]! + 1);
+      }
+      cur[j] = d;
     }
+    before = prev;
     prev = cur;
   }
   return prev[b.length]!;

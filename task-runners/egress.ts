@@ -55,9 +55,8 @@ export function parseEgressAllow(text: string | undefined): EgressPolicy {
   return { ranges, hosts };
 }
 
-export function egressPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): EgressPolicy {
-  return parseEgressAllow(env[EGRESS_ENV]);
-}
+/** The policy with nothing opened: what a runner built without one uses. */
+export const DEFAULT_EGRESS: EgressPolicy = parseEgressAllow(undefined);
 
 /** Whether a URL's host name (as `URL.hostname` spells it) is opened by name. */
 export function hostAllowed(policy: EgressPolicy, hostname: string): boolean {

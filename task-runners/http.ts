@@ -1,7 +1,6 @@
-import { payloadPolicyFromEnv } from "../runtime/payload-refs.js";
 import type { Json } from "../engine/core/json.js";
 import { isJsonObject } from "../engine/core/json.js";
-import { egressPolicyFromEnv, type EgressPolicy } from "./egress.js";
+import { DEFAULT_EGRESS, type EgressPolicy } from "./egress.js";
 import { outbound, ResponseTooLarge, type OutboundResponse, type Send } from "./outbound.js";
 import { bareResource } from "./resources.js";
 import { TaskError, type TaskRunner } from "./runner.js";
@@ -36,20 +35,6 @@ export interface HttpRunnerOptions {
 export const MAX_RESPONSE_BYTES = 256 * 1024;
 export const MAX_RESPONSE_ENV = "STEPWISE_HTTP_MAX_RESPONSE_BYTES";
 
-export function maxResponseBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env[MAX_RESPONSE_ENV];
-  if (raw === undefined || raw === "") {
-    // Results past the quota go by reference (engine/core/payload-ref.ts): a body may be
-    // as large as a read into a reference may load.
-    return payloadPolicyFromEnv(env)?.resolveMaxBytes ?? MAX_RESPONSE_BYTES;
-  }
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) {
-    throw new Error(`${MAX_RESPONSE_ENV} must be a positive integer (bytes), not '${raw}'`);
-  }
-  return value;
-}
-
 const RESOURCES = new Set(["http:invoke", "arn:aws:states:::http:invoke"]);
 
 /** Whether the HTTP runner serves this resource (its `.waitForTaskToken` form too). */
@@ -67,9 +52,9 @@ export function headerSafe(id: string): string {
 }
 
 export function httpRunner(options: HttpRunnerOptions = {}): TaskRunner {
-  const maxResponseBytes = options.maxResponseBytes ?? maxResponseBytesFromEnv();
+  const maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const send: Send = outbound({
-    policy: options.egress ?? egressPolicyFromEnv(),
+    policy: options.egress ?? DEFAULT_EGRESS,
     maxResponseBytes,
   });
   return {

@@ -1,6 +1,7 @@
+import type { PayloadPolicy } from "../engine/core/payload-ref.js";
 import type { EgressPolicy } from "./egress.js";
-import { egressPolicyFromEnv } from "./egress.js";
-import { httpRunner, maxResponseBytesFromEnv } from "./http.js";
+import { httpRunner, MAX_RESPONSE_BYTES } from "./http.js";
+import type { ModelEndpoints } from "./model/endpoints.js";
 import { modelRunner } from "./model/index.js";
 import { taskMode } from "./resources.js";
 import { findRunner, type TaskRunner } from "./runner.js";
@@ -12,7 +13,7 @@ export {
   type FunctionHandler,
 } from "./function.js";
 export { httpRunner, type HttpRunnerOptions } from "./http.js";
-export { egressPolicyFromEnv, parseEgressAllow, type EgressPolicy } from "./egress.js";
+export { DEFAULT_EGRESS, parseEgressAllow, type EgressPolicy } from "./egress.js";
 export { mockRunner } from "./mock.js";
 export {
   MODEL_ERRORS,
@@ -31,24 +32,41 @@ export {
 } from "./runner.js";
 export { activityName, isApproval, taskMode, type TaskMode } from "./resources.js";
 
+/** What the default runners are told (config/ reads it from the environment). */
+export interface DefaultRunnerOptions {
+  /** What HTTP tasks may reach (default: nothing loopback, private or link-local). */
+  egress?: EgressPolicy;
+  /** The longest HTTP response body read (default 256 KiB, or `payloads.resolveMaxBytes`). */
+  maxResponseBytes?: number;
+  /** Large results go by reference: a body may be as large as a read into one may load. */
+  payloads?: PayloadPolicy;
+  /** The model runner's endpoints (default: none). */
+  modelEndpoints?: ModelEndpoints;
+  /** Where the model runner finds the keys its endpoints name by variable. */
+  secrets?: Readonly<Record<string, string | undefined>>;
+}
+
 /**
- * Runners every worker has after the configured ones (egress: default
- * `STEPWISE_EGRESS_ALLOW`). The model runner reads `STEPWISE_MODEL_ENDPOINTS` here,
- * so a bad file stops the process at start; it is not under the egress policy: a
- * definition names a configured endpoint, never an address, and a model served on
- * the operator's own network (vLLM, Ollama) is the common case.
+ * Runners every worker has after the configured ones. The model runner is not
+ * under the egress policy: a definition names a configured endpoint, never an
+ * address, and a model served on the operator's own network (vLLM, Ollama) is the
+ * common case.
  */
-export function defaultRunners(options: { egress?: EgressPolicy } = {}): TaskRunner[] {
-  return [httpRunner(options.egress ? { egress: options.egress } : {}), modelRunner()];
+export function defaultRunners(options: DefaultRunnerOptions = {}): TaskRunner[] {
+  return [
+    httpRunner({
+      ...(options.egress ? { egress: options.egress } : {}),
+      maxResponseBytes:
+        options.maxResponseBytes ?? options.payloads?.resolveMaxBytes ?? MAX_RESPONSE_BYTES,
+    }),
+    modelRunner({
+      ...(options.modelEndpoints ? { endpoints: options.modelEndpoints } : {}),
+      ...(options.secrets ? { env: options.secrets } : {}),
+    }),
+  ];
 }
 
 /** Whether a service with these runners can serve a Task Resource (activities and approvals need none). */
 export function servedBy(runners: readonly TaskRunner[]): (resource: string) => boolean {
   return (resource) => taskMode(resource) !== "call" || findRunner(runners, resource) !== undefined;
-}
-
-/** Reads the runners' settings once at start-up, so a bad value stops the service by name. */
-export function checkRunnerSettings(env: NodeJS.ProcessEnv): void {
-  egressPolicyFromEnv(env);
-  maxResponseBytesFromEnv(env);
 }

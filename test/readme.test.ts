@@ -1,42 +1,66 @@
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import { ROOT } from "./e2e/processes.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { alive, freePort, ROOT, userEnv } from "./e2e/processes.js";
 
 /**
- * The README's shell blocks, run as written from the repository root, so that the
- * README stays true: every command must exit 0. Only the commands that run a
- * service until stopped (`serve`, `worker`, the local cluster script), the ones that talk to such a running
- * service (`curl localhost:8080…`, the human-approval walkthrough: its steps are the
- * end-to-end tests of test/e2e/approvals.test.ts; the `stepwise machines|executions|
- * approvals` client, run by test/e2e/cli-client.test.ts) and the ones that are this suite
- * itself (`npm ci && npm test`) are left out; any other command runs here.
+ * README.md, run as written, so that it stays true.
+ *
+ * - The commands that need no service (the tour) run one by one from the
+ *   repository root; each must exit 0.
+ * - The blocks that talk to a service run in order in ONE bash session, as a
+ *   newcomer types them into a terminal, in a directory of their own (links to the
+ *   repository's files, so what they write lands there): first the Quick start's
+ *   `npx stepwise serve` (in the background, as in a second terminal), then each
+ *   block as it is; a block that starts a service of its own is preceded by the
+ *   Quick start's being stopped. The service uses no shared Redis: it starts its own
+ *   `redis-server`, as on a fresh machine, and the test checks that the README's way
+ *   of stopping it stops that too.
+ *
+ * What is not run as written, and why: `npm ci` (this suite runs after it), the suite
+ * itself, the local Redis Cluster block (test/integration/cluster.test.ts starts one),
+ * the port (8080 may be taken here: a free one stands for it) and the model
+ * endpoint of `models.yaml` (tests never call out: a model server on loopback stands
+ * for OpenAI's).
  */
 
-/** The commands of a Markdown document's ```sh blocks (comments and blank lines dropped). */
-export function shellCommands(markdown: string): string[] {
-  const blocks = [...markdown.matchAll(/^```(?:sh|bash|shell)\n([\s\S]*?)^```/gm)];
-  return blocks.flatMap((block) =>
-    block[1]!
-      .replace(/\\\n\s*/g, " ")
-      .split("\n")
-      .map((line) => line.trim())
-      .filter((line) => line !== "" && !line.startsWith("#")),
-  );
+/** Each ```sh block of a Markdown document, as its text (continuations kept). */
+export function shellBlocks(markdown: string): string[] {
+  return [...markdown.matchAll(/^```(?:sh|bash|shell)\n([\s\S]*?)^```/gm)].map((b) => b[1]!);
 }
 
-const LEFT_OUT = [
-  /\bstepwise (serve|worker)\b/,
-  // A local Redis Cluster, up until stopped (test/integration/cluster.test.ts starts one).
-  /\bscripts\/redis-cluster\.ts\b/,
-  /\blocalhost:8080\b/,
-  // The client commands talk to a running service: test/e2e/cli-client.test.ts runs them.
-  /\bstepwise (machines|executions|approvals)\b/,
-  /^npm ci && npm test$/,
-];
-const commands = shellCommands(readFileSync(join(ROOT, "README.md"), "utf8"));
-const tour = commands.filter((c) => !LEFT_OUT.some((pattern) => pattern.test(c)));
+/** The commands of a block: comments and blank lines dropped, continuations joined. */
+export function shellCommands(block: string): string[] {
+  return block
+    .replace(/\\\n\s*/g, " ")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !line.startsWith("#"));
+}
+
+const README = readFileSync(join(ROOT, "README.md"), "utf8");
+const blocks = shellBlocks(README);
+
+const SUITE = /^npm ci && npm test$/m;
+const CLUSTER = /scripts\/redis-cluster\.ts/;
+const QUICK_START = /^npm ci && npx stepwise serve$/m;
+/** A block that needs a running service, or starts one. */
+const SERVICE = /localhost:8080|\bstepwise (serve|worker|machines|executions|approvals)\b|\baws /;
+const OWN_SERVICE = /npx stepwise serve &/;
+
+const tour = blocks.filter((b) => !SERVICE.test(b) && !SUITE.test(b)).flatMap(shellCommands);
+const session = blocks.filter((b) => SERVICE.test(b) && !CLUSTER.test(b) && !QUICK_START.test(b));
 
 /** What some commands must print besides exiting 0. */
 const PRINTS: [RegExp, string][] = [
@@ -48,9 +72,16 @@ const PRINTS: [RegExp, string][] = [
   [/npm run conformance/, "cases.jsonl:"],
 ];
 
-function sh(command: string): Promise<{ code: number | null; output: string }> {
+function sh(
+  command: string,
+  options: { cwd?: string; env?: Record<string, string>; shell?: string } = {},
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn("sh", ["-c", command], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(options.shell ?? "sh", ["-c", command], {
+      cwd: options.cwd ?? ROOT,
+      env: options.env ?? process.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     child.stdout.on("data", (c: Buffer) => (output += c.toString()));
     child.stderr.on("data", (c: Buffer) => (output += c.toString()));
@@ -58,49 +89,17 @@ function sh(command: string): Promise<{ code: number | null; output: string }> {
   });
 }
 
-/** The newest modification time of the TypeScript sources under `dir`. */
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
-    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-// `npx stepwise` runs dist/, which `npm ci` builds; rebuild it when a source is newer
-// (while developing), so the README is checked against the code as it is.
-beforeAll(async () => {
-  const sources = ["api", "cli", "engine", "runtime", "schema", "task-runners"].map((d) =>
-    newestSource(join(ROOT, d)),
-  );
-  let built = 0;
-  try {
-    built = statSync(join(ROOT, "dist", "cli", "main.js")).mtimeMs;
-  } catch {
-    // not built
-  }
-  if (Math.max(...sources) > built) {
-    const build = await sh("npx tsc -p tsconfig.build.json");
-    expect(build.output).toBe("");
-  }
-}, 180_000);
-
 describe("the README's commands", () => {
-  it("are found, and only the long-running ones, their walkthrough and the suite itself are left out", () => {
+  it("are all run: only npm ci, the suite itself and the local cluster are left out", () => {
     expect(tour.length).toBeGreaterThanOrEqual(6);
-    const leftOut = commands.filter((c) => !tour.includes(c));
-    const client = /\bstepwise (machines|executions|approvals)\b/;
-    expect(leftOut.filter((c) => !/\blocalhost:8080\b/.test(c) && !client.test(c))).toEqual([
+    const leftOut = blocks.filter((b) => !session.includes(b) && !tour.some((c) => b.includes(c)));
+    expect(leftOut.map((b) => shellCommands(b)[0])).toEqual([
       "npm ci && npx stepwise serve",
       "npm ci && npm test",
       "npx tsx scripts/redis-cluster.ts                        # a local 3-master cluster, prints its nodes",
-      "STEPWISE_REDIS_CLUSTER=127.0.0.1:7001,127.0.0.1:7002 npx stepwise serve",
-      "STEPWISE_REDIS_CLUSTER=… STEPWISE_WORKER_SHARDS=0-7 npx stepwise worker   # or every shard",
-      "npx stepwise serve &",
-      "STEPWISE_MODEL_ENDPOINTS=models.yaml OPENAI_API_KEY=sk-… npx stepwise serve &",
     ]);
+    // The Quick start's command is run (without npm ci) to serve the session.
+    expect(session.length).toBeGreaterThanOrEqual(4);
   });
 
   it.each(tour)(
@@ -113,4 +112,101 @@ describe("the README's commands", () => {
     },
     60_000,
   );
+});
+
+describe("the README's walkthroughs against a service", () => {
+  let dir: string;
+  let model: Server;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "stepwise-readme-"));
+    for (const entry of readdirSync(ROOT)) {
+      if (entry === ".git" || entry === ".stepwise") continue;
+      symlinkSync(join(ROOT, entry), join(dir, entry));
+    }
+    // An OpenAI-compatible endpoint on loopback that answers at once, without tools.
+    model = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.setHeader("content-type", "application/json");
+        res.end(
+          JSON.stringify({
+            id: "chatcmpl-1",
+            object: "chat.completion",
+            model: "gpt-4o-mini",
+            choices: [
+              {
+                index: 0,
+                message: { role: "assistant", content: "Lisbon is warmer." },
+                finish_reason: "stop",
+              },
+            ],
+            usage: { prompt_tokens: 20, completion_tokens: 5 },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => model.listen(0, "127.0.0.1", resolve));
+    const models = [...README.matchAll(/^`models\.yaml`:\n\n```yaml\n([\s\S]*?)^```/gm)][0]![1]!;
+    const url = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+    writeFileSync(join(dir, "models.yaml"), models.replace("https://api.openai.com/v1", url));
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => model?.close(resolve));
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("run as written, and the documented way of stopping the service stops it and its Redis", async () => {
+    const port = await freePort();
+    const redisPort = await freePort();
+    const health = `curl -sf localhost:${port}/health > /dev/null`;
+    // Stopped means gone, its private redis-server too, as the next service needs both ports.
+    const gone = `while ${health} || redis-cli -p ${redisPort} ping > /dev/null 2>&1; do sleep 0.2; done`;
+    const quickStart = shellCommands(blocks.find((b) => QUICK_START.test(b))!)[0]!.replace(
+      "npm ci && ",
+      "",
+    );
+    const steps = [
+      "set -euo pipefail",
+      "set -x",
+      // The Quick start, as in a second terminal.
+      `${quickStart} & QUICK=$!`,
+      `until ${health}; do sleep 0.2; done`,
+    ];
+    let quickRunning = true;
+    for (const block of session) {
+      if (OWN_SERVICE.test(block) && quickRunning) {
+        steps.push("kill $QUICK", gone);
+        quickRunning = false;
+      }
+      steps.push(block.replaceAll("localhost:8080", `localhost:${port}`));
+      if (OWN_SERVICE.test(block)) steps.push(gone);
+    }
+    if (quickRunning) steps.push("kill $QUICK", gone);
+    const script = steps.join("\n");
+    const { code, output } = await sh(script, {
+      cwd: dir,
+      shell: "bash",
+      env: userEnv({
+        PORT: String(port),
+        STEPWISE_URL: `http://127.0.0.1:${port}`,
+        // Nothing answers there: serve starts its own redis-server, as on a new machine.
+        STEPWISE_LOCAL_REDIS_PORT: String(redisPort),
+      }),
+    });
+    expect(code, output.slice(-8000)).toBe(0);
+    // What the walkthroughs say they show.
+    expect(output).toMatch(/"status": "PAUSED"|PAUSED/);
+    expect(output).toMatch(/audit.jsonl: OK: \d+ events of arn:aws:states:/);
+    expect(output).toContain('"name": "payment"');
+    expect(output).toMatch(/SUCCEEDED/);
+    expect(output).toContain("PAID");
+    expect(output).toContain("Lisbon is warmer.");
+    // Every service and redis-server it started is gone.
+    const services = output.match(/started a private redis-server there \(pid (\d+)/g) ?? [];
+    expect(services.length).toBeGreaterThanOrEqual(2);
+    for (const line of services) expect(alive(Number(/pid (\d+)/.exec(line)![1]))).toBe(false);
+    const left = await sh(`curl -s -o /dev/null -w '%{http_code}' localhost:${port}/health`);
+    expect(left.output).toBe("000");
+  }, 180_000);
 });

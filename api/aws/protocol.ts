@@ -64,7 +64,8 @@ export const awsPlugin: FastifyPluginAsync<AwsPluginOptions> = async (
 
   app.setErrorHandler((error, request, reply) => {
     const aws = toAwsError(error);
-    if (aws.status >= 500) request.log.error({ err: error }, "AWS API request failed");
+    // The request's one log line (api/request-log.ts) carries a 5xx's error and stack.
+    if (aws.status >= 500) request.failure = error;
     const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
     if (retryAfter !== undefined) reply.header("retry-after", String(retryAfter));
     return sendError(reply, aws);
@@ -86,6 +87,8 @@ export const awsPlugin: FastifyPluginAsync<AwsPluginOptions> = async (
         body: raw,
       });
       caller = { name: key.name, scope: key.scope, groups: key.groups ?? [] };
+      // Named on the request's log line, as the REST API's auth hook does.
+      request.caller = caller;
     }
     const target = request.headers["x-amz-target"];
     const actionName = typeof target === "string" ? TARGET.exec(target)?.[1] : undefined;

@@ -34,7 +34,10 @@ const TYPES: readonly StateMachineType[] = ["STANDARD", "EXPRESS"];
 const MAX_DEFINITION = 1024 * 1024;
 
 /** What DescribeStateMachine shows for a role nobody named. */
-export const DEFAULT_ROLE = `arn:aws:iam::${AWS_ACCOUNT}:role/stepwise`;
+/** The role a state machine created without one reports (the deployment's account). */
+export function defaultRole(): string {
+  return `arn:aws:iam::${AWS_ACCOUNT}:role/stepwise`;
+}
 
 /** The definition text, validated; InvalidDefinition in AWS's wording otherwise. */
 export function readDefinition(
@@ -105,7 +108,7 @@ async function create(body: Body, ctx: AwsContext): Promise<unknown> {
     if (
       existing.definitionHash !== hashOf(definition) ||
       existing.type !== type ||
-      (roleArn !== undefined && roleArn !== (existing.roleArn ?? DEFAULT_ROLE))
+      (roleArn !== undefined && roleArn !== (existing.roleArn ?? defaultRole()))
     ) {
       throw awsError(
         "StateMachineAlreadyExists",
@@ -138,7 +141,7 @@ export function describeBody(
     name: machine.name,
     status: "ACTIVE",
     definition: JSON.stringify(machine.definition),
-    roleArn: machine.roleArn ?? DEFAULT_ROLE,
+    roleArn: machine.roleArn ?? defaultRole(),
     type: machine.type,
     creationDate: epochSeconds(version ? version.publishedAt : machine.machineCreatedAt),
     loggingConfiguration: { level: "OFF", includeExecutionData: false },

@@ -10,14 +10,19 @@ import { apiError } from "../errors.js";
  * /console/executions/…) answers index.html and the app routes it. index.html is
  * never cached (it names the current assets); the assets' names carry their
  * content hash, so they are cached for good. Public: the page holds no data, the
- * API it calls checks the key.
+ * API it calls checks the key. The service's home page (`GET /`) is the console.
  */
 export interface ConsoleOptions {
-  /** The built console; default: console/dist beside the sources or the compiled dist/. */
+  /** buildServer's `consoleDir`; default: console/dist beside the sources or the compiled dist/. */
   root?: string;
 }
 
 export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app, options) => {
+  // 302, not 301/308: a browser keeps a permanent redirect for good, and `/` may yet
+  // become a page of its own. `POST /` is the AWS endpoint (api/aws), untouched.
+  app.get("/", { config: { hidden: true } }, async (_request, reply) =>
+    reply.redirect("/console/", 302),
+  );
   const root = options.root ?? builtConsole();
   if (!root) {
     const notBuilt = async (): Promise<never> => {
@@ -65,8 +70,6 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app, opt
 
 /** console/dist relative to this module, from the sources (api/plugins) or from dist/api/plugins. */
 function builtConsole(): string | undefined {
-  const fromEnv = process.env.STEPWISE_CONSOLE_DIR;
-  if (fromEnv) return existsSync(`${fromEnv}/index.html`) ? fromEnv : undefined;
   for (const up of ["../../console/dist/", "../../../console/dist/"]) {
     const dir = fileURLToPath(new URL(up, import.meta.url));
     if (existsSync(`${dir}index.html`)) return dir;

@@ -1,6 +1,6 @@
-import { parseArgs } from "../args.js";
-import { EXIT, UsageError, type Command } from "../command.js";
-import { CLIENT_OPTIONS, refused, ServiceClient } from "../service-client.js";
+import { actionError, parseArgs } from "../args.js";
+import { EXIT, UsageError, type Action, type Command } from "../command.js";
+import { CLIENT_OPTIONS, CLIENT_VALUES, refused, ServiceClient } from "../service-client.js";
 
 const usage = `Usage: stepwise approvals list [--status S] [--approver GROUP] [--state-machine NAME] [--limit N] [--cursor C]
        stepwise approvals show ID
@@ -16,6 +16,13 @@ ${CLIENT_OPTIONS}
 Deciding takes an admin key or an approve key.
 
 Exit codes: 0 done, 1 the service refused (the error is printed), 2 usage error.`;
+
+const ACTIONS: Action[] = [
+  { name: "list", summary: "list approvals, by status, approver or state machine" },
+  { name: "show", summary: "show an approval: subject, details, decisions" },
+  { name: "approve", summary: "approve what an approval shows" },
+  { name: "reject", summary: "reject what an approval shows" },
+];
 
 function describe(a: Record<string, unknown>): string {
   const decisions =
@@ -43,8 +50,7 @@ export const approvalsCommand: Command = {
     const args = parseArgs(argv, {
       flags: ["json"],
       values: [
-        "url",
-        "api-key",
+        ...CLIENT_VALUES,
         "comment",
         "status",
         "approver",
@@ -54,6 +60,7 @@ export const approvalsCommand: Command = {
       ],
     });
     const [action, id, ...extra] = args.positionals;
+    if (!ACTIONS.some((a) => a.name === action)) throw actionError(ACTIONS, action);
     if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
     const service = ServiceClient.from(args);
     const call = (method: string, path: string, body?: unknown) => service.call(method, path, body);
@@ -85,9 +92,6 @@ export const approvalsCommand: Command = {
       }
       if (reply.body.nextCursor) io.stdout(`(more: --cursor ${String(reply.body.nextCursor)})\n`);
       return EXIT.ok;
-    }
-    if (action !== "show" && action !== "approve" && action !== "reject") {
-      throw new UsageError(`unknown action '${action ?? ""}': list, show, approve or reject`);
     }
     if (id === undefined) throw new UsageError(`${action} needs an approval id`);
     const path = `/v1/approvals/${encodeURIComponent(id)}`;

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { verifyAudit } from "../../runtime/audit/verify.js";
-import { parseArgs } from "../args.js";
-import { EXIT, UsageError, type Command } from "../command.js";
+import { actionError, parseArgs } from "../args.js";
+import { EXIT, UsageError, type Action, type Command } from "../command.js";
 
 const usage = `Usage: stepwise audit verify FILE [--public-key PEM] [--json]
 
@@ -19,6 +19,10 @@ Exit codes: 0 the export verifies, 1 it does not (the first event that breaks th
 chain and how: changed, removed, inserted, reordered; or the definition or the
 signature), 2 usage error.`;
 
+const ACTIONS: Action[] = [
+  { name: "verify", summary: "check a signed audit export offline: hash chain and signature" },
+];
+
 export const auditCommand: Command = {
   name: "audit",
   summary: "verify a signed audit export of an execution, offline",
@@ -26,10 +30,7 @@ export const auditCommand: Command = {
   async run(argv, io) {
     const args = parseArgs(argv, { flags: ["json"], values: ["public-key"] });
     const [sub, file, ...extra] = args.positionals;
-    if (sub !== "verify")
-      throw new UsageError(
-        sub ? `unknown audit command '${sub}'` : "audit needs a command: verify",
-      );
+    if (sub !== "verify") throw actionError(ACTIONS, sub);
     if (file === undefined) throw new UsageError("audit verify needs a FILE");
     if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
     const text = await readText(file);

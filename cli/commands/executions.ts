@@ -1,10 +1,11 @@
 import { readFile } from "node:fs/promises";
 import type { HistoryEvent } from "../../engine/core/history.js";
-import { parseArgs } from "../args.js";
-import { EXIT, UsageError, type Command, type CommandIO } from "../command.js";
+import { actionError, parseArgs } from "../args.js";
+import { EXIT, UsageError, type Action, type Command, type CommandIO } from "../command.js";
 import { historyTable } from "../history-table.js";
 import {
   CLIENT_OPTIONS,
+  CLIENT_VALUES,
   painter,
   printJson,
   refused,
@@ -37,6 +38,21 @@ ${CLIENT_OPTIONS}
 Exit codes: 0 done, 1 the service refused (or the watched execution did not
 succeed), 2 usage error.`;
 
+const ACTIONS: Action[] = [
+  { name: "list", summary: "list executions, by state machine or status" },
+  { name: "show", summary: "show an execution: status, input, output, what it waits on" },
+  { name: "history", summary: "print an execution's event history" },
+  { name: "start", summary: "start an execution of a state machine" },
+  { name: "stop", summary: "stop a running execution" },
+  { name: "pause", summary: "pause a running execution where it is" },
+  { name: "resume", summary: "resume a paused execution" },
+  { name: "redrive", summary: "run a failed execution again from the state it ended in" },
+  { name: "restart", summary: "start a new execution with the same input" },
+  { name: "fork", summary: "start a new execution from an event of this one's history" },
+  { name: "purge", summary: "delete an ended execution's record and history" },
+  { name: "watch", summary: "follow an execution live until it ends" },
+];
+
 const enc = encodeURIComponent;
 
 export const executionsCommand: Command = {
@@ -48,8 +64,7 @@ export const executionsCommand: Command = {
     const args = parseArgs(argv, {
       flags: ["json", "reverse"],
       values: [
-        "url",
-        "api-key",
+        ...CLIENT_VALUES,
         "state-machine",
         "status",
         "limit",
@@ -65,6 +80,7 @@ export const executionsCommand: Command = {
       ],
     });
     const [action, target, ...extra] = args.positionals;
+    if (!ACTIONS.some((a) => a.name === action)) throw actionError(ACTIONS, action);
     if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
     const service = ServiceClient.from(args);
     const json = args.flags.has("json");
@@ -141,6 +157,7 @@ export const executionsCommand: Command = {
           "POST",
           `/v1/state-machines/${enc(machine)}/executions${wait ? `?wait=${enc(wait)}` : ""}`,
           body,
+          Number(wait ?? 0) || 0,
         );
         if (reply.status !== 200 && reply.status !== 201) return refused(io, "executions", reply);
         if (json) return printJson(io, reply.body);
@@ -219,9 +236,7 @@ export const executionsCommand: Command = {
       case "watch":
         return watch(service, need("an execution id"), io, json);
       default:
-        throw new UsageError(
-          `unknown action '${action ?? ""}': list, show, history, start, stop, pause, resume, redrive, restart, fork, purge or watch`,
-        );
+        throw actionError(ACTIONS, action);
     }
   },
 };

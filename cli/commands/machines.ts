@@ -1,19 +1,37 @@
 import { readFile } from "node:fs/promises";
-import { parseArgs } from "../args.js";
-import { EXIT, UsageError, type Command } from "../command.js";
-import { CLIENT_OPTIONS, printJson, refused, ServiceClient, table } from "../service-client.js";
+import { actionError, parseArgs } from "../args.js";
+import { EXIT, UsageError, type Action, type Command } from "../command.js";
+import {
+  CLIENT_OPTIONS,
+  CLIENT_VALUES,
+  printJson,
+  refused,
+  ServiceClient,
+  table,
+} from "../service-client.js";
 
 const usage = `Usage: stepwise machines list [--limit N] [--cursor C]
        stepwise machines show NAME [--version N]
        stepwise machines create NAME FILE
        stepwise machines update NAME FILE
+       stepwise machines deploy NAME FILE
 
 The state machines of a running Stepwise service. FILE is a definition in JSON or
 YAML; the service validates it and answers its diagnostics when it is refused.
+'deploy' creates the state machine, or stores a new version when its definition
+changed, and does nothing when it did not: safe to run again, from scripts and CI.
 
 ${CLIENT_OPTIONS}
 
 Exit codes: 0 done, 1 the service refused (the error is printed), 2 usage error.`;
+
+const ACTIONS: Action[] = [
+  { name: "list", summary: "list the state machines, latest versions" },
+  { name: "show", summary: "show a state machine's versions and definition" },
+  { name: "create", summary: "create a state machine from a definition file" },
+  { name: "update", summary: "store a new version of a state machine from a file" },
+  { name: "deploy", summary: "create it, or a new version when the file changed (idempotent)" },
+];
 
 export const machinesCommand: Command = {
   name: "machines",
@@ -22,9 +40,10 @@ export const machinesCommand: Command = {
   async run(argv, io) {
     const args = parseArgs(argv, {
       flags: ["json"],
-      values: ["url", "api-key", "limit", "cursor", "version"],
+      values: [...CLIENT_VALUES, "limit", "cursor", "version"],
     });
     const [action, name, file, ...extra] = args.positionals;
+    if (!ACTIONS.some((a) => a.name === action)) throw actionError(ACTIONS, action);
     if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
     const service = ServiceClient.from(args);
     const json = args.flags.has("json");
@@ -77,7 +96,8 @@ export const machinesCommand: Command = {
         return EXIT.ok;
       }
       case "create":
-      case "update": {
+      case "update":
+      case "deploy": {
         if (name === undefined || file === undefined) {
           throw new UsageError(`${action} needs a state machine name and a definition file`);
         }
@@ -87,12 +107,18 @@ export const machinesCommand: Command = {
         } catch (err) {
           throw new UsageError(`cannot read '${file}': ${(err as Error).message}`, false);
         }
-        const reply =
-          action === "create"
-            ? await service.call("POST", "/v1/state-machines", { name, definition: text })
-            : await service.call("PUT", `/v1/state-machines/${encodeURIComponent(name)}`, {
-                definition: text,
-              });
+        const create = () => service.call("POST", "/v1/state-machines", { name, definition: text });
+        const update = () =>
+          service.call("PUT", `/v1/state-machines/${encodeURIComponent(name)}`, {
+            definition: text,
+          });
+        let reply = action === "create" ? await create() : await update();
+        // deploy: an update of a state machine that is not there yet creates it.
+        let created = action === "create";
+        if (action === "deploy" && reply.status === 404) {
+          reply = await create();
+          created = true;
+        }
         if (reply.status !== 200 && reply.status !== 201) {
           if (!json) {
             for (const d of (reply.body.details as Record<string, unknown>[] | undefined) ?? []) {
@@ -104,14 +130,14 @@ export const machinesCommand: Command = {
           return json ? (printJson(io, reply.body), EXIT.failed) : refused(io, "machines", reply);
         }
         if (json) return printJson(io, reply.body);
-        const created = action === "create" || reply.body.created === true;
+        created ||= reply.body.created === true;
         io.stdout(
           `${String(reply.body.name)}: version ${String(reply.body.version)}${created ? "" : " (unchanged)"}\n`,
         );
         return EXIT.ok;
       }
       default:
-        throw new UsageError(`unknown action '${action ?? ""}': list, show, create or update`);
+        throw actionError(ACTIONS, action);
     }
   },
 };

@@ -1,74 +1,57 @@
 import { Redis } from "ioredis";
-import { listenAddress, parseApiKeys } from "../../api/auth.js";
 import { createRegistry } from "../../api/metrics.js";
 import { buildServer } from "../../api/server.js";
-import { connectionLimitsFromEnv } from "../../api/connection-limits.js";
-import { Admission, admissionFromEnv } from "../../api/admission.js";
+import { Admission } from "../../api/admission.js";
+import { runnerOptions, runtimeSettings, workerOptions } from "../../config/service.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
 import { setConnectionLog } from "../../runtime/connection-errors.js";
 import { failureFields, logFailedExecutions, type FailureLog } from "../../runtime/failure-log.js";
 import { startWorker, type StepwiseWorker } from "../../runtime/worker.js";
 import { workerMetrics } from "../../runtime/worker-metrics.js";
-import {
-  checkRunnerSettings,
-  defaultRunners,
-  functionRunner,
-  servedBy,
-} from "../../task-runners/index.js";
-import { webhooksFromEnv } from "../../runtime/approval-webhook-settings.js";
+import { startApprovalWebhooks, type ApprovalWebhooks } from "../../runtime/approval-webhooks.js";
+import { defaultRunners, functionRunner, servedBy } from "../../task-runners/index.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
-import { integerSetting, parseArgs } from "../args.js";
+import { parseArgs } from "../args.js";
+import { serviceConfig } from "../service-config.js";
 import { EXIT, UsageError, type Command } from "../command.js";
-import { loadEndpoints } from "../../task-runners/model/endpoints.js";
 import { containStrayErrors } from "../containment.js";
 import { redactRedisUrl, waitForRedis } from "../redis-connection.js";
-import { createLogger, LOG_LEVELS } from "../logger.js";
+import { createLogger } from "../logger.js";
 import { chooseRedis, clusterSeedUrl, type RedisChoice } from "../serve-redis.js";
 import { apiProcessIndex, reportReady, superviseApiProcesses } from "../api-processes.js";
 import { loadTasksModule } from "../tasks-module.js";
+import { whenLauncherGone } from "../launcher.js";
 import { stepwiseVersion } from "../version.js";
 
 const usage = `Usage: stepwise serve [--port N] [--host H] [--no-worker] [--api-processes N]
+                      [--concurrency N] [--task-concurrency N] [--fire-concurrency N]
 
 Runs the REST API (and, unless --no-worker, a worker that advances executions) in
-one process. Every setting is an environment variable; options override them.
+one process. Every setting is an environment variable; an option overrides its
+variable. \`stepwise config\` prints them all with the values in force; README.md
+("Running the service") documents each. Stop it with Ctrl-C or SIGTERM: it drains
+requests and jobs, and stops the private redis-server it started, if any.
 
 Options:
-  --port N       the port to listen on (PORT, default 8080)
-  --host H       the interface to bind (HOST, default 0.0.0.0; 127.0.0.1 without API keys)
-  --no-worker    serve the API only; run workers with \`stepwise worker\`
-  --api-processes N  answer the API from N processes sharing the port
-                 (STEPWISE_API_PROCESSES, default 1); the worker runs in the first
+  --port N              the port to listen on (PORT, default 8080; 0: any free port)
+  --host H              the interface to bind (HOST, default 0.0.0.0; 127.0.0.1 without API keys)
+  --no-worker           serve the API only; run workers with \`stepwise worker\`
+  --api-processes N     answer the API from N processes sharing the port
+                        (STEPWISE_API_PROCESSES, default 1); the worker runs in the first
+  --concurrency N       the worker's transitions at once per shard (STEPWISE_CONCURRENCY, 16)
+  --task-concurrency N  its task calls in flight (STEPWISE_TASK_CONCURRENCY, 64)
+  --fire-concurrency N  its in-process advances at once per shard
+                        (STEPWISE_FIRE_CONCURRENCY, default the concurrency, at least 64)
 
-Environment:
+Environment (the main ones):
   REDIS_URL             Redis to use. Unset: redis://127.0.0.1:6379 when something
                         answers there, else a private redis-server started by serve
                         (AOF in ./.stepwise/redis/, stopped with the service)
-  STEPWISE_LOCAL_REDIS_PORT  the port of that default address (default 6379)
-  STEPWISE_CONNECT_TIMEOUT   seconds to keep trying REDIS_URL at start-up before
-                        giving up with exit 1 (default 30)
-  PORT, HOST            where to listen (see above)
   STEPWISE_API_KEYS     name:scope:secret,... (scopes: admin, run, callback, approve); without
                         keys authentication is off and the API binds to 127.0.0.1 only
-  STEPWISE_PREFIX       Redis key prefix (default stepwise)
-  STEPWISE_TASKS        a JS module: named function exports serve function:<name>;
-                        a default export object maps Resource strings to functions
-  STEPWISE_CONCURRENCY  transitions the worker runs at once on each shard (default 16)
-  STEPWISE_MAX_WAIT     longest ?wait= of a start, in seconds (default 300)
-  STEPWISE_APPROVER_GROUPS   approve keys' groups: alice=finance|legal;bob=finance
-  STEPWISE_APPROVAL_WEBHOOK  POST approval events here, signed with STEPWISE_WEBHOOK_SECRET
-  STEPWISE_EGRESS_ALLOW cidr|ip|host,... that HTTP tasks and webhooks may reach although
-                        loopback, private, link-local or reserved (default: none)
-  STEPWISE_HTTP_MAX_RESPONSE_BYTES  longest HTTP task response body read (default 262144)
-  STEPWISE_REQUEST_TIMEOUT_MS   a request's headers and body must arrive within this (30000)
-  STEPWISE_HEADERS_TIMEOUT_MS   its headers within this (10000)
-  STEPWISE_KEEP_ALIVE_TIMEOUT_MS  idle keep-alive connections close after this (72000)
-  STEPWISE_MAX_CONNECTIONS      connections open at once (10000; 0: no limit)
-  STEPWISE_MAX_REQUESTS_PER_SOCKET  requests per connection (0: no limit)
-  STEPWISE_START_RATE, STEPWISE_START_BURST  starts per second per API key and per state
-                        machine, and the burst (300, 1300; rate 0: no limit); past them 429
-  STEPWISE_MAX_BACKLOG  waiting transitions above which starts are refused (100000; 0: off)
-  LOG_LEVEL             fatal, error, warn, info (default), debug, trace or silent`;
+  STEPWISE_APPROVER_GROUPS  approve keys' groups: alice=finance|legal;bob=finance
+  STEPWISE_TASKS        a JS module: named function exports serve function:<name>
+  STEPWISE_LOG_LEVEL    fatal, error, warn, info (default), debug, trace or silent`;
 
 async function loadTasks(module: string | undefined): Promise<TaskRunner[]> {
   if (!module) return [];
@@ -82,83 +65,48 @@ export const serveCommand: Command = {
   async run(argv, io) {
     const args = parseArgs(argv, {
       flags: ["no-worker"],
-      values: ["port", "host", "api-processes"],
+      values: [
+        "port",
+        "host",
+        "api-processes",
+        "concurrency",
+        "task-concurrency",
+        "fire-concurrency",
+      ],
     });
     if (args.positionals.length > 0) throw new UsageError("serve takes no positional arguments");
-    const env = process.env;
-    const port = integerSetting("--port/PORT", args.values.get("port") ?? env.PORT, 8080, 0, 65535);
-    const maxWaitSeconds = integerSetting("STEPWISE_MAX_WAIT", env.STEPWISE_MAX_WAIT, 300, 0, 3600);
-    const concurrency = integerSetting(
-      "STEPWISE_CONCURRENCY",
-      env.STEPWISE_CONCURRENCY,
-      16,
-      1,
-      10_000,
-    );
-    const connectTimeout = integerSetting(
-      "STEPWISE_CONNECT_TIMEOUT",
-      env.STEPWISE_CONNECT_TIMEOUT,
-      30,
-      1,
-      3600,
-    );
-    const localPort = integerSetting(
-      "STEPWISE_LOCAL_REDIS_PORT",
-      env.STEPWISE_LOCAL_REDIS_PORT,
-      6379,
-      1,
-      65535,
-    );
-    const apiProcesses = integerSetting(
-      "--api-processes/STEPWISE_API_PROCESSES",
-      args.values.get("api-processes") ?? env.STEPWISE_API_PROCESSES,
-      1,
-      1,
-      64,
-    );
+    const config = serviceConfig(args.values);
+    const { api: apiConfig, worker: workerConfig, tasks } = config;
+    const level = config.log.level;
+    const apiKeys = apiConfig.keys;
+    const prefix = config.runtime.prefix;
     // Set in the API processes a primary forked; undefined in a lone serve and in the primary.
-    const apiProcess = apiProcessIndex();
-    const level = env.LOG_LEVEL ?? "info";
-    if (!LOG_LEVELS.includes(level))
-      throw new UsageError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
-    let limits;
-    let admissionSettings;
+    const apiProcess = apiProcessIndex(apiConfig.processIndex);
+    let taskRunners: TaskRunner[];
     try {
-      checkRunnerSettings(env);
-      limits = connectionLimitsFromEnv(env);
-      admissionSettings = admissionFromEnv(env);
+      taskRunners = await loadTasks(tasks.module);
     } catch (err) {
       throw new UsageError((err as Error).message, false);
     }
-    let apiKeys;
-    try {
-      apiKeys = parseApiKeys(env.STEPWISE_API_KEYS);
-    } catch (err) {
-      io.stderr(`stepwise serve: ${(err as Error).message}\n`);
-      return EXIT.usage;
-    }
-    try {
-      // The workers' model runners read it too; a bad file is a configuration error, said once here.
-      loadEndpoints(env);
-    } catch (err) {
-      io.stderr(`stepwise serve: ${(err as Error).message}\n`);
-      return EXIT.usage;
-    }
-    const prefix = env.STEPWISE_PREFIX ?? "stepwise";
-    const address = listenAddress(apiKeys, args.values.get("host") ?? env.HOST);
-    const taskRunners = await loadTasks(env.STEPWISE_TASKS);
 
     const redis = await chooseRedis({
-      redisUrl: env.REDIS_URL || clusterSeedUrl(env),
-      localPort,
-      path: env.PATH,
+      redisUrl: config.redis.url ?? clusterSeedUrl(config.redis.cluster),
+      localPort: config.redis.localPort,
+      path: config.redis.searchPath,
     });
     if (redis.source === "none") {
       io.stderr(`stepwise serve: ${redis.message}\n`);
       return EXIT.failed;
     }
-    if (apiProcess === undefined && apiProcesses > 1) {
-      return superviseServe({ count: apiProcesses, argv, redis, level, host: address.host });
+    if (apiProcess === undefined && apiConfig.processes > 1) {
+      return superviseServe({
+        launchedByNpx: config.launchedByNpx,
+        count: apiConfig.processes,
+        argv,
+        redis,
+        level,
+        host: apiConfig.host,
+      });
     }
     const redisUrl = redis.url;
     const shownUrl = redactRedisUrl(redisUrl);
@@ -167,7 +115,12 @@ export const serveCommand: Command = {
     const early = createLogger(level);
     setConnectionLog((lvl, message, fields) => early[lvl](fields, message));
     // Express executions run in this process: they call the same Task runners as the worker.
-    const runtime = createRedisRuntime({ redisUrl, prefix, taskRunners });
+    const settings = runtimeSettings(config, redisUrl);
+    const runtime = createRedisRuntime({
+      ...settings,
+      taskRunners,
+      runners: runnerOptions(config),
+    });
     // One registry for the API and the worker: one scrape shows both.
     const registry = createRegistry();
     // A connection of its own for /health, so a busy runtime connection cannot mask an outage.
@@ -185,10 +138,12 @@ export const serveCommand: Command = {
       runtime,
       apiKeys,
       logger: { level },
-      maxWaitSeconds,
-      limits,
-      admission: new Admission(admissionSettings, () => runtime.backlog()),
+      maxWaitSeconds: apiConfig.maxWaitSeconds,
+      slowRequestMs: apiConfig.slowRequestMs,
+      limits: apiConfig.limits,
+      admission: new Admission(apiConfig.admission, () => runtime.backlog()),
       registry,
+      ...(apiConfig.consoleDir !== undefined ? { consoleDir: apiConfig.consoleDir } : {}),
       serves: servedBy([...taskRunners, ...defaultRunners()]),
       ...(apiProcess !== undefined ? { requestIdPrefix: `p${apiProcess}-` } : {}),
       health: async () => {
@@ -200,7 +155,7 @@ export const serveCommand: Command = {
       app.log.error({ err, kind }, "contained an error no handler caught"),
     );
     setConnectionLog((level, message, fields) => app.log[level](fields, message));
-    if (address.warning) app.log.warn(address.warning);
+    if (apiConfig.hostWarning) app.log.warn(apiConfig.hostWarning);
     if (redis.source === "private") {
       app.log.info(
         { redis: shownUrl, pid: redis.local.pid, dir: redis.local.dir },
@@ -210,7 +165,7 @@ export const serveCommand: Command = {
 
     let worker: StepwiseWorker | undefined;
     let failures: FailureLog | undefined;
-    let webhooks: Awaited<ReturnType<typeof webhooksFromEnv>>;
+    let webhooks: ApprovalWebhooks | undefined;
     let closing: Promise<void> | undefined;
     // In an API process, closing the server while node:cluster's primary has not yet
     // answered its listen throws inside Node (a null handle) and the listen never
@@ -219,7 +174,7 @@ export const serveCommand: Command = {
     let listened: Promise<unknown> = Promise.resolve();
     // Likewise a worker still starting: stopping the private Redis under it left its
     // connections retrying, and the process up. A shutdown lets the start finish first.
-    let workerStarting: Promise<Error | undefined> = Promise.resolve(undefined);
+    let workerStarting: Promise<void> = Promise.resolve();
     const aborted = new AbortController();
     const shutdown = (signal: string): Promise<void> => (closing ??= drain(signal));
     const drain = async (signal: string): Promise<void> => {
@@ -240,36 +195,39 @@ export const serveCommand: Command = {
     };
 
     const stopped = new Promise<void>((resolveStopped) => {
-      for (const signal of ["SIGINT", "SIGTERM"] as const) {
-        process.once(signal, () => void shutdown(signal).then(resolveStopped));
+      const stop = (reason: string): void => void shutdown(reason).then(resolveStopped);
+      for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => stop(signal));
+      if (config.launchedByNpx && apiProcess === undefined) {
+        whenLauncherGone(() => stop("npx exited"));
       }
     });
     try {
-      listened = app.listen({ port, host: address.host });
+      listened = app.listen({ port: apiConfig.port, host: apiConfig.host });
       await listened;
     } catch (err) {
       io.stderr(
-        `stepwise serve: cannot listen on ${address.host}:${port}: ${(err as Error).message}\n`,
+        `stepwise serve: cannot listen on ${apiConfig.host}:${apiConfig.port}: ${(err as Error).message}\n`,
       );
       await shutdown("listen-failed");
       return EXIT.failed;
     }
     const listening = app.server.address();
-    const listeningPort = typeof listening === "object" && listening ? listening.port : port;
-    const api = `http://${address.host}:${listeningPort}`;
+    const listeningPort =
+      typeof listening === "object" && listening ? listening.port : apiConfig.port;
+    const api = `http://${apiConfig.host}:${listeningPort}`;
 
     if (redis.source === "REDIS_URL") {
       // The API is up meanwhile, answering /health with 503, so a supervisor sees why.
       let lastReason = "";
       const answered = await waitForRedis(redisUrl, {
-        timeoutMs: connectTimeout * 1000,
+        timeoutMs: config.redis.connectTimeoutSeconds * 1000,
         signal: aborted.signal,
         onAttempt: ({ attempt, reason, nextInMs }) => {
           lastReason = reason;
           if (nextInMs === undefined) return;
           app.log.warn(
             { redis: shownUrl, attempt, reason },
-            `Redis at ${shownUrl} does not answer (${reason}); attempt ${attempt}, next in ${(nextInMs / 1000).toFixed(1)} s, giving up after ${connectTimeout} s (STEPWISE_CONNECT_TIMEOUT)`,
+            `Redis at ${shownUrl} does not answer (${reason}); attempt ${attempt}, next in ${(nextInMs / 1000).toFixed(1)} s, giving up after ${config.redis.connectTimeoutSeconds} s (STEPWISE_CONNECT_TIMEOUT)`,
           );
         },
       });
@@ -280,7 +238,7 @@ export const serveCommand: Command = {
         }
         app.log.error(
           { redis: shownUrl, reason: lastReason },
-          `giving up: Redis at ${shownUrl} did not answer within ${connectTimeout} s (${lastReason}). Is Redis running? Fix REDIS_URL, or unset it to let stepwise serve start its own redis-server`,
+          `giving up: Redis at ${shownUrl} did not answer within ${config.redis.connectTimeoutSeconds} s (${lastReason}). Is Redis running? Fix REDIS_URL, or unset it to let stepwise serve start its own redis-server`,
         );
         await shutdown("redis-unreachable");
         return EXIT.failed;
@@ -292,9 +250,8 @@ export const serveCommand: Command = {
     if (runsWorker && !closing) {
       workerStarting = (async () => {
         worker = await startWorker({
-          redisUrl,
-          prefix,
-          concurrency,
+          ...settings,
+          ...workerOptions(config),
           taskRunners,
           ...workerMetrics(registry),
           // The API's pino logger: the worker's lines come out beside the API's, alike.
@@ -310,27 +267,21 @@ export const serveCommand: Command = {
               `execution ${record.executionId} ${record.status}: ${record.error ?? "no error name"}`,
             ),
         });
-        try {
-          webhooks = await webhooksFromEnv(env, {
-            ...runtime.settings,
-            onError: (err) =>
-              app.log.warn(
-                { err },
-                `approval webhook: ${err instanceof Error ? err.message : String(err)}`,
-              ),
-          });
-        } catch (err) {
-          return err as Error;
-        }
-        return undefined;
+        webhooks = config.webhook
+          ? await startApprovalWebhooks({
+              ...runtime.settings,
+              ...config.webhook,
+              egress: tasks.egress,
+              onError: (err) =>
+                app.log.warn(
+                  { err },
+                  `approval webhook: ${err instanceof Error ? err.message : String(err)}`,
+                ),
+            })
+          : undefined;
       })();
       // (A signal that came meanwhile: its drain closes them once they started.)
-      const badSettings = await workerStarting;
-      if (badSettings) {
-        app.log.error({ err: badSettings }, badSettings.message);
-        await shutdown("webhook-settings");
-        return EXIT.usage;
-      }
+      await workerStarting;
     }
     const version = stepwiseVersion();
     app.log.info(
@@ -338,12 +289,18 @@ export const serveCommand: Command = {
         version,
         redis: shownUrl,
         api,
-        worker: worker ? { concurrency } : false,
+        worker: worker
+          ? {
+              concurrency: workerConfig.concurrency,
+              taskConcurrency: workerConfig.taskConcurrency,
+              fireConcurrency: workerConfig.fireConcurrency,
+            }
+          : false,
         ...(apiProcess !== undefined ? { apiProcess } : {}),
         prefix,
         keys: apiKeys.map((k) => `${k.name}:${k.scope}`),
       },
-      `stepwise ${version} ready: API ${api}, Redis ${shownUrl}, ${worker ? `worker concurrency ${concurrency}` : "no worker (--no-worker)"}`,
+      `stepwise ${version} ready: API ${api}, Redis ${shownUrl}, ${worker ? `worker concurrency ${workerConfig.concurrency} per shard` : "no worker (--no-worker)"}`,
     );
     if (apiProcess !== undefined && !closing) reportReady(listeningPort);
     // Everything is closed once this resolves, so the process exits by itself.
@@ -358,6 +315,7 @@ export const serveCommand: Command = {
  * and stops them on SIGINT/SIGTERM.
  */
 async function superviseServe(o: {
+  launchedByNpx: boolean;
   count: number;
   argv: readonly string[];
   redis: Exclude<RedisChoice, { source: "none" }>;
@@ -380,6 +338,7 @@ async function superviseServe(o: {
     log,
   });
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, processes.stop);
+  if (o.launchedByNpx) whenLauncherGone(processes.stop);
   const port = await processes.ready;
   if (port !== undefined) {
     const version = stepwiseVersion();

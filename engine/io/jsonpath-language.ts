@@ -76,39 +76,10 @@ export const jsonPathLanguage: LanguageIO = {
       return { until: at, output };
     }
     if (state.SecondsPath !== undefined) {
-      const found = readPath(state.SecondsPath, ctx.pathScope(input));
-      if (!found.found || typeof found.value !== "number" || !Number.isInteger(found.value)) {
-        throw runtime(
-          ctx,
-          `The SecondsPath parameter does not reference an input value: ${state.SecondsPath}`,
-        );
-      }
-      if (found.value < 0) {
-        throw runtime(
-          ctx,
-          `The SecondsPath parameter references a negative value: ${state.SecondsPath} == ${found.value}`,
-        );
-      }
-      return { until: base + found.value * 1000, output };
+      return { until: base + secondsAt(ctx, state.SecondsPath, input) * 1000, output };
     }
     if (state.TimestampPath !== undefined) {
-      const found = readPath(state.TimestampPath, ctx.pathScope(input));
-      const at =
-        found.found && typeof found.value === "string"
-          ? parseOffsetDateTime(found.value)
-          : undefined;
-      if (at === undefined) {
-        const shown = found.found
-          ? typeof found.value === "string"
-            ? found.value
-            : JSON.stringify(found.value)
-          : "";
-        throw runtime(
-          ctx,
-          `The TimestampPath parameter does not reference a valid ISO-8601 extended offset date-time format string: ${state.TimestampPath} == ${shown}`,
-        );
-      }
-      return { until: at, output };
+      return { until: timestampAt(ctx, state.TimestampPath, input), output };
     }
     return { until: base, output };
   },
@@ -195,6 +166,70 @@ export const jsonPathLanguage: LanguageIO = {
     return value;
   },
 };
+
+/**
+ * The seconds a Wait's SecondsPath names. AWS fails the execution with States.Runtime
+ * for a missing or negative value, in the words kept here (recorded in the
+ * conformance data); for any other value that is not a whole number it is the same
+ * error, with a cause that says what the path found.
+ */
+function secondsAt(ctx: StepContext, path: string, input: Json): number {
+  const found = readPath(path, ctx.pathScope(input));
+  if (!found.found) {
+    throw runtime(ctx, `The SecondsPath parameter does not reference an input value: ${path}`);
+  }
+  const value = found.value;
+  if (typeof value !== "number" || !Number.isInteger(value)) {
+    throw runtime(
+      ctx,
+      `SecondsPath '${path}' must resolve to a non-negative integer number of seconds, got ${describeValue(value)}`,
+    );
+  }
+  if (value < 0) {
+    throw runtime(
+      ctx,
+      `The SecondsPath parameter references a negative value: ${path} == ${value}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * The instant (epoch milliseconds) a Wait's TimestampPath names. A string that is no
+ * timestamp gets AWS's recorded cause; a missing value or one that is not a string
+ * gets the same error, States.Runtime, with a cause that says what the path found.
+ */
+function timestampAt(ctx: StepContext, path: string, input: Json): number {
+  const found = readPath(path, ctx.pathScope(input));
+  if (!found.found) {
+    throw runtime(ctx, `The TimestampPath parameter does not reference an input value: ${path}`);
+  }
+  const value = found.value;
+  if (typeof value !== "string") {
+    throw runtime(
+      ctx,
+      `TimestampPath '${path}' must resolve to an ISO-8601 timestamp string such as "2024-01-01T00:00:00Z", got ${describeValue(value)}`,
+    );
+  }
+  const at = parseOffsetDateTime(value);
+  if (at === undefined) {
+    throw runtime(
+      ctx,
+      `The TimestampPath parameter does not reference a valid ISO-8601 extended offset date-time format string: ${path} == ${value}`,
+    );
+  }
+  return at;
+}
+
+/** A value and its kind for a cause: 'the string "10"', 'an object {"a":1}', 'null'. */
+function describeValue(value: Json): string {
+  if (value === null) return "null";
+  const text = JSON.stringify(value);
+  const short = text.length > 100 ? `${text.slice(0, 97)}...` : text;
+  if (Array.isArray(value)) return `an array ${short}`;
+  if (typeof value === "object") return `an object ${short}`;
+  return `the ${typeof value} ${short}`;
+}
 
 function evaluateStringPath(
   ctx: StepContext,

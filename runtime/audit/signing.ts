@@ -25,7 +25,7 @@ export interface AuditSigner {
 export async function loadAuditSigner(
   client: RedisClient,
   keys: Keys,
-  keyFile = process.env.STEPWISE_AUDIT_KEY,
+  keyFile?: string,
 ): Promise<AuditSigner> {
   let pem: string;
   if (keyFile) {

@@ -13,9 +13,9 @@ export type { Logger };
 /** What the worker logs through: a pino logger, or fastify's (the same pino underneath). */
 export type WorkerLog = Pick<Logger, "warn" | "error">;
 
-/** A worker started without a logger logs at `LOG_LEVEL` (default info) to stderr, where its errors always went. */
+/** A worker started without a logger logs at info to stderr, where its errors always went. */
 export function defaultLogger(): WorkerLog {
-  return pino({ level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
+  return pino({ level: "info" }, pino.destination(2));
 }
 
 /** The correlation fields of a task attempt's lines. */

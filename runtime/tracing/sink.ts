@@ -29,20 +29,6 @@ export interface OtlpOptions {
   onError?: (err: unknown) => void;
 }
 
-/**
- * The OTLP exporter when the environment asks for one (the standard variables
- * `OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`; `OTEL_SDK_DISABLED=true`
- * turns it off), else undefined.
- */
-export async function spanSinkFromEnv(
-  env: NodeJS.ProcessEnv = process.env,
-  options: Omit<OtlpOptions, "endpoint"> = {},
-): Promise<SpanSink | undefined> {
-  if (env.OTEL_SDK_DISABLED === "true") return undefined;
-  if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return undefined;
-  return otlpSink(options);
-}
-
 /** An OTLP/HTTP (JSON) exporter; the OpenTelemetry SDK is loaded here, on first use only. */
 export async function otlpSink(options: OtlpOptions = {}): Promise<SpanSink> {
   const { createOtlpSink } = await import("./otlp.js");

@@ -1,3 +1,4 @@
+import { nearestName } from "../describe.js";
 import { diagnostic, listNames, type Diagnostic } from "../diagnostic.js";
 import { child } from "../pointer.js";
 import { objectItems, type Model, type ScopeInfo, type StateInfo } from "./model.js";
@@ -58,40 +59,50 @@ function checkNames(model: Model, out: Diagnostic[]): void {
 }
 
 function checkScope(model: Model, scope: ScopeInfo, out: Diagnostic[]): void {
-  const here = scope.states.map((s) => s.name);
   const startAt = scope.node.StartAt;
   const startOk = typeof startAt === "string" && scope.byName.has(startAt);
   if (typeof startAt === "string" && !startOk) {
     out.push(
       diagnostic(
         "INVALID_START_AT",
-        `StartAt '${startAt}' names no state ${scopeWords(scope)}${elsewhere(model, scope, startAt)}; states here: ${listNames(here)}`,
+        `StartAt '${startAt}' names no state ${scopeWords(scope)}${missingHint(model, scope, startAt, guess(model, scope, startAt))}`,
         child(scope.pointer, "StartAt"),
       ),
     );
   }
 
-  const edges = new Map<StateInfo, Edge[]>();
+  // Where each edge leads. A target that names no state is reported once, here; for
+  // the reachability checks below it leads to the state it most likely meant, or,
+  // when no name is close, to an unknown state that may well end the execution. So
+  // a typo in a Next is not also reported as an unreachable state, a loop with no
+  // way out or a scope with no terminal state.
+  const edges = new Map<StateInfo, StateInfo[]>();
+  const mayEnd = new Set<StateInfo>();
   for (const state of scope.states) {
-    const stateEdges = edgesOf(state);
-    edges.set(state, stateEdges);
-    for (const edge of stateEdges) {
-      if (scope.byName.has(edge.target)) continue;
+    const targets: StateInfo[] = [];
+    for (const edge of edgesOf(state)) {
+      const target = scope.byName.get(edge.target);
+      if (target) {
+        targets.push(target);
+        continue;
+      }
+      const meant = guess(model, scope, edge.target);
       out.push(
         diagnostic(
           "MISSING_TRANSITION_TARGET",
-          `${edge.field} '${edge.target}' names no state ${scopeWords(scope)}${elsewhere(model, scope, edge.target)}; states here: ${listNames(here)}`,
+          `${edge.field} '${edge.target}' names no state ${scopeWords(scope)}${missingHint(model, scope, edge.target, meant)}`,
           child(state.pointer, ...edge.at),
         ),
       );
+      if (meant) targets.push(meant);
+      else mayEnd.add(state);
     }
+    edges.set(state, targets);
     checkNextOrEnd(state, out);
   }
 
   if (!startOk) return;
-  const reachable = reach([scope.byName.get(startAt)!], (s) =>
-    (edges.get(s) ?? []).flatMap((e) => scope.byName.get(e.target) ?? []),
-  );
+  const reachable = reach([scope.byName.get(startAt)!], (s) => edges.get(s) ?? []);
   for (const state of scope.states) {
     if (!reachable.has(state)) {
       out.push(
@@ -105,7 +116,7 @@ function checkScope(model: Model, scope: ScopeInfo, out: Diagnostic[]): void {
   }
 
   const terminals = scope.states.filter(isTerminal);
-  if (terminals.length === 0 && scope.states.length > 0) {
+  if (terminals.length === 0 && mayEnd.size === 0 && scope.states.length > 0) {
     out.push(
       diagnostic(
         "MISSING_END_STATE",
@@ -117,16 +128,14 @@ function checkScope(model: Model, scope: ScopeInfo, out: Diagnostic[]): void {
   }
   // States from which no terminal state can be reached only loop (until an error).
   const predecessors = new Map<StateInfo, StateInfo[]>();
-  for (const [from, fromEdges] of edges) {
-    for (const edge of fromEdges) {
-      const to = scope.byName.get(edge.target);
-      if (!to) continue;
+  for (const [from, targets] of edges) {
+    for (const to of targets) {
       const list = predecessors.get(to);
       if (list) list.push(from);
       else predecessors.set(to, [from]);
     }
   }
-  const canEnd = reach(terminals, (s) => predecessors.get(s) ?? []);
+  const canEnd = reach([...terminals, ...mayEnd], (s) => predecessors.get(s) ?? []);
   for (const state of scope.states) {
     if (reachable.has(state) && !canEnd.has(state)) {
       out.push(
@@ -203,12 +212,33 @@ function scopeWords(scope: ScopeInfo, subject = false): string {
   return subject ? text.charAt(0).toUpperCase() + text.slice(1) : `in ${text}`;
 }
 
-/** " (it is a state of <other scope>, which this one cannot reach)" when the name exists elsewhere. */
-function elsewhere(model: Model, scope: ScopeInfo, name: string): string {
+/**
+ * What follows "names no state …": where a state of that name is, when it is in
+ * another scope, else the name it most likely meant; then the states of the scope.
+ */
+function missingHint(
+  model: Model,
+  scope: ScopeInfo,
+  name: string,
+  meant: StateInfo | undefined,
+): string {
+  const states = `states here: ${listNames(scope.states.map((s) => s.name))}`;
   const other = model.states.find((s) => s.name === name && s.scope !== scope);
-  if (!other) return "";
-  const where = other.scope.owner
-    ? `a scope of state '${other.scope.owner.name}'`
-    : "the top level";
-  return ` (a state of that name is in ${where}; transitions cannot cross scopes)`;
+  if (other) {
+    const where = other.scope.owner
+      ? `a scope of state '${other.scope.owner.name}'`
+      : "the top level";
+    return ` (a state of that name is in ${where}; transitions cannot cross scopes); ${states}`;
+  }
+  return meant ? `; did you mean '${meant.name}'? (${states})` : `; ${states}`;
+}
+
+/** The state of the scope a missing target most likely meant (none when it is elsewhere). */
+function guess(model: Model, scope: ScopeInfo, name: string): StateInfo | undefined {
+  if (model.states.some((s) => s.name === name)) return undefined;
+  const meant = nearestName(
+    name,
+    scope.states.map((s) => s.name),
+  );
+  return meant === undefined ? undefined : scope.byName.get(meant);
 }

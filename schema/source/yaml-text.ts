@@ -13,6 +13,7 @@ import { child, segmentsOf } from "../pointer.js";
 import type { Position } from "./lines.js";
 import { MAX_NESTING_DEPTH, MAX_SOURCE_DIAGNOSTICS, MAX_YAML_ALIASES } from "./limits.js";
 import { findExcessiveNesting } from "./yaml-depth.js";
+import { firstSyntaxError, isSyntaxError } from "./yaml-errors.js";
 
 /**
  * YAML 1.2 text (JSON is YAML too, but JSON text goes through json-text.ts, which
@@ -67,8 +68,14 @@ export function parseYamlText(text: string): YamlTextResult {
     return offset === undefined ? undefined : position(offset);
   };
 
+  // One syntax error, the first, where it has to be fixed (yaml-errors.ts); duplicate
+  // keys before it are mistakes of their own, those after it may follow from it.
   const diagnostics: Diagnostic[] = [];
-  for (const error of doc.errors.slice(0, MAX_SOURCE_DIAGNOSTICS)) {
+  const syntax = firstSyntaxError(text, doc.errors);
+  const before = syntax?.offset ?? Infinity;
+  for (const error of doc.errors) {
+    if (diagnostics.length >= MAX_SOURCE_DIAGNOSTICS) break;
+    if (isSyntaxError(error) || error.pos[0] > before) continue;
     const where = position(error.pos[0]);
     if (error.code === "DUPLICATE_KEY") {
       const pointer = pointerAt(doc.contents, error.pos[0]);
@@ -78,7 +85,7 @@ export function parseYamlText(text: string): YamlTextResult {
         ...diagnostic("DUPLICATE_KEY", `${what} appears twice in this mapping; keep one`, pointer),
         ...where,
       });
-    } else if (error.code === "RESOURCE_EXHAUSTION") {
+    } else {
       diagnostics.push({
         ...diagnostic(
           "TOO_DEEPLY_NESTED",
@@ -87,16 +94,13 @@ export function parseYamlText(text: string): YamlTextResult {
         ),
         ...where,
       });
-    } else {
-      const message =
-        error.code === "MULTIPLE_DOCS"
-          ? "The YAML holds more than one document ('---'); a definition is a single document"
-          : `The YAML does not parse: ${firstLine(error.message)}`;
-      diagnostics.push({
-        ...diagnostic("INVALID_YAML_DESCRIPTION", message, ""),
-        ...where,
-      });
     }
+  }
+  if (syntax) {
+    diagnostics.push({
+      ...diagnostic("INVALID_YAML_DESCRIPTION", syntax.message, ""),
+      ...position(syntax.offset),
+    });
   }
   if (diagnostics.length > 0) return { diagnostics, locate };
 

@@ -69,16 +69,3 @@ export function parseEndpoints(text: string, source = ENDPOINTS_ENV): ModelEndpo
   }
   return out;
 }
-
-/** The endpoints of the file `STEPWISE_MODEL_ENDPOINTS` names (none when it is unset). */
-export function loadEndpoints(env: NodeJS.ProcessEnv = process.env): ModelEndpoints {
-  const path = env[ENDPOINTS_ENV];
-  if (path === undefined || path === "") return {};
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    throw new Error(`${ENDPOINTS_ENV}: cannot read ${path}: ${(err as Error).message}`);
-  }
-  return parseEndpoints(text, `${ENDPOINTS_ENV} (${path})`);
-}

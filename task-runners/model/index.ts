@@ -1,7 +1,6 @@
 export {
   DEFAULT_ENDPOINT,
   ENDPOINTS_ENV,
-  loadEndpoints,
   parseEndpoints,
   type ModelEndpoint,
   type ModelEndpoints,

@@ -1,7 +1,7 @@
 import { headerSafe } from "../http.js";
 import { bareResource } from "../resources.js";
 import { TaskError, type TaskRunner } from "../runner.js";
-import { loadEndpoints, type ModelEndpoints } from "./endpoints.js";
+import type { ModelEndpoints } from "./endpoints.js";
 import {
   bodyInCause,
   classifyFailure,
@@ -30,10 +30,10 @@ import { MODEL_RESOURCES } from "./fields.js";
  * `retryAfterSeconds` in the cause for a Catch to act on.
  */
 export interface ModelRunnerOptions {
-  /** The endpoints (default: the file `STEPWISE_MODEL_ENDPOINTS` names, read once now). */
+  /** The endpoints (config/ reads the file `STEPWISE_MODEL_ENDPOINTS` names; default none). */
   endpoints?: ModelEndpoints;
-  /** Where the API keys are read from at each call (default `process.env`). */
-  env?: NodeJS.ProcessEnv;
+  /** Where the API keys that endpoints name by variable are found (config/: the environment at start). */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Per-call time limit (default 120 s, or the state's TimeoutSeconds when shorter). */
   timeoutMs?: number;
   /** The longest `Retry-After` waited out in the worker (default 30 s). */
@@ -48,8 +48,8 @@ export function isModelResource(resource: string): boolean {
 }
 
 export function modelRunner(options: ModelRunnerOptions = {}): TaskRunner {
-  const endpoints = options.endpoints ?? loadEndpoints(options.env);
-  const env = options.env ?? process.env;
+  const endpoints = options.endpoints ?? {};
+  const env = options.env ?? {};
   const doFetch = options.fetch ?? modelFetch;
   const maxWait = options.maxRetryAfterSeconds ?? 30;
   const wait = options.sleep ?? sleep;
@@ -76,6 +76,13 @@ export function modelRunner(options: ModelRunnerOptions = {}): TaskRunner {
         throw new TaskError(
           MODEL_ERRORS.endpointNotConfigured,
           `model endpoint '${endpointName}': the environment variable ${endpoint.apiKeyEnv} is not set on this worker`,
+        );
+      }
+      if (key && !/^[\x21-\x7e]+$/.test(key)) {
+        // fetch would refuse the header with a TypeError, reported as a failed connection.
+        throw new TaskError(
+          MODEL_ERRORS.endpointNotConfigured,
+          `model endpoint '${endpointName}': the environment variable ${endpoint.apiKeyEnv} holds characters an HTTP header cannot carry (white space or non-ASCII: a placeholder left in?)`,
         );
       }
       const headers: Record<string, string> = {

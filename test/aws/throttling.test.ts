@@ -11,7 +11,9 @@ let stack: Stack;
 let arn: string;
 
 beforeAll(async () => {
-  stack = await startStack({ admission: { rate: 1, burst: 3, maxBacklog: 0 } });
+  stack = await startStack({
+    env: { STEPWISE_START_RATE: "1", STEPWISE_START_BURST: "3", STEPWISE_MAX_BACKLOG: "0" },
+  });
   const created = await sfn(stack).send(
     new CreateStateMachineCommand({
       name: "limited",

@@ -7,7 +7,9 @@ import { KEYS, startStack, type Stack } from "./stack.js";
  */
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack({ admission: { rate: 2, burst: 5, maxBacklog: 0 } });
+  stack = await startStack({
+    env: { STEPWISE_START_RATE: "2", STEPWISE_START_BURST: "5", STEPWISE_MAX_BACKLOG: "0" },
+  });
   const definition = { StartAt: "P", States: { P: { Type: "Pass", End: true } } };
   expect((await stack.client.post("/v1/state-machines", { name: "a", definition })).status).toBe(
     201,

@@ -77,11 +77,15 @@ beforeAll(async () => {
       "",
     ].join("\n"),
   );
-  process.env.STEPWISE_MODEL_ENDPOINTS = config;
-  process.env.STEPWISE_E2E_MODEL_KEY = API_KEY;
-  // Results past 256 KiB go by reference instead of failing (README, "AI agents").
-  process.env.STEPWISE_PAYLOAD_STORE = "redis";
-  stack = await startStack({ egressAllow: "127.0.0.1" });
+  stack = await startStack({
+    egressAllow: "127.0.0.1",
+    env: {
+      STEPWISE_MODEL_ENDPOINTS: config,
+      STEPWISE_E2E_MODEL_KEY: API_KEY,
+      // Results past 256 KiB go by reference instead of failing (README, "AI agents").
+      STEPWISE_PAYLOAD_STORE: "redis",
+    },
+  });
   const created = await stack.client.call("POST", "/v1/state-machines?name=agent", {
     raw: await example("agent-loop.asl.yaml"),
     contentType: "application/yaml",
@@ -93,9 +97,6 @@ afterAll(async () => {
   await stack?.close();
   await model?.close();
   if (configDir) await rm(configDir, { recursive: true, force: true });
-  delete process.env.STEPWISE_MODEL_ENDPOINTS;
-  delete process.env.STEPWISE_E2E_MODEL_KEY;
-  delete process.env.STEPWISE_PAYLOAD_STORE;
 });
 
 const input = (extra: object = {}) => ({

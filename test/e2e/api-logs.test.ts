@@ -7,8 +7,8 @@ import { deleteKeys, randomPrefix, REDIS_URL } from "../integration/helpers.js";
 
 /**
  * The API's log lines are pino JSON; those of a request that carries `traceparent`
- * name its trace, and a start's "request completed" line names the execution it
- * started and that execution's trace.
+ * name its trace, and a start's "request completed" line (its one line, at debug)
+ * names the execution it started and that execution's trace.
  */
 const prefix = randomPrefix();
 let runtime: RedisRuntime;
@@ -30,7 +30,7 @@ beforeAll(async () => {
       done();
     },
   });
-  app = await buildServer({ runtime, logger: { level: "info", stream } });
+  app = await buildServer({ runtime, logger: { level: "debug", stream } });
 });
 
 afterAll(async () => {
@@ -52,9 +52,9 @@ describe("API log lines", () => {
     });
     expect(reply.statusCode).toBe(201);
     const { executionId } = reply.json<{ executionId: string }>();
-    const incoming = lines.find((l) => l.msg === "incoming request" && l.traceId === TRACE);
-    expect(incoming).toBeDefined();
-    expect(completed(incoming!.reqId)).toMatchObject({ traceId: TRACE, executionId });
+    const line = lines.find((l) => l.msg === "request completed" && l.traceId === TRACE);
+    expect(line).toBeDefined();
+    expect(completed(line!.reqId)).toMatchObject({ traceId: TRACE, executionId });
   });
 
   it("name the trace a start without traceparent opened", async () => {

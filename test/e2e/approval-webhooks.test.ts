@@ -2,9 +2,7 @@ import { createHmac } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApprovalWebhooks, type ApprovalWebhooks } from "../../runtime/approval-webhooks.js";
-import { parseEgressAllow } from "../../task-runners/egress.js";
-import { REDIS_URL, startStack, type Stack } from "./stack.js";
+import { startStack, type Stack } from "./stack.js";
 
 /**
  * Approval webhooks end to end: a receiver on 127.0.0.1 that fails its first
@@ -13,7 +11,6 @@ import { REDIS_URL, startStack, type Stack } from "./stack.js";
 const SECRET = "whsec-test-0123456789";
 let stack: Stack;
 let receiver: Server;
-let webhooks: ApprovalWebhooks;
 const received: { headers: Record<string, string | string[] | undefined>; body: string }[] = [];
 let answered = 0;
 
@@ -32,15 +29,15 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-  stack = await startStack({ apiKeys: "", settings: { approvalEvents: true } });
-  webhooks = await startApprovalWebhooks({
-    redisUrl: REDIS_URL,
-    prefix: stack.prefix,
-    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
-    secret: SECRET,
-    retryBaseMs: 100,
-    egress: parseEgressAllow("127.0.0.1"),
-    onError: () => undefined,
+  // The service's own relay, as a user configures it: the URL, the secret, and the
+  // receiver's address opened for egress (it is on loopback).
+  stack = await startStack({
+    apiKeys: "",
+    egressAllow: "127.0.0.1",
+    env: {
+      STEPWISE_APPROVAL_WEBHOOK: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+      STEPWISE_WEBHOOK_SECRET: SECRET,
+    },
   });
   const created = await stack.client.post("/v1/state-machines", {
     name: "hooked",
@@ -59,7 +56,6 @@ beforeAll(async () => {
   expect(created.status).toBe(201);
 });
 afterAll(async () => {
-  await webhooks?.close();
   await stack?.close();
   receiver?.close();
 });

@@ -37,8 +37,7 @@ beforeAll(async () => {
       },
     }),
   );
-  process.env.STEPWISE_MODEL_ENDPOINTS = config;
-  stack = await startStack();
+  stack = await startStack({ env: { STEPWISE_MODEL_ENDPOINTS: config } });
   const ask = {
     Type: "Task",
     Resource: "stepwise:model",
@@ -79,7 +78,6 @@ afterAll(async () => {
   await stack?.close();
   await model?.close();
   if (configDir) await rm(configDir, { recursive: true, force: true });
-  delete process.env.STEPWISE_MODEL_ENDPOINTS;
 });
 
 async function finished(executionId: string): Promise<any> {

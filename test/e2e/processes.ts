@@ -13,6 +13,21 @@ export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const TSX = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 const MAIN = pathToFileURL(join(ROOT, "cli/main.ts")).href;
 
+/**
+ * Every product process a test file spawned is killed when the file's process
+ * exits, however it ends: a failed beforeAll never reaches the afterAll that would
+ * have stopped it, and an orphaned service would hold its port and Redis.
+ */
+const spawnedChildren = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of spawnedChildren) if (child.exitCode === null) child.kill("SIGKILL");
+});
+function track(child: ChildProcess): ChildProcess {
+  spawnedChildren.add(child);
+  child.once("exit", () => spawnedChildren.delete(child));
+  return child;
+}
+
 export interface Spawned {
   child: ChildProcess;
   output: () => string;
@@ -29,15 +44,93 @@ export function spawnStepwise(
   const base = options.replaceEnv ? {} : process.env;
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...base, ...options.env })) if (v !== undefined) env[k] = v;
-  const child = spawn(process.execPath, ["--import", TSX, "--input-type=module", "-e", script], {
-    cwd: options.cwd ?? ROOT,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = track(
+    spawn(process.execPath, ["--import", TSX, "--input-type=module", "-e", script], {
+      cwd: options.cwd ?? ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
+  );
   let output = "";
   child.stdout!.on("data", (c: Buffer) => (output += c.toString()));
   child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
   return { child, output: () => output };
+}
+
+/** `bin/stepwise.js`, as `npx stepwise` runs it: the compiled dist/ (test/global-build.ts keeps it current). */
+export const BIN = join(ROOT, "bin/stepwise.js");
+
+/**
+ * The environment a product process gets in a test: only what a user's shell would
+ * pass through (PATH, HOME, the temp dir) plus what the test sets, so nothing of the
+ * developer's own STEPWISE_* settings leaks in.
+ */
+export function userEnv(env: Record<string, string | undefined> = {}): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of ["PATH", "HOME", "TMPDIR", "LANG", "TZ"]) {
+    const value = process.env[name];
+    if (value !== undefined) out[name] = value;
+  }
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** `stepwise <args>` through bin/stepwise.js, as a user starts it, with its output collected. */
+export function spawnBin(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; cwd?: string; nodeArgs?: string[] } = {},
+): Spawned {
+  const child = track(
+    spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
+      cwd: options.cwd ?? ROOT,
+      env: userEnv(options.env),
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
+  );
+  let output = "";
+  child.stdout!.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
+  return { child, output: () => output };
+}
+
+/**
+ * Waits for the JSON log line whose `msg` matches `pattern`; rejects with the
+ * process's output when it exits first or `ms` passes.
+ */
+export function logLine(
+  spawned: Spawned,
+  pattern: RegExp,
+  ms = 30_000,
+): Promise<{ level: number; msg: string; [k: string]: unknown }> {
+  return new Promise((resolve, reject) => {
+    const look = (): boolean => {
+      const line = logLines(spawned.output()).find((l) => pattern.test(l.msg));
+      if (line) {
+        finish();
+        resolve(line);
+      }
+      return line !== undefined;
+    };
+    const onExit = (code: number | null, signal: string | null): void => {
+      if (look()) return;
+      finish();
+      reject(
+        new Error(`exited (${signal ?? code}) before logging ${pattern}:\n${spawned.output()}`),
+      );
+    };
+    const timer = setTimeout(() => {
+      finish();
+      reject(new Error(`no log line ${pattern} within ${ms} ms:\n${spawned.output()}`));
+    }, ms);
+    const poll = setInterval(look, 25);
+    const finish = (): void => {
+      clearTimeout(timer);
+      clearInterval(poll);
+      spawned.child.off("exit", onExit);
+    };
+    spawned.child.on("exit", onExit);
+    look();
+  });
 }
 
 /** Polls `check` until it gives a value (errors count as "not yet"). */
@@ -79,7 +172,14 @@ export function logLines(output: string): { level: number; msg: string; [k: stri
   return output
     .split("\n")
     .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as { level: number; msg: string });
+    .flatMap((line) => {
+      // The last line may still be being written.
+      try {
+        return [JSON.parse(line) as { level: number; msg: string; [k: string]: unknown }];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /** Whether a process with this pid is alive (signal 0 only checks). */

@@ -43,7 +43,7 @@ function serve(env: Record<string, string>, args: string[] = []): Spawned {
       REDIS_URL,
       STEPWISE_PREFIX: prefix,
       STEPWISE_API_KEYS: `ops:admin:${SECRET}`,
-      LOG_LEVEL: "info",
+      STEPWISE_LOG_LEVEL: "debug",
       ...env,
     },
   });
@@ -67,7 +67,7 @@ function getFresh(url: string): Promise<number> {
 function answeredBy(output: string, url: string): Set<number> {
   return new Set(
     logLines(output)
-      .filter((l) => (l.req as { url?: string } | undefined)?.url === url)
+      .filter((l) => l.url === url)
       .map((l) => l.pid as number),
   );
 }
@@ -103,7 +103,11 @@ describe("stepwise serve --api-processes", () => {
     const first = readyChildren(output());
     expect(first.map((c) => c.apiProcess).sort()).toEqual([0, 1, 2]);
     expect(new Set(first.map((c) => c.pid)).size).toBe(3);
-    expect(first.find((c) => c.apiProcess === 0)!.worker).toEqual({ concurrency: 16 });
+    expect(first.find((c) => c.apiProcess === 0)!.worker).toEqual({
+      concurrency: 16,
+      taskConcurrency: 64,
+      fireConcurrency: 64,
+    });
     expect(first.filter((c) => c.worker !== false)).toHaveLength(1);
 
     // Connections are handed round: a dozen fresh ones reach all three processes.
@@ -116,7 +120,7 @@ describe("stepwise serve --api-processes", () => {
     // (A child's log line can reach the primary's output after its response reached us.)
     const logged = () =>
       logLines(output())
-        .filter((l) => urls.includes((l.req as { url?: string } | undefined)?.url ?? ""))
+        .filter((l) => urls.includes(String(l.url)))
         .map((l) => ({ id: l.reqId as string, pid: l.pid as number }));
     const ids = await until(async () => (logged().length >= 12 ? logged() : undefined), 10_000);
     expect(ids).toHaveLength(12);
@@ -216,7 +220,7 @@ describe("stepwise serve --api-processes", () => {
     const { child, output } = serve({ STEPWISE_API_PROCESSES: "0" });
     expect(await exited(child)).toBe(2);
     expect(output()).toContain(
-      "--api-processes/STEPWISE_API_PROCESSES must be an integer from 1 to 64, got '0'",
+      "--api-processes/STEPWISE_API_PROCESSES='0': expected a whole number from 1 to 64",
     );
   }, 20_000);
 });

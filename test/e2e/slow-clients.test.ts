@@ -16,7 +16,10 @@ let port: number;
 
 beforeAll(async () => {
   stack = await startStack({
-    limits: { headersTimeoutMs: HEADERS_MS, requestTimeoutMs: REQUEST_MS },
+    env: {
+      STEPWISE_HEADERS_TIMEOUT_MS: String(HEADERS_MS),
+      STEPWISE_REQUEST_TIMEOUT_MS: String(REQUEST_MS),
+    },
   });
   port = Number(new URL(stack.url).port);
 });
@@ -115,7 +118,9 @@ describe("slow clients", () => {
 describe("connection limit", () => {
   let small: Stack;
   beforeAll(async () => {
-    small = await startStack({ limits: { maxConnections: 3, headersTimeoutMs: 5000 } });
+    small = await startStack({
+      env: { STEPWISE_MAX_CONNECTIONS: "3", STEPWISE_HEADERS_TIMEOUT_MS: "5000" },
+    });
   });
   afterAll(async () => {
     await small?.close();

@@ -1,25 +1,14 @@
 import { randomBytes } from "node:crypto";
-import type { AddressInfo } from "node:net";
-import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
-import { pino, type Logger } from "pino";
-import { Admission, type AdmissionSettings } from "../../api/admission.js";
-import { parseApiKeys } from "../../api/auth.js";
-import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "../../api/connection-limits.js";
-import { createRegistry } from "../../api/metrics.js";
-import { buildServer } from "../../api/server.js";
-import { createRedisRuntime } from "../../runtime/runtime.js";
-import { startWorker } from "../../runtime/worker.js";
-import type { SpanSink } from "../../runtime/tracing/sink.js";
-import { parseEgressAllow } from "../../task-runners/egress.js";
-import { workerMetrics } from "../../runtime/worker-metrics.js";
 import { Client } from "./client.js";
+import { exited, logLine, logLines, spawnBin, type Spawned } from "./processes.js";
 
 /**
- * The whole service for one test file: the real Redis runtime, a real worker and the
- * API listening on a random port of 127.0.0.1 — under a random key prefix, so test
- * files never see each other's state. Nothing is faked. As in `stepwise serve`, the
- * worker counts into the API's metrics registry.
+ * The whole service for one test file, started as a user starts it: `stepwise serve`
+ * through bin/stepwise.js, configured only through the environment variables the
+ * README documents, listening on a free port of 127.0.0.1, under a random key prefix
+ * so test files never see each other's state. Nothing is built in-process and
+ * nothing is faked: what a test here needs, the binary must be able to take.
  */
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -30,87 +19,91 @@ export const KEYS = {
 };
 export const API_KEYS = `ops:admin:${KEYS.admin},runner:run:${KEYS.run},approval-ui:callback:${KEYS.callback}`;
 
+export type LogLine = { level: number; msg: string; [k: string]: unknown };
+
 export interface Stack {
   url: string;
   prefix: string;
   /** Authenticated as the admin key (pass `key` per call for the others). */
   client: Client;
-  app: FastifyInstance;
+  /** The service's JSON log lines so far (API and worker alike). */
+  logs(): LogLine[];
+  /** Stops the service (SIGTERM, as a supervisor does) and deletes the test's keys. */
   close(): Promise<void>;
 }
 
 export interface StackOptions {
-  /** STEPWISE_API_KEYS text; "" turns authentication off. Default: three keys, one per scope. */
+  /** STEPWISE_API_KEYS; "" turns authentication off. Default: three keys, one per scope. */
   apiKeys?: string;
-  /** STEPWISE_APPROVER_GROUPS text. */
+  /** STEPWISE_APPROVER_GROUPS. */
   approverGroups?: string;
-  /** Runtime settings for the runtime and the worker (approval webhook outbox, …). */
-  settings?: { approvalEvents?: boolean };
-  /** A built console to serve at /console/ (default: console/dist when it is built). */
+  /** STEPWISE_CONSOLE_DIR: a built console to serve at /console/ (default: console/dist). */
   consoleDir?: string;
-  /**
-   * STEPWISE_EGRESS_ALLOW text for the worker's HTTP tasks; tests whose tasks call a
-   * server of their own on 127.0.0.1 open it here (default: the production policy).
-   */
+  /** STEPWISE_EGRESS_ALLOW: tests whose tasks call a server of their own on 127.0.0.1 open it. */
   egressAllow?: string;
-  /** Timeouts and connection limits of the API (short ones for slow-client tests). */
-  limits?: Partial<ConnectionLimits>;
-  /** Start admission control (none by default). */
-  admission?: AdmissionSettings;
-  /** Where the worker's (and the API's stops') spans go (an OTLP sink at a test receiver); closed by the test. */
-  spans?: SpanSink;
-  /** The worker's pino logger (default: none of its lines are kept). */
-  logger?: Logger;
+  /** Any other documented variables (STEPWISE_START_RATE, OTEL_EXPORTER_OTLP_ENDPOINT, …). */
+  env?: Record<string, string | undefined>;
+  /** Log level of the service (default `info`: its ready line, warnings, failed requests). */
+  logLevel?: string;
+  /**
+   * Error lines the service may log without failing the test at close (a test that
+   * provokes failures says which); any other error line fails it, so a worker error
+   * can never pass silently.
+   */
+  expectErrors?: RegExp;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const prefix = `stepwise-e2e-${randomBytes(6).toString("hex")}`;
-  const runtime = createRedisRuntime({
-    redisUrl: REDIS_URL,
-    prefix,
-    ...options.settings,
-    ...(options.spans ? { spans: options.spans } : {}),
-  });
-  const registry = createRegistry();
-  const worker = await startWorker({
-    redisUrl: REDIS_URL,
-    prefix,
-    ...options.settings,
-    ...(options.egressAllow !== undefined ? { egress: parseEgressAllow(options.egressAllow) } : {}),
-    onError: () => undefined,
-    onTransition: workerMetrics(registry).onTransition,
-    logger: options.logger ?? pino({ level: "silent" }),
-    ...(options.spans ? { spans: options.spans } : {}),
-  });
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  await redis.connect();
-  const apiKeys = parseApiKeys(options.apiKeys ?? API_KEYS, options.approverGroups);
-  const app = await buildServer({
-    runtime,
-    apiKeys,
-    registry,
-    ...(options.consoleDir !== undefined ? { consoleDir: options.consoleDir } : {}),
-    ...(options.admission
-      ? { admission: new Admission(options.admission, () => runtime.backlog()) }
-      : {}),
-    ...(options.limits ? { limits: { ...DEFAULT_CONNECTION_LIMITS, ...options.limits } } : {}),
-    health: async () => {
-      await redis.ping();
+  const service: Spawned = spawnBin(["serve"], {
+    env: {
+      REDIS_URL,
+      STEPWISE_PREFIX: prefix,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      STEPWISE_API_KEYS: options.apiKeys ?? API_KEYS,
+      STEPWISE_APPROVER_GROUPS: options.approverGroups,
+      STEPWISE_CONSOLE_DIR: options.consoleDir,
+      STEPWISE_EGRESS_ALLOW: options.egressAllow,
+      STEPWISE_LOG_LEVEL: options.logLevel ?? "info",
+      ...options.env,
     },
   });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  let ready;
+  try {
+    ready = await logLine(service, /ready: API /, 30_000);
+  } catch (err) {
+    service.child.kill("SIGKILL");
+    throw err;
+  }
+  const url = String(ready.api);
+  const keyed = (options.apiKeys ?? API_KEYS) !== "";
   return {
     url,
     prefix,
-    app,
-    client: new Client(url, apiKeys.length > 0 ? KEYS.admin : null),
+    client: new Client(url, keyed ? KEYS.admin : null),
+    logs: () => logLines(service.output()),
     async close() {
-      await app.close();
-      await worker.close();
-      await runtime.close();
+      service.child.kill("SIGTERM");
+      const code = await exited(service.child, 30_000).catch(() => {
+        service.child.kill("SIGKILL");
+        return null;
+      });
+      const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      await redis.connect();
       await deleteKeys(redis, prefix);
       redis.disconnect();
+      const errors = logLines(service.output()).filter(
+        (line) => line.level >= 50 && !options.expectErrors?.test(line.msg),
+      );
+      if (code !== 0 || errors.length > 0) {
+        throw new Error(
+          `stepwise serve ${code !== 0 ? `exited ${code}` : "logged errors"}:\n` +
+            (errors.length > 0
+              ? errors.map((e) => JSON.stringify(e)).join("\n")
+              : service.output()),
+        );
+      }
     },
   };
 }

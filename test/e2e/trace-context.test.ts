@@ -16,8 +16,6 @@ const CALLER_SPAN = "00f067aa0ba902b7";
 
 beforeAll(async () => {
   service = await startFakeServer(() => ({ body: { ok: true } }));
-  // Express executions run in the API's runtime, whose HTTP runner reads the policy here.
-  process.env.STEPWISE_EGRESS_ALLOW = "127.0.0.1";
   stack = await startStack({ apiKeys: "", egressAllow: "127.0.0.1" });
   await stack.client.post("/v1/state-machines", {
     name: "call",

@@ -166,7 +166,7 @@ describe("stepwise run", () => {
   ])("bad usage (%s) exits 2 with the usage text", async (_, argv) => {
     const r = await cli(...argv);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("Usage: stepwise run");
+    expect(r.stderr).toContain("see 'stepwise run --help'");
   });
 
   it("an unknown command, or none, exits 2", async () => {
@@ -278,6 +278,6 @@ describe("stepwise test", () => {
     await writeFile(file("cases.jsonl"), jsonl(cases));
     const r = await cli(...argv.map((a) => (a.endsWith(".jsonl") ? file(a) : a)));
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("Usage: stepwise test");
+    expect(r.stderr).toContain("see 'stepwise test --help'");
   });
 });

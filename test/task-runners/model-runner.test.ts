@@ -132,6 +132,13 @@ describe("model runner", () => {
     );
     expect((await failure(runner().run(request({ Messages: "hi" })))).error).toBe("States.Runtime");
   });
+
+  it("names a key a header cannot carry (a placeholder such as sk-… left in), never its value", async () => {
+    const err = await failure(runner({ env: { TEST_MODEL_KEY: "sk-…" } }).run(request(ask)));
+    expect(err.error).toBe("Model.EndpointNotConfigured");
+    expect(err.cause).toContain("TEST_MODEL_KEY holds characters an HTTP header cannot carry");
+    expect(err.cause).not.toContain("sk-…");
+  });
 });
 
 describe("model runner redirects", () => {

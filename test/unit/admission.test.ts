@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Admission, admissionFromEnv, TokenBucket } from "../../api/admission.js";
+import { Admission, TokenBucket } from "../../api/admission.js";
+import { loadConfig } from "../../config/index.js";
 
 /** Admission control's arithmetic on an injected clock (the API test is e2e/admission.test.ts). */
 describe("admission control", () => {
@@ -60,10 +61,9 @@ describe("admission control", () => {
   });
 
   it("reads its settings from the environment and refuses bad ones by name", () => {
-    expect(admissionFromEnv({})).toEqual({ rate: 300, burst: 1300, maxBacklog: 100_000 });
-    expect(admissionFromEnv({ STEPWISE_START_RATE: "0" }).rate).toBe(0);
-    expect(() => admissionFromEnv({ STEPWISE_MAX_BACKLOG: "lots" })).toThrow(
-      /STEPWISE_MAX_BACKLOG/,
-    );
+    const admission = (env: Record<string, string>) => loadConfig(env).api.admission;
+    expect(admission({})).toEqual({ rate: 300, burst: 1300, maxBacklog: 100_000 });
+    expect(admission({ STEPWISE_START_RATE: "0" }).rate).toBe(0);
+    expect(() => admission({ STEPWISE_MAX_BACKLOG: "lots" })).toThrow(/STEPWISE_MAX_BACKLOG/);
   });
 });
