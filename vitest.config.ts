@@ -1,13 +1,5 @@
 import { availableParallelism } from "node:os";
-import { configDefaults, defineConfig } from "vitest/config";
-
-/**
- * One CPU-bound file runs after everything else, alone: a Map of 16,000 items and
- * a Parallel of 16,000 branches through one `stepwise serve` (about 100 s on its
- * own on 2 cores). Beside the other files it took 205–430 s and slowed them as
- * much; the suite's wall time was its time plus theirs anyway.
- */
-const ALONE_AT_THE_END = ["test/e2e/wide-joins.test.ts"];
+import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
@@ -20,19 +12,6 @@ export default defineConfig({
     // wait on Redis, sockets and timers, and each uses its own key prefix and ports.
     // On this 2-core machine the suite took 556 s one file at a time, 316 s two at once.
     maxWorkers: Math.max(2, availableParallelism() - 1),
-    projects: [
-      {
-        extends: true,
-        test: {
-          name: "suite",
-          include: ["test/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, ...ALONE_AT_THE_END],
-        },
-      },
-      {
-        extends: true,
-        test: { name: "alone", include: ALONE_AT_THE_END, sequence: { groupOrder: 1 } },
-      },
-    ],
+    include: ["test/**/*.test.ts"],
   },
 });

@@ -1,8 +1,6 @@
 /** One `stepwise` sub-command. `run` returns the process exit code. */
 export interface Command {
   name: string;
-  /** One line for `stepwise --help`. */
-  summary: string;
   /** Full usage text for `stepwise <name> --help`. */
   usage: string;
   run(argv: string[], io: CommandIO): Promise<number>;

@@ -1,27 +1,70 @@
 import { didYouMean } from "./args.js";
 import { CommandFailure, EXIT, UsageError, type Command, type CommandIO } from "./command.js";
-import { approvalsCommand } from "./commands/approvals.js";
-import { auditCommand } from "./commands/audit.js";
-import { configCommand } from "./commands/config.js";
-import { executionsCommand } from "./commands/executions.js";
-import { machinesCommand } from "./commands/machines.js";
-import { runCommand } from "./commands/run.js";
-import { serveCommand } from "./commands/serve.js";
-import { workerCommand } from "./commands/worker.js";
-import { testCommand } from "./commands/test.js";
-import { validateCommand } from "./commands/validate.js";
 
-const COMMANDS: Command[] = [
-  validateCommand,
-  runCommand,
-  testCommand,
-  serveCommand,
-  workerCommand,
-  machinesCommand,
-  executionsCommand,
-  approvalsCommand,
-  auditCommand,
-  configCommand,
+/**
+ * The commands, each loaded only when it runs: `stepwise executions list` does not
+ * load fastify, BullMQ and the engine that `serve` needs, so a client command or
+ * `--help` starts in a fraction of the time.
+ */
+interface CommandEntry {
+  name: string;
+  /** One line for `stepwise --help`. */
+  summary: string;
+  load(): Promise<Command>;
+}
+
+const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: "validate",
+    summary: "check definitions for errors, as AWS would",
+    load: async () => (await import("./commands/validate.js")).validateCommand,
+  },
+  {
+    name: "run",
+    summary: "run a state machine locally and print its output",
+    load: async () => (await import("./commands/run.js")).runCommand,
+  },
+  {
+    name: "test",
+    summary: "run test cases (definition, input, expected result, mocks) locally",
+    load: async () => (await import("./commands/test.js")).testCommand,
+  },
+  {
+    name: "serve",
+    summary: "run the REST API (and a worker) on Redis",
+    load: async () => (await import("./commands/serve.js")).serveCommand,
+  },
+  {
+    name: "worker",
+    summary: "run a durable worker against Redis (REDIS_URL)",
+    load: async () => (await import("./commands/worker.js")).workerCommand,
+  },
+  {
+    name: "machines",
+    summary: "list, show, create or update state machines on a running service",
+    load: async () => (await import("./commands/machines.js")).machinesCommand,
+  },
+  {
+    name: "executions",
+    summary:
+      "list, start, stop, pause, resume, restart, purge or watch executions on a running service",
+    load: async () => (await import("./commands/executions.js")).executionsCommand,
+  },
+  {
+    name: "approvals",
+    summary: "list, show, approve or reject approvals on a running service",
+    load: async () => (await import("./commands/approvals.js")).approvalsCommand,
+  },
+  {
+    name: "audit",
+    summary: "verify a signed audit export of an execution, offline",
+    load: async () => (await import("./commands/audit.js")).auditCommand,
+  },
+  {
+    name: "config",
+    summary: "print the configuration in force (secrets masked) and check it",
+    load: async () => (await import("./commands/config.js")).configCommand,
+  },
 ];
 
 function help(): string {
@@ -52,8 +95,8 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
     io.stdout(help() + "\n");
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     const hint = didYouMean(
       name,
       COMMANDS.map((c) => c.name),
@@ -61,6 +104,7 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
     io.stderr(`stepwise: unknown command '${name}'${hint}\nsee 'stepwise --help'\n`);
     return EXIT.usage;
   }
+  const command = await entry.load();
   if (rest.includes("--help") || rest.includes("-h")) {
     io.stdout(command.usage + "\n");
     return EXIT.ok;

@@ -6,6 +6,7 @@ import { shardsFromEnv, workerShardsFromEnv } from "../runtime/shards.js";
 import { WORKER_DEFAULTS, type RuntimeSettings } from "../runtime/settings.js";
 import { parseEgressAllow, type EgressPolicy } from "../task-runners/egress.js";
 import { MAX_RESPONSE_BYTES } from "../task-runners/http.js";
+import { readSigningKey } from "../runtime/audit/signing.js";
 import { parseEndpoints, type ModelEndpoints } from "../task-runners/model/endpoints.js";
 import { readFileSync } from "node:fs";
 import { ConfigError, Reader, type Environment } from "./values.js";
@@ -71,6 +72,8 @@ export interface StepwiseConfig {
   tracing: { otlp: boolean };
   log: { level: LogLevel };
   crash: { at: string; after: number } | undefined;
+  /** The longest a drain may take after a signal before the process exits anyway. */
+  shutdownSeconds: number;
   /** Started through `npx` (npm exec): stop when it is gone (cli/launcher.ts). */
   launchedByNpx: boolean;
 }
@@ -144,7 +147,14 @@ export function loadConfig(env: Environment, flags: Flags = new Map()): Stepwise
         !otlpOff &&
         (read.raw("OTEL_EXPORTER_OTLP_ENDPOINT") ??
           read.raw("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")) !== undefined,
-      ...optional("auditKeyFile", read.optionalString("STEPWISE_AUDIT_KEY")),
+      // Read now: a missing or wrong key would otherwise fail the first commit that signs.
+      ...optional(
+        "auditKeyFile",
+        read.parsed("STEPWISE_AUDIT_KEY", (raw) => {
+          if (raw !== undefined) readSigningKey(raw);
+          return raw;
+        }),
+      ),
     },
     deployment: {
       region: read.matching(
@@ -212,6 +222,7 @@ export function loadConfig(env: Environment, flags: Flags = new Map()): Stepwise
     },
     log: { level: logLevel(read) },
     launchedByNpx: read.raw("npm_command") === "exec",
+    shutdownSeconds: read.integer("STEPWISE_SHUTDOWN_SECONDS", 10, { min: 1, max: 3600 }),
     crash:
       crashAt !== undefined
         ? {

@@ -46,6 +46,11 @@ export const VARIABLES: readonly Variable[] = [
     doc: "`serve`, `worker`: seconds to keep trying an unanswering Redis at start-up before exiting 1 (`/health` answers 503 meanwhile)",
   },
   {
+    name: "STEPWISE_SHUTDOWN_SECONDS",
+    default: "`10`",
+    doc: "`serve`, `worker`: after SIGTERM or SIGINT, the longest a drain may take; past it the process exits 1 whatever Redis does, and the jobs it held are taken again by other workers when their locks expire",
+  },
+  {
     name: "STEPWISE_PREFIX",
     default: "`stepwise`",
     doc: "Redis key prefix (keys are hash-tagged for Redis Cluster)",
@@ -233,7 +238,7 @@ export const VARIABLES: readonly Variable[] = [
   {
     name: "STEPWISE_AUDIT_KEY",
     default: "a key generated once and kept in Redis",
-    doc: "a PEM file (Ed25519 PKCS#8 private key) that signs audit exports (see [Provable audit](#provable-audit))",
+    doc: "a PEM file (Ed25519 PKCS#8 private key) that signs audit exports and the checkpoints of every history (see [Provable audit](#provable-audit)); every `serve` and `worker` needs the same one; read at start",
   },
   // The runtime
   {

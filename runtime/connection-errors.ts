@@ -49,3 +49,53 @@ export function logConnectionErrors(redis: Redis, name: string, intervalMs = 10_
     sink("info", `Redis connection '${name}' is back`, { connection: name });
   });
 }
+
+/** Error codes of a Redis that cannot be reached (node's socket errors and ioredis's own). */
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "EPIPE",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+]);
+
+/** Whether an error says Redis cannot be reached (rather than that something went wrong). */
+export function isConnectionError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code !== undefined && UNREACHABLE.has(code)) return true;
+  return /^(Connection is closed|Stream isn't writeable|connect E[A-Z]+)/.test(err.message);
+}
+
+/**
+ * A worker's errors during a Redis outage: every BullMQ worker and poller reports
+ * each failed attempt (tens of thousands of lines in a minute, issue 44). Passed
+ * through this, connection errors make one line at once and then one per
+ * `intervalMs` with how many there were; other errors go to `onError` as they come.
+ */
+export function summarizeOutages(
+  onError: (err: unknown) => void,
+  intervalMs = 10_000,
+): (err: unknown) => void {
+  let lastAt = -Infinity;
+  let suppressed = 0;
+  return (err) => {
+    if (!isConnectionError(err)) return onError(err);
+    const now = Date.now();
+    if (now - lastAt < intervalMs) {
+      suppressed++;
+      return;
+    }
+    const message = (err as Error).message;
+    sink(
+      "warn",
+      `Redis cannot be reached (${message}); the worker retries${suppressed > 0 ? ` (${suppressed} more such errors since the last line)` : ""}`,
+      { error: message, suppressed },
+    );
+    lastAt = now;
+    suppressed = 0;
+  };
+}

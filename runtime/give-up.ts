@@ -1,5 +1,6 @@
 import type { RunEventBody } from "../engine/core/events.js";
 import type { HistoryEvent } from "../engine/core/history.js";
+import { checkpointSigner } from "./audit/checkpoints.js";
 import { chainOne, loadHistoryHead } from "./audit/head.js";
 import { executionOf, executionTimeoutTimer, longId, member } from "./ids.js";
 import { giveUp, type GiveUpReply } from "./scripts/give-up.js";
@@ -79,7 +80,7 @@ async function requestGiveUp(
       type: "ExecutionFailed",
       executionFailedEventDetails: { error: GIVE_UP_ERROR, cause },
     };
-    const chained = chainOne(head, failed);
+    const chained = chainOne(head, failed, checkpointSigner(settings.auditKeyFile));
     const reply = await client.call(
       giveUp,
       {

@@ -1,5 +1,6 @@
 import type { RunEvent } from "../engine/core/events.js";
 import { operatorEvent } from "../engine/core/history.js";
+import { checkpointSigner } from "./audit/checkpoints.js";
 import { chainOne, loadHistoryHead } from "./audit/head.js";
 import { pack } from "./codec.js";
 import { RuntimeError, type Caller, type PauseInfo } from "./contract.js";
@@ -33,6 +34,8 @@ export class Pauses {
     private readonly keys: Keys,
     private readonly queues: JobQueues,
     private readonly leaseMs: number,
+    /** `STEPWISE_AUDIT_KEY`: pause and resume events are chained with their checkpoints (audit/checkpoints.ts). */
+    private readonly auditKeyFile?: string,
   ) {}
 
   async pause(
@@ -49,7 +52,7 @@ export class Pauses {
       ...(options.reason !== undefined ? { reason: options.reason } : {}),
     };
     const reply = await this.fenced(exec, (head) => {
-      const out = written(exec, head, now, body, options.caller);
+      const out = written(exec, head, now, body, options.caller, this.auditKeyFile);
       return this.client.call(
         pauseExecution,
         {
@@ -66,7 +69,7 @@ export class Pauses {
   async resume(executionId: string, exec: string, options: { caller?: Caller }): Promise<void> {
     const now = new Date();
     const reply = await this.fenced(exec, (head) => {
-      const out = written(exec, head, now, { type: "Resumed" }, options.caller);
+      const out = written(exec, head, now, { type: "Resumed" }, options.caller, this.auditKeyFile);
       return this.client.call(
         resumeExecution,
         {
@@ -142,6 +145,7 @@ function written(
   at: Date,
   body: { type: "Paused"; reason?: string } | { type: "Resumed" },
   caller: Caller | undefined,
+  auditKeyFile: string | undefined,
 ): { history: string; hash: string; journal: string } {
   const event = {
     ...body,
@@ -149,7 +153,7 @@ function written(
     time: at.toISOString(),
     ...(caller ? { caller: caller.name } : {}),
   } as Extract<RunEvent, { type: "Paused" | "Resumed" }>;
-  const chained = chainOne(head, operatorEvent(event));
+  const chained = chainOne(head, operatorEvent(event), checkpointSigner(auditKeyFile));
   return {
     history: chained.stored,
     hash: chained.hash,

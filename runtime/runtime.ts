@@ -180,7 +180,13 @@ export class RedisRuntime implements Runtime {
         deps: { client: this.client, keys, executions: cache, queues, settings: this.settings },
         approvals: new ApprovalStore(this.client, keys, queues, this.settings),
         historyFeed: new HistoryFeed(this.client, keys),
-        pauses: new Pauses(this.client, keys, queues, this.settings.leaseMs),
+        pauses: new Pauses(
+          this.client,
+          keys,
+          queues,
+          this.settings.leaseMs,
+          this.settings.auditKeyFile,
+        ),
         approvalFeed: new ApprovalFeed(this.client, keys, this.settings),
       };
     });

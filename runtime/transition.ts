@@ -8,6 +8,7 @@ import { isoTime } from "../engine/core/timestamp.js";
 import { waitsForToken } from "../engine/states/task.js";
 import type { TaskMode } from "../task-runners/resources.js";
 import { chainEvents, UNANCHORED } from "./audit/chain.js";
+import { checkpointSigner } from "./audit/checkpoints.js";
 import { pack, unpack } from "./codec.js";
 import { crashPoint } from "./crash.js";
 import { closedJoin, dropRun, joinedChild } from "./ended-runs.js";
@@ -414,7 +415,13 @@ async function stepAndCommit(
     // An execution started before the chain has no head: its chain starts unanchored.
     // Each distinct large payload is written once per execution (payloads.ts).
     const payloads = new PayloadBatch();
-    const chained = chainEvents(hh || UNANCHORED, history, (e) => payloads.event(e));
+    // Signed checkpoints when the key is outside Redis (audit/checkpoints.ts).
+    const chained = chainEvents(
+      hh || UNANCHORED,
+      history,
+      (e) => payloads.event(e),
+      checkpointSigner(deps.settings.auditKeyFile),
+    );
     const self = shortId(state.runId);
     const ops = steps.flatMap(({ event, result }, i) => {
       const planned = planOps(result.run, event, result.effects, {

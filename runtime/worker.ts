@@ -1,4 +1,5 @@
 import { hostname } from "node:os";
+import { summarizeOutages } from "./connection-errors.js";
 import { Worker, type Job } from "bullmq";
 import type { TaskRunner } from "../task-runners/runner.js";
 import type { TaskMode } from "../task-runners/resources.js";
@@ -113,13 +114,14 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
   const settings = resolveSettings(options);
   const control = makeKeys(settings.prefix);
   const log = options.logger ?? defaultLogger();
-  const onError =
+  const onError = summarizeOutages(
     options.onError ??
-    ((err: unknown) =>
-      log.error(
-        { ...faultFields(err), err },
-        `worker: ${err instanceof Error ? err.message : String(err)}`,
-      ));
+      ((err: unknown) =>
+        log.error(
+          { ...faultFields(err), err },
+          `worker: ${err instanceof Error ? err.message : String(err)}`,
+        )),
+  );
   const spans =
     options.spans ??
     (settings.otlp

@@ -4,7 +4,8 @@ import {
   GROUP_PATTERN,
   type ApprovalStatus,
 } from "../../engine/states/approval.js";
-import type { Approver } from "../../runtime/contract.js";
+import { mayDecide } from "../../runtime/approval-record.js";
+import { RuntimeError, type Approver } from "../../runtime/contract.js";
 import { anyJson, errorResponses, nameSchema, page, pagingQuery } from "../schemas.js";
 import type { PluginOptions } from "../server.js";
 
@@ -78,7 +79,7 @@ export const approvalRecord = {
 } as const;
 
 /** Without API keys the service is loopback-only and whoever decides is `local`. */
-function approverOf(request: FastifyRequest): Approver {
+export function approverOf(request: FastifyRequest): Approver {
   const caller = request.caller;
   if (!caller) return { name: "local", groups: "any" };
   return { name: caller.name, groups: caller.scope === "admin" ? "any" : caller.groups };
@@ -118,13 +119,17 @@ export const approvalsPlugin: FastifyPluginAsync<PluginOptions> = async (app, { 
     },
     async (request) => {
       const { status, approver, stateMachine, cursor, limit } = request.query;
-      return runtime.listApprovals({
+      const page = await runtime.listApprovals({
         ...(status !== undefined ? { status } : {}),
         ...(approver !== undefined ? { approver } : {}),
         ...(stateMachine !== undefined ? { stateMachine } : {}),
         ...(cursor !== undefined ? { cursor } : {}),
         ...(limit !== undefined ? { limit } : {}),
       });
+      // An approve key sees what it may decide, not every group's details (execution
+      // data). A page may come out shorter than `limit`; its cursor still goes on.
+      const who = approverOf(request);
+      return { ...page, items: page.items.filter((record) => mayDecide(record, who)) };
     },
   );
 
@@ -139,7 +144,17 @@ export const approvalsPlugin: FastifyPluginAsync<PluginOptions> = async (app, { 
         response: { 200: approvalRecord, ...errorResponses },
       },
     },
-    async (request) => runtime.getApproval(request.params.approvalId),
+    async (request) => {
+      const record = await runtime.getApproval(request.params.approvalId);
+      // Another group's approval is answered as absent: its existence is not theirs either.
+      if (!mayDecide(record, approverOf(request))) {
+        throw new RuntimeError(
+          "ApprovalDoesNotExist",
+          `Approval '${request.params.approvalId}' does not exist`,
+        );
+      }
+      return record;
+    },
   );
 
   app.post<{

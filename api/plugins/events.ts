@@ -1,4 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
+import { mayDecide } from "../../runtime/approval-record.js";
+import { approverOf } from "./approvals.js";
 import { apiError } from "../errors.js";
 import { errorResponses, EXECUTION_ID_PATTERN } from "../schemas.js";
 import type { PluginOptions } from "../server.js";
@@ -112,8 +114,11 @@ export const eventsPlugin: FastifyPluginAsync<PluginOptions> = async (app, { run
           reason: "it must be an id this stream sent (<ms>-<seq>)",
         });
       }
+      const who = approverOf(request);
       await streams.send(request, reply, async function* (signal): AsyncGenerator<SseMessage> {
         for await (const change of runtime.followApprovals(resume, signal)) {
+          // Only the approvals this caller may decide (an approve key of another group sees none of them).
+          if (!mayDecide(change.approval, who)) continue;
           yield {
             id: change.id,
             event: "approval",

@@ -44,7 +44,6 @@ function describe(a: Record<string, unknown>): string {
 
 export const approvalsCommand: Command = {
   name: "approvals",
-  summary: "list, show, approve or reject approvals on a running service",
   usage,
   async run(argv, io) {
     const args = parseArgs(argv, {

@@ -20,7 +20,6 @@ Options:
 
 export const configCommand: Command = {
   name: "config",
-  summary: "print the configuration in force (secrets masked) and check it",
   usage,
   async run(argv, io) {
     const args = parseArgs(argv, { flags: ["json"] });

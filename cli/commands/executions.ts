@@ -57,8 +57,6 @@ const enc = encodeURIComponent;
 
 export const executionsCommand: Command = {
   name: "executions",
-  summary:
-    "list, start, stop, pause, resume, restart, purge or watch executions on a running service",
   usage,
   async run(argv, io) {
     const args = parseArgs(argv, {

@@ -35,7 +35,6 @@ const ACTIONS: Action[] = [
 
 export const machinesCommand: Command = {
   name: "machines",
-  summary: "list, show, create or update state machines on a running service",
   usage,
   async run(argv, io) {
     const args = parseArgs(argv, {

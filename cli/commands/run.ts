@@ -46,7 +46,6 @@ async function readJson(path: string, what: string): Promise<Json> {
 
 export const runCommand: Command = {
   name: "run",
-  summary: "run a state machine locally and print its output",
   usage,
   async run(argv, io) {
     const args = parseArgs(argv, {

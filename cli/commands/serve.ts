@@ -20,7 +20,7 @@ import { createLogger } from "../logger.js";
 import { chooseRedis, clusterSeedUrl, type RedisChoice } from "../serve-redis.js";
 import { apiProcessIndex, reportReady, superviseApiProcesses } from "../api-processes.js";
 import { loadTasksModule } from "../tasks-module.js";
-import { whenLauncherGone } from "../launcher.js";
+import { drainMs, exitAfter, whenLauncherGone } from "../launcher.js";
 import { stepwiseVersion } from "../version.js";
 
 const usage = `Usage: stepwise serve [--port N] [--host H] [--no-worker] [--api-processes N]
@@ -60,7 +60,6 @@ async function loadTasks(module: string | undefined): Promise<TaskRunner[]> {
 
 export const serveCommand: Command = {
   name: "serve",
-  summary: "run the REST API (and a worker) on Redis",
   usage,
   async run(argv, io) {
     const args = parseArgs(argv, {
@@ -180,13 +179,18 @@ export const serveCommand: Command = {
     const drain = async (signal: string): Promise<void> => {
       aborted.abort();
       app.log.info({ signal }, "shutting down: draining requests and the worker's jobs");
+      // Bounded whatever Redis does: a drain waiting on a Redis that is gone would never end.
+      // (A private redis-server is signalled on exit: cli/local-redis.ts.)
+      exitAfter(config.shutdownSeconds, (message) => app.log.error({ signal }, message));
       await listened.catch(() => undefined);
       // Stop taking requests first, then let the worker finish the jobs it holds
       // (an unfinished job would be redelivered anyway; finishing is just faster).
       await app.close().catch((err: unknown) => app.log.error({ err }, "closing the API"));
       await workerStarting.catch(() => undefined);
       await webhooks?.close().catch((err: unknown) => app.log.error({ err }, "closing webhooks"));
-      await worker?.close().catch((err: unknown) => app.log.error({ err }, "closing the worker"));
+      await worker
+        ?.close(drainMs(config.shutdownSeconds))
+        .catch((err: unknown) => app.log.error({ err }, "closing the worker"));
       await failures?.close();
       await runtime.close().catch((err: unknown) => app.log.error({ err }, "closing the runtime"));
       probe.disconnect();

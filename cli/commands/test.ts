@@ -33,7 +33,6 @@ interface Outcome {
 
 export const testCommand: Command = {
   name: "test",
-  summary: "run test cases (definition, input, expected result, mocks) locally",
   usage,
   async run(argv, io) {
     const args = parseArgs(argv, {

@@ -31,7 +31,6 @@ interface FileReport {
 
 export const validateCommand: Command = {
   name: "validate",
-  summary: "check definitions for errors, as AWS would",
   usage,
   async run(argv, io) {
     const args = parseArgs(argv, {

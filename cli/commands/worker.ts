@@ -18,7 +18,7 @@ import { serveMetrics, type MetricsServer } from "../metrics-server.js";
 import { redactRedisUrl, waitForRedis } from "../redis-connection.js";
 import { stepwiseVersion } from "../version.js";
 import { loadTasksModule } from "../tasks-module.js";
-import { whenLauncherGone } from "../launcher.js";
+import { drainMs, exitAfter, whenLauncherGone } from "../launcher.js";
 
 const usage = `Usage: stepwise worker [--concurrency N] [--task-concurrency N] [--fire-concurrency N]
                        [--metrics-port N] [--metrics-host H]
@@ -57,7 +57,6 @@ async function loadRunners(path: string | undefined): Promise<TaskRunner[]> {
 
 export const workerCommand: Command = {
   name: "worker",
-  summary: "run a durable worker against Redis (REDIS_URL)",
   usage,
   async run(argv, io) {
     const args = parseArgs(argv, {
@@ -175,7 +174,13 @@ export const workerCommand: Command = {
         if (stopping) return;
         stopping = true;
         log.info({ signal }, `${signal}: finishing jobs in flight`);
-        void Promise.all([worker.close(), metrics?.close(), failures.close(), webhooks?.close()])
+        exitAfter(config.shutdownSeconds, (message) => log.error({ signal }, message));
+        void Promise.all([
+          worker.close(drainMs(config.shutdownSeconds)),
+          metrics?.close(),
+          failures.close(),
+          webhooks?.close(),
+        ])
           .then(() => runtime.close())
           .then(() => done());
       };

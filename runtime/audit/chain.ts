@@ -1,6 +1,7 @@
 import * as crypto from "node:crypto";
 import { canonicalJson } from "../../engine/core/canonical.js";
 import type { HistoryEvent } from "../../engine/core/history.js";
+import { needsCheckpoint, type CheckpointSigner } from "./checkpoints.js";
 
 /**
  * THE HISTORY HASH CHAIN (DESIGN.md, "History and audit").
@@ -33,15 +34,19 @@ import type { HistoryEvent } from "../../engine/core/history.js";
  *
  * Each stored entry is the event's JSON with one more field, `hash`: not the
  * event's 64-hex hash but its check, the first 8 bytes of it in base64url (11
- * characters). Full hashes cost 70 bytes per event for ever, a quarter of a parked
+ * characters), and at a signed checkpoint (checkpoints.ts) the Ed25519
+ * signature of the full hash after it: `<check>.<signature>` (98 characters).
+ * Full hashes cost 70 bytes per event for ever, a quarter of a parked
  * execution's memory, and the one reader that needs them, the audit export, reads
  * the whole history from the start anyway: it recomputes them (`rechain`). The
  * check is there to name the event that was changed in storage: the export
  * gives such an event its stored check in place of a hash, so `stepwise audit
- * verify` reports it `changed`. Security does not rest on the check: the
- * recomputed chain must still end at the committed `hh`, which the export
- * signs. Readers that serve the AWS-shaped history take the field out
- * (`splitHash`); entries an earlier build stored with a full hash keep it.
+ * verify` reports it `changed`. Security does not rest on the check, which
+ * anyone who can write to Redis can recompute: verify checks the recomputed
+ * full hashes against the signed checkpoints, and the recomputed chain must
+ * end at the head the export signs. Readers that serve the AWS-shaped history
+ * take the field out (`splitHash`); entries an earlier build stored with a full
+ * hash keep it.
  */
 export interface ChainIdentity {
   executionArn: string;
@@ -62,7 +67,6 @@ export function genesisHash(identity: ChainIdentity): string {
   return sha256Hex(canonicalJson({ executionArn, stateMachineVersionArn, definitionHash }));
 }
 
-/** The hash of `event` (without any `hash` field of its own) on top of `prevHash`. */
 /**
  * The genesis an export signs, from the record's `hg`: none for an execution
  * started before the chain; a full genesis as older records kept it; else the
@@ -77,6 +81,7 @@ export function anchoredGenesis(hg: string | null, identity: ChainIdentity): str
   return eventCheck(genesis) === hg ? genesis : hg;
 }
 
+/** The hash of `event` (without any `hash` field of its own) on top of `prevHash`. */
 export function eventHash(prevHash: string, event: HistoryEvent): string {
   return sha256Hex(prevHash + canonicalStored(event));
 }
@@ -158,17 +163,22 @@ function quotedKey(key: string): string {
  * The stored form of `events` chained on `prevHash` (JSON text with the check of
  * its hash appended), and the new head. `storedForm` is what the entry holds (large
  * payloads referenced, runtime/payloads.ts); the hash is always of the event as
- * the API shows it.
+ * the API shows it. With `checkpoints` (a key outside Redis), the events that
+ * need a checkpoint (checkpoints.ts) carry its signature after the check.
  */
 export function chainEvents(
   prevHash: string,
   events: readonly HistoryEvent[],
   storedForm: (event: HistoryEvent) => HistoryEvent = (event) => event,
+  checkpoints?: CheckpointSigner,
 ): { stored: string[]; head: string } {
   let head = prevHash;
   const stored = events.map((event) => {
     head = eventHash(head, event);
-    return withHash(JSON.stringify(storedForm(event)), eventCheck(head));
+    const check = eventCheck(head);
+    const signed =
+      checkpoints && needsCheckpoint(event) ? `${check}.${checkpoints(event.id, head)}` : check;
+    return withHash(JSON.stringify(storedForm(event)), signed);
   });
   return { stored, head };
 }
@@ -176,6 +186,14 @@ export function chainEvents(
 /** What a stored entry keeps of its event's hash: the first 8 bytes, base64url. */
 export function eventCheck(hash: string): string {
   return Buffer.from(hash.slice(0, 16), "hex").toString("base64url");
+}
+
+/** An event read back for the export: its recomputed hash (or its stored check, when it does not match) and its checkpoint. */
+export interface Rechained {
+  event: HistoryEvent;
+  hash: string;
+  /** The signature of a checkpoint at this event (base64url), when one was stored. */
+  checkpoint?: string;
 }
 
 /**
@@ -187,7 +205,7 @@ export function eventCheck(hash: string): string {
 export function rechain(
   prevHash: string,
   entries: readonly { event: HistoryEvent; hash: string | undefined }[],
-): { event: HistoryEvent; hash: string }[] {
+): Rechained[] {
   let head = prevHash;
   return entries.map(({ event, hash: stored }) => {
     if (stored !== undefined && stored.length === 64) {
@@ -195,7 +213,12 @@ export function rechain(
       return { event, hash: stored };
     }
     head = eventHash(head, event);
-    return { event, hash: stored === undefined || stored === eventCheck(head) ? head : stored };
+    if (stored === undefined) return { event, hash: head };
+    const dot = stored.indexOf(".");
+    const check = dot < 0 ? stored : stored.slice(0, dot);
+    const line: Rechained = { event, hash: check === eventCheck(head) ? head : check };
+    if (dot >= 0) line.checkpoint = stored.slice(dot + 1);
+    return line;
   });
 }
 

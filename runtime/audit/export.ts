@@ -1,19 +1,20 @@
 import { sign } from "node:crypto";
-import type { HistoryEvent } from "../../engine/core/history.js";
 import type { Json } from "../../engine/core/json.js";
-import { unpack } from "../codec.js";
 import { RuntimeError, type ExecutionRecord } from "../contract.js";
 import { shortId, stateMachineArn } from "../ids.js";
 import type { Keys } from "../keys.js";
 import type { RedisClient } from "../redis.js";
 import { readHistoryEntries } from "../payloads.js";
-import { anchoredGenesis, rechain, UNANCHORED } from "./chain.js";
+import { anchoredGenesis, rechain, UNANCHORED, type Rechained } from "./chain.js";
+import { CHECKPOINT_EVERY } from "./checkpoints.js";
 import {
   AUDIT_FORMAT,
+  headerDigests,
   signedPayload,
   type AuditEventLine,
   type AuditHeader,
   type AuditTrailer,
+  type SignedFields,
 } from "./document.js";
 import type { AuditSigner } from "./signing.js";
 import type { VersionLink } from "./versions.js";
@@ -50,8 +51,9 @@ async function versionChain(
 
 /**
  * The audit export of an execution (document.ts has the format), as lines
- * without their newlines. The count, head and genesis are read together (one
- * HMGET: the scripts that append history set `hc` and `hh` in one step), and
+ * without their newlines. The count, head, genesis and status are read together
+ * (one HMGET: the scripts that append history set `hc` and `hh` in one step, and
+ * the commit that ends an execution its status with its last event), and
  * exactly those `hc` events are exported, so the signed head is the last
  * exported event's hash even while the execution goes on.
  */
@@ -62,7 +64,13 @@ export async function exportAudit(
   record: ExecutionRecord,
 ): Promise<string[]> {
   const exec = shortId(record.executionId);
-  const [hcText, hh, hg] = await client.redis.hmget(keys.execution(exec), "hc", "hh", "hg");
+  const [hcText, hh, hg, st] = await client.redis.hmget(
+    keys.execution(exec),
+    "hc",
+    "hh",
+    "hg",
+    "st",
+  );
   if (hcText === null) {
     throw new RuntimeError(
       "ExecutionDoesNotExist",
@@ -89,30 +97,58 @@ export async function exportAudit(
   };
   const versions = await versionChain(client, keys, record.stateMachine, record.version);
   if (versions.length > 0) header.versions = versions;
-  const lines = [JSON.stringify(header)];
   const genesis = anchoredGenesis(hg ?? null, header.identity);
-  let prev = genesis;
+  const entries: Awaited<ReturnType<typeof readHistoryEntries>> = [];
   for (let from = 0; from < count; from += BATCH) {
     const to = Math.min(count, from + BATCH) - 1;
     const raw = await client.redis.lrangeBuffer(keys.history(exec), from, to);
-    const chained = rechain(prev, await readHistoryEntries(client, keys, exec, raw));
-    for (const { event, hash } of chained) {
-      const line: AuditEventLine = { type: "event", event, hash };
-      lines.push(JSON.stringify(line));
-    }
-    prev = chained.at(-1)?.hash ?? prev;
+    entries.push(...(await readHistoryEntries(client, keys, exec, raw)));
   }
-  const unsigned = {
-    executionArn: record.executionId,
+  return auditLines(signer, {
+    header,
     genesis,
+    events: rechain(genesis, entries),
     head: { eventId: count, hash: hh ?? UNANCHORED },
+    status: st ?? "RUNNING",
+  });
+}
+
+/**
+ * The lines of an export from what was read (pure): the header, an event line
+ * per event (with its checkpoint, if it has one), and the signed trailer.
+ */
+export function auditLines(
+  signer: AuditSigner,
+  read: {
+    header: AuditHeader;
+    genesis: string;
+    events: readonly Rechained[];
+    head: { eventId: number; hash: string };
+    status: string;
+  },
+): string[] {
+  const headerLine = JSON.stringify(read.header);
+  const lines = [headerLine];
+  for (const { event, hash, checkpoint } of read.events) {
+    const line: AuditEventLine = { type: "event", event, hash };
+    if (checkpoint !== undefined) line.checkpoint = checkpoint;
+    lines.push(JSON.stringify(line));
+  }
+  const signed: SignedFields = {
+    executionArn: read.header.identity.executionArn,
+    genesis: read.genesis,
+    head: read.head,
+    status: read.status,
+    header: headerDigests(JSON.parse(headerLine) as Record<string, Json>),
+    keptInRedis: signer.keptInRedis,
   };
+  if (!signer.keptInRedis) signed.checkpointEvery = CHECKPOINT_EVERY;
   const trailer: AuditTrailer = {
     type: "trailer",
-    ...unsigned,
+    ...signed,
     algorithm: "Ed25519",
     publicKey: signer.publicKeyPem,
-    signature: sign(null, signedPayload(unsigned), signer.privateKey).toString("base64"),
+    signature: sign(null, signedPayload(signed), signer.privateKey).toString("base64"),
   };
   lines.push(JSON.stringify(trailer));
   return lines;

@@ -4,6 +4,7 @@ import type { Keys } from "../keys.js";
 import type { HistoryHead } from "../locks.js";
 import type { RedisClient } from "../redis.js";
 import { chainEvents, UNANCHORED } from "./chain.js";
+import type { CheckpointSigner } from "./checkpoints.js";
 
 /**
  * The history count and chain head of an execution, for the writers of history
@@ -19,8 +20,16 @@ export async function loadHistoryHead(
   return { count: Number(hc ?? 0), hash: hh ?? "" };
 }
 
-/** One event chained on `head`: its stored form (packed) and the new head hash. */
-export function chainOne(head: HistoryHead, event: HistoryEvent): { stored: string; hash: string } {
-  const chained = chainEvents(head.hash || UNANCHORED, [event]);
+/**
+ * One event chained on `head`: its stored form (packed) and the new head hash.
+ * `checkpoints` signs it when it needs a checkpoint (checkpoints.ts): every
+ * writer of history passes the signer of `settings.auditKeyFile`.
+ */
+export function chainOne(
+  head: HistoryHead,
+  event: HistoryEvent,
+  checkpoints?: CheckpointSigner,
+): { stored: string; hash: string } {
+  const chained = chainEvents(head.hash || UNANCHORED, [event], undefined, checkpoints);
   return { stored: pack(chained.stored[0]!), hash: chained.head };
 }

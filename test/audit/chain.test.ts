@@ -1,7 +1,7 @@
-import { generateKeyPairSync, sign } from "node:crypto";
+import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../engine/core/canonical.js";
-import type { HistoryEvent } from "../../engine/core/history.js";
+import type { HistoryEvent, HistoryEventType } from "../../engine/core/history.js";
 import type { Json } from "../../engine/core/json.js";
 import { sha256 } from "../../runtime/canonical.js";
 import {
@@ -16,8 +16,12 @@ import {
   type ChainIdentity,
   UNANCHORED,
 } from "../../runtime/audit/chain.js";
-import { signedPayload, type AuditTrailer } from "../../runtime/audit/document.js";
-import { verifyAudit, type ProblemKind } from "../../runtime/audit/verify.js";
+import {
+  CHECKPOINT_EVERY,
+  checkpointHolds,
+  checkpointSignerOf,
+  needsCheckpoint,
+} from "../../runtime/audit/checkpoints.js";
 import { brokenVersionLink, versionHash, type VersionLink } from "../../runtime/audit/versions.js";
 
 const definition = { StartAt: "A", States: { A: { Type: "Pass", End: true } } };
@@ -35,51 +39,6 @@ function events(n: number): HistoryEvent[] {
     type: "PassStateEntered",
     stateEnteredEventDetails: { name: `S${i}`, input: `{"n":${i}}` },
   }));
-}
-
-const { privateKey, publicKey } = generateKeyPairSync("ed25519");
-const publicKeyPem = publicKey.export({ type: "spki", format: "pem" }) as string;
-
-/** An export as runtime/audit/export.ts writes one, as lines of objects (to tamper with). */
-function exported(n = 5): Record<string, unknown>[] {
-  const history = events(n);
-  const genesis = genesisHash(identity);
-  const { stored, head } = chainEvents(genesis, history);
-  const unsigned = {
-    executionArn: identity.executionArn,
-    genesis,
-    head: { eventId: n, hash: head },
-  };
-  const trailer: AuditTrailer = {
-    type: "trailer",
-    ...unsigned,
-    algorithm: "Ed25519",
-    publicKey: publicKeyPem,
-    signature: sign(null, signedPayload(unsigned), privateKey).toString("base64"),
-  };
-  return [
-    {
-      type: "header",
-      format: "stepwise-audit/1",
-      identity: { ...identity },
-      definition,
-      execution: {},
-    },
-    ...rechain(
-      genesis,
-      stored.map((s) => splitHash(JSON.parse(s) as HistoryEvent)),
-    ).map(({ event, hash }) => ({ type: "event", event, hash })),
-    trailer as unknown as Record<string, unknown>,
-  ];
-}
-
-const text = (lines: Record<string, unknown>[]) => lines.map((l) => JSON.stringify(l)).join("\n");
-const eventOf = (line: Record<string, unknown> | undefined) => line!.event as HistoryEvent;
-
-function problemOf(lines: Record<string, unknown>[], options = {}) {
-  const verdict = verifyAudit(text(lines), options);
-  if (verdict.ok) throw new Error("expected the export not to verify");
-  return verdict.problem;
 }
 
 describe("the history hash chain (pure)", () => {
@@ -141,99 +100,49 @@ describe("the history hash chain (pure)", () => {
     expect(anchoredGenesis(null, identity)).toBe(UNANCHORED);
   });
 
-  it("verifies an untouched export, with and without a pinned public key", () => {
-    expect(verifyAudit(text(exported()), { publicKeyPem })).toMatchObject({
-      ok: true,
-      head: { eventId: 5 },
-      warnings: [],
-    });
-    const unpinned = verifyAudit(text(exported()));
-    expect(unpinned.ok && unpinned.warnings).toHaveLength(1);
+  it("keeps a checkpoint's signature after the check, and gives it back with the recomputed hash", () => {
+    const history = events(3);
+    const genesis = genesisHash(identity);
+    const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+    const { stored, head } = chainEvents(
+      genesis,
+      history,
+      undefined,
+      checkpointSignerOf(privateKey),
+    );
+    const read = stored.map((s) => splitHash(JSON.parse(s) as HistoryEvent));
+    // Event 1 is a checkpoint; 2 and 3 (not terminal, not a multiple of 32) are not.
+    expect(read[0]!.hash).toMatch(/^[A-Za-z0-9_-]{11}\.[A-Za-z0-9_-]{86}$/);
+    expect(read[1]!.hash).toMatch(/^[A-Za-z0-9_-]{11}$/);
+    const [first, second, third] = rechain(genesis, read);
+    const h1 = eventHash(genesis, history[0]!);
+    expect(first).toEqual({ event: history[0], hash: h1, checkpoint: first!.checkpoint });
+    expect(checkpointHolds(1, h1, first!.checkpoint!, publicKey)).toBe(true);
+    expect(checkpointHolds(1, head, first!.checkpoint!, publicKey)).toBe(false);
+    expect(second!.checkpoint).toBeUndefined();
+    expect(third!.hash).toBe(head);
+    // A changed event keeps its stored check (not the signature) in place of its hash.
+    const changed = {
+      ...read[0]!,
+      event: { ...read[0]!.event, timestamp: "2020-01-01T00:00:00.000Z" },
+    };
+    expect(rechain(genesis, [changed])[0]!.hash).toBe(eventCheck(h1));
   });
 
-  const tamperings: [string, (lines: Record<string, unknown>[]) => void, ProblemKind, number?][] = [
-    [
-      "an event edited",
-      (l) => (eventOf(l[3]).stateEnteredEventDetails = { name: "Evil", input: "{}" }),
-      "changed",
-      3,
-    ],
-    ["an event removed", (l) => l.splice(2, 1), "removed", 2],
-    ["the last event removed", (l) => l.splice(5, 1), "removed", 5],
-    ["two events swapped", (l) => ([l[2], l[3]] = [l[3]!, l[2]!]), "reordered", 2],
-    [
-      "an event inserted (duplicate id)",
-      (l) => l.splice(3, 0, { ...l[3], event: { ...eventOf(l[3]), type: "PassStateExited" } }),
-      "inserted",
-      3,
-    ],
-    [
-      "an event appended past the signed head",
-      (l) => l.splice(6, 0, { ...l[5], event: { ...eventOf(l[5]), id: 6, previousEventId: 5 } }),
-      "inserted",
-      6,
-    ],
-    [
-      "the definition changed",
-      (l) => {
-        const changed = { StartAt: "A", States: { A: { Type: "Succeed" } } };
-        l[0]!.definition = changed;
-        (l[0]!.identity as ChainIdentity).definitionHash = sha256(canonicalJson(changed));
-      },
-      "definition",
-    ],
-    [
-      "the definition changed, its hash not",
-      (l) => (l[0]!.definition = { StartAt: "B", States: { B: { Type: "Succeed" } } }),
-      "definition",
-    ],
-    [
-      "an event edited and every later hash recomputed",
-      (l) => {
-        eventOf(l[2]).timestamp = "2020-01-01T00:00:00.000Z";
-        let prev = (l[6] as unknown as AuditTrailer).genesis;
-        for (const line of l.slice(1, 6)) prev = line.hash = eventHash(prev, eventOf(line));
-      },
-      "head",
-      5,
-    ],
-    [
-      "the signature replaced",
-      (l) => {
-        const other = generateKeyPairSync("ed25519").privateKey;
-        const t = l[6] as unknown as AuditTrailer;
-        t.signature = sign(null, signedPayload(t), other).toString("base64");
-      },
-      "signature",
-    ],
-  ];
-
-  it.each(tamperings)("names %s", (_name, tamper, kind, eventId) => {
-    const lines = exported();
-    tamper(lines);
-    const problem = problemOf(lines, { publicKeyPem });
-    expect(problem.kind).toBe(kind);
-    expect(problem.eventId).toBe(eventId);
-  });
-
-  it("names a signature made with another key (and its public key) as replaced when a key is pinned", () => {
-    const lines = exported();
-    const other = generateKeyPairSync("ed25519");
-    const t = lines[6] as unknown as AuditTrailer;
-    t.signature = sign(null, signedPayload(t), other.privateKey).toString("base64");
-    t.publicKey = other.publicKey.export({ type: "spki", format: "pem" }) as string;
-    // Self-consistent on its own...
-    expect(verifyAudit(text(lines)).ok).toBe(true);
-    // ...but not the server's key.
-    expect(problemOf(lines, { publicKeyPem })).toMatchObject({
-      kind: "signature",
-      message: expect.stringContaining("another key"),
-    });
-  });
-
-  it("calls a file that is not an export malformed", () => {
-    expect(verifyAudit("not json").ok).toBe(false);
-    expect(problemOf(exported().slice(0, -1)).kind).toBe("malformed");
+  it("puts checkpoints at event 1, every 32nd event and each terminal event", () => {
+    const at = (id: number, type: HistoryEventType = "PassStateEntered") =>
+      needsCheckpoint({ id, type });
+    expect([1, 2, 31, 32, 33, 64, 65].filter((id) => at(id))).toEqual([1, 32, 64]);
+    for (const type of [
+      "ExecutionSucceeded",
+      "ExecutionFailed",
+      "ExecutionAborted",
+      "ExecutionTimedOut",
+    ] as const) {
+      expect(at(7, type)).toBe(true);
+    }
+    expect(at(7, "ExecutionRedriven")).toBe(false);
+    expect(CHECKPOINT_EVERY).toBe(32);
   });
 });
 

@@ -91,6 +91,10 @@ describe("loadConfig", () => {
       /STEPWISE_MODEL_ENDPOINTS: cannot read/,
     ],
     [{ STEPWISE_CRASH_AT: "sometime" }, /STEPWISE_CRASH_AT='sometime'/],
+    [
+      { STEPWISE_AUDIT_KEY: "/nonexistent/audit.pem" },
+      /STEPWISE_AUDIT_KEY=\/nonexistent\/audit.pem\) cannot be read/,
+    ],
     [{ PORT: "80a" }, /^--port\/PORT='80a'/],
   ])("refuses %j, naming the variable", (env, message) => {
     const err = failure({ STEPWISE_API_KEYS: KEYS, ...env });

@@ -1,44 +1,71 @@
-import type { AddressInfo } from "node:net";
-import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseApiKeys } from "../../api/auth.js";
-import { buildServer } from "../../api/server.js";
-import { exited, harness, spawnWorker, startRedis, type Harness } from "../integration/helpers.js";
+import { startRedis } from "../integration/helpers.js";
 import { Client } from "./client.js";
+import { exited, logLine, logLines, spawnBin, testPrefix, type Spawned } from "./processes.js";
 
 /**
  * A pending approval is durable state like any other: it survives its worker
  * being SIGKILLed and its Redis (AOF on) restarting, with the decisions it had,
- * its hash, and its expiry timer. Its own redis-server, a worker in another
- * process, the API on a real socket.
+ * its hash, and its expiry timer. Its own redis-server, `stepwise worker` in a
+ * process of its own, the API (`stepwise serve --no-worker`) on a real socket.
  */
 const ADMIN = "admin-secret-0123456789abcdef";
 const ALICE = "alice-secret-0123456789abcdef";
 const BOB = "bob-secret-0123456789abcdefgh";
 
 let redis: Awaited<ReturnType<typeof startRedis>>;
-let h: Harness;
-let app: FastifyInstance;
+let api: Spawned;
 let client: Client;
+/** What the API and the workers share: their Redis, their prefix, short leases and locks. */
+let env: Record<string, string>;
 
 beforeAll(async () => {
   redis = await startRedis();
-  h = await harness({ redisUrl: redis.url });
-  app = await buildServer({
-    runtime: h.runtime,
-    apiKeys: parseApiKeys(
-      `ops:admin:${ADMIN},alice:approve:${ALICE},bob:approve:${BOB}`,
-      "alice=finance;bob=finance",
-    ),
+  env = {
+    REDIS_URL: redis.url,
+    STEPWISE_PREFIX: testPrefix("approval-durability"),
+    // A killed worker's jobs come back in about a second.
+    STEPWISE_LEASE_MS: "1000",
+    STEPWISE_LOCK_MS: "1500",
+    STEPWISE_STALLED_MS: "500",
+  };
+  api = spawnBin(["serve", "--no-worker"], {
+    env: {
+      ...env,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      STEPWISE_API_KEYS: `ops:admin:${ADMIN},alice:approve:${ALICE},bob:approve:${BOB}`,
+      STEPWISE_APPROVER_GROUPS: "alice=finance;bob=finance",
+    },
   });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  client = new Client(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, ADMIN);
+  client = new Client(String((await logLine(api, /ready: API /)).api), ADMIN);
 });
 afterAll(async () => {
-  await app?.close();
-  await h?.close();
+  let code: number | null = 0;
+  if (api) {
+    api.child.kill("SIGTERM");
+    code = await exited(api.child);
+  }
   await redis?.stop();
+  // As startStack's close: a clean stop, and no error line however Redis came and went.
+  const errors = api ? logLines(api.output()).filter((line) => line.level >= 50) : [];
+  expect({ code, errors }, api?.output()).toEqual({ code: 0, errors: [] });
 });
+
+/** `stepwise worker`, once it takes jobs. */
+async function startWorker(): Promise<Spawned> {
+  const worker = spawnBin(["worker"], { env });
+  await logLine(worker, /worker ready/);
+  return worker;
+}
+
+/** The execution's record once it has ended. */
+function ended(executionId: string, ms: number): Promise<any> {
+  return client.until(async () => {
+    const r = await client.get(`/v1/executions/${encodeURIComponent(executionId)}`);
+    return r.status === 200 && r.body.status !== "RUNNING" ? r.body : undefined;
+  }, ms);
+}
 
 async function pendingApproval(executionId: string): Promise<any> {
   const id = await client.until(async () => {
@@ -70,8 +97,7 @@ describe("a pending approval", () => {
     expect((await client.post("/v1/state-machines", { name: "wire", definition })).status).toBe(
       201,
     );
-    let worker = spawnWorker(h.prefix, {}, redis.url);
-    await worker.ready;
+    let worker = await startWorker();
     const started = await client.post("/v1/state-machines/wire/executions", {
       input: { to: "ACME", expires: 3600 },
     });
@@ -88,10 +114,9 @@ describe("a pending approval", () => {
     );
     expect(first.body.status).toBe("PENDING");
 
-    const killed = exited(worker);
-    worker.kill("SIGKILL");
-    await killed;
-    expect(worker.signalCode).toBe("SIGKILL");
+    worker.child.kill("SIGKILL");
+    await exited(worker.child);
+    expect(worker.child.signalCode).toBe("SIGKILL");
     await redis.restart();
 
     const after = (await client.get(`/v1/approvals/${before.approvalId}`)).body;
@@ -105,8 +130,7 @@ describe("a pending approval", () => {
     });
     expect(inbox.body.items.map((a: any) => a.approvalId)).toContain(before.approvalId);
 
-    worker = spawnWorker(h.prefix, {}, redis.url);
-    await worker.ready;
+    worker = await startWorker();
     try {
       const second = await client.post(
         `/v1/approvals/${before.approvalId}/decisions`,
@@ -114,7 +138,7 @@ describe("a pending approval", () => {
         { key: BOB },
       );
       expect(second.body.status).toBe("APPROVED");
-      const done = await h.runtime.waitForExecution(executionId, 15_000);
+      const done = await ended(executionId, 15_000);
       expect(done.status).toBe("SUCCEEDED");
       expect(done.output).toMatchObject({
         decision: "APPROVED",
@@ -122,12 +146,11 @@ describe("a pending approval", () => {
         decisions: [{ approver: "alice" }, { approver: "bob" }],
       });
       // The expiry timer armed before both failures still fires.
-      const late = await h.runtime.waitForExecution(expiring.body.executionId, 15_000);
+      const late = await ended(expiring.body.executionId, 15_000);
       expect(late).toMatchObject({ status: "FAILED", error: "Stepwise.ApprovalExpired" });
     } finally {
-      const gone = exited(worker);
-      worker.kill("SIGTERM");
-      await gone;
+      worker.child.kill("SIGTERM");
+      await exited(worker.child);
     }
   }, 60_000);
 });

@@ -296,6 +296,36 @@ describe("stepwise:approval", () => {
     expect((await finished(executionId)).status).toBe("SUCCEEDED");
   });
 
+  it("an approve key sees only the approvals it may decide: list, read and stream", async () => {
+    const stream = await fetch(`${stack.url}/v1/approvals/events`, {
+      headers: { "x-api-key": APPROVERS.carol },
+    });
+    const reader = stream.body!.getReader();
+    const executionId = await start("pay", { invoice: { amount: 9 }, required: 1 });
+    const finance = await approvalOf(executionId);
+    const open = await approvalOf(await start("open", { visible: true }));
+    // carol (legal) does not see finance's approval, its details or its existence.
+    const listed = await stack.client.get("/v1/approvals?limit=1000", carol);
+    const ids = listed.body.items.map((a: any) => a.approvalId);
+    expect(ids).toContain(open.approvalId);
+    expect(ids).not.toContain(finance.approvalId);
+    const read = await stack.client.get(`/v1/approvals/${finance.approvalId}`, carol);
+    expect(read.status).toBe(404);
+    expect(read.body.error).toBe("ApprovalDoesNotExist");
+    // bob (finance) sees it; the admin sees everything.
+    const bobs = await stack.client.get("/v1/approvals?limit=1000", bob);
+    expect(bobs.body.items.map((a: any) => a.approvalId)).toContain(finance.approvalId);
+    expect((await stack.client.get(`/v1/approvals/${finance.approvalId}`)).status).toBe(200);
+    // carol's stream carried the open approval's creation and nothing of finance's.
+    let text = "";
+    while (!text.includes(open.approvalId)) {
+      const { value } = await reader.read();
+      text += new TextDecoder().decode(value);
+    }
+    await reader.cancel();
+    expect(text).not.toContain(finance.approvalId);
+  });
+
   it("no Approvers: any approve key decides", async () => {
     const executionId = await start("open", { x: 1 });
     const approval = await approvalOf(executionId);

@@ -1,9 +1,12 @@
-import type { AddressInfo } from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildServer } from "../../api/server.js";
-import { createRedisRuntime } from "../../runtime/runtime.js";
+import { findExecutable, startLocalRedis, type LocalRedis } from "../../cli/local-redis.js";
+import { exited, freePort, logLine, spawnBin, testPrefix, type Spawned } from "./processes.js";
 import { sample } from "./prometheus.js";
-import { REDIS_URL, startStack, type Stack } from "./stack.js";
+import { API_KEYS, startStack, type Stack } from "./stack.js";
 
 /** /health, /metrics and /docs. */
 let stack: Stack;
@@ -19,29 +22,6 @@ describe("operations", () => {
     const reply = await stack.client.get("/health", { key: null });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ status: "ok", checks: { redis: "ok" } });
-  });
-
-  it("/health is 503 ServiceUnavailable when the check fails", async () => {
-    const runtime = createRedisRuntime({
-      redisUrl: REDIS_URL,
-      prefix: `${stack.prefix}-down`,
-    });
-    const app = await buildServer({
-      runtime,
-      health: async () => {
-        throw new Error("connect ECONNREFUSED 127.0.0.1:1");
-      },
-    });
-    try {
-      await app.listen({ port: 0, host: "127.0.0.1" });
-      const port = (app.server.address() as AddressInfo).port;
-      const reply = await fetch(`http://127.0.0.1:${port}/health`);
-      expect(reply.status).toBe(503);
-      expect(((await reply.json()) as { error: string }).error).toBe("ServiceUnavailable");
-    } finally {
-      await app.close();
-      await runtime.close();
-    }
   });
 
   it("/metrics speaks the Prometheus text format with HTTP and runtime series", async () => {
@@ -138,29 +118,72 @@ describe("operations", () => {
       await own.close();
     }
   });
+});
 
-  it("/metrics still answers when the runtime cannot report, with stepwise_runtime_metrics_up 0", async () => {
-    const runtime = createRedisRuntime({ redisUrl: REDIS_URL, prefix: `${stack.prefix}-fail` });
-    const app = await buildServer({
-      runtime,
-      metrics: {
-        metrics: async () => {
-          throw new Error("Redis is gone");
-        },
+/**
+ * Redis failing the service: a redis-server of its own, whose ACL withdraws every
+ * command of the service's user once the service is up, so its /health check and its
+ * runtime's reads fail at once. (With Redis gone instead, /health is 503 as well, but
+ * the runtime's reads wait for Redis to come back, and the scrape with them.) The API
+ * alone (--no-worker): a worker refused its commands would only fill the log with errors.
+ */
+describe("operations, when Redis refuses the service", () => {
+  const user = "stepwise";
+  const password = "ops-refused-0123456789abcdef";
+  let dir: string;
+  let redis: LocalRedis;
+  let admin: Redis;
+  let service: Spawned;
+  let api: string;
+
+  beforeAll(async () => {
+    // Started as `stepwise serve` starts its private one.
+    dir = mkdtempSync(join(tmpdir(), "stepwise-e2e-redis-"));
+    redis = await startLocalRedis({
+      binary: findExecutable("redis-server", process.env.PATH) ?? "redis-server",
+      port: await freePort(),
+      dir,
+    });
+    admin = new Redis(redis.url);
+    await admin.call("ACL", "SETUSER", user, "on", `>${password}`, "~*", "&*", "+@all");
+    service = spawnBin(["serve", "--no-worker"], {
+      env: {
+        REDIS_URL: redis.url.replace("redis://", `redis://${user}:${password}@`),
+        STEPWISE_PREFIX: testPrefix("ops"),
+        PORT: "0",
+        HOST: "127.0.0.1",
+        STEPWISE_API_KEYS: API_KEYS,
       },
     });
-    try {
-      await app.listen({ port: 0, host: "127.0.0.1" });
-      const port = (app.server.address() as AddressInfo).port;
-      const reply = await fetch(`http://127.0.0.1:${port}/metrics`);
-      expect(reply.status).toBe(200);
-      const text = await reply.text();
-      expect(sample(text, "stepwise_runtime_metrics_up")).toBe(0);
-      expect(sample(text, "stepwise_executions", { status: "RUNNING" })).toBeUndefined();
-      expect(sample(text, "process_cpu_user_seconds_total")).toBeGreaterThan(0);
-    } finally {
-      await app.close();
-      await runtime.close();
+    api = String((await logLine(service, /ready: API /)).api);
+    await admin.call("ACL", "SETUSER", user, "-@all");
+  });
+  afterAll(async () => {
+    // Its commands back, so it shuts down as a supervisor stops it: SIGTERM, exit 0.
+    await admin?.call("ACL", "SETUSER", user, "+@all");
+    let code: number | null = 0;
+    if (service) {
+      service.child.kill("SIGTERM");
+      code = await exited(service.child);
     }
+    admin?.disconnect();
+    await redis?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    expect(code, service?.output()).toBe(0);
+  });
+
+  it("/health is 503 ServiceUnavailable when the check fails", async () => {
+    const reply = await fetch(`${api}/health`);
+    expect(reply.status).toBe(503);
+    expect(((await reply.json()) as { error: string }).error).toBe("ServiceUnavailable");
+  });
+
+  it("/metrics still answers when the runtime cannot report, with stepwise_runtime_metrics_up 0", async () => {
+    const reply = await fetch(`${api}/metrics`);
+    expect(reply.status).toBe(200);
+    const text = await reply.text();
+    expect(sample(text, "stepwise_runtime_metrics_up")).toBe(0);
+    expect(sample(text, "stepwise_executions", { status: "RUNNING" })).toBeUndefined();
+    expect(sample(text, "process_cpu_user_seconds_total")).toBeGreaterThan(0);
   });
 });

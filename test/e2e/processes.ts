@@ -3,15 +3,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { freePort } from "../../scripts/free-port.js";
 export { freePort };
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 
 /**
- * `stepwise <command>` as a real process from the TypeScript sources (through tsx),
- * in any working directory, with its output collected.
+ * `stepwise <command>` as a real process, through bin/stepwise.js as `npx stepwise`
+ * runs it, in any working directory, with its output collected.
  */
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const TSX = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
-const MAIN = pathToFileURL(join(ROOT, "cli/main.ts")).href;
 
 /**
  * Every product process a test file spawned is killed when the file's process
@@ -28,6 +26,9 @@ function track(child: ChildProcess): ChildProcess {
   return child;
 }
 
+/** `bin/stepwise.js`, as `npx stepwise` runs it: the compiled dist/ (test/global-build.ts keeps it current). */
+export const BIN = join(ROOT, "bin/stepwise.js");
+
 export interface Spawned {
   child: ChildProcess;
   output: () => string;
@@ -37,15 +38,13 @@ export function spawnStepwise(
   args: string[],
   options: { env?: Record<string, string | undefined>; cwd?: string; replaceEnv?: boolean } = {},
 ): Spawned {
-  const script = `
-    import { main } from ${JSON.stringify(MAIN)};
-    const io = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
-    process.exitCode = await main(${JSON.stringify(args)}, io);`;
   const base = options.replaceEnv ? {} : process.env;
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...base, ...options.env })) if (v !== undefined) env[k] = v;
+  // The suite may run under `npm test`; the product would take npm's marker for npx's.
+  if (options.env?.npm_command === undefined) delete env.npm_command;
   const child = track(
-    spawn(process.execPath, ["--import", TSX, "--input-type=module", "-e", script], {
+    spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd ?? ROOT,
       env,
       stdio: ["ignore", "pipe", "pipe"],
@@ -56,9 +55,6 @@ export function spawnStepwise(
   child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
   return { child, output: () => output };
 }
-
-/** `bin/stepwise.js`, as `npx stepwise` runs it: the compiled dist/ (test/global-build.ts keeps it current). */
-export const BIN = join(ROOT, "bin/stepwise.js");
 
 /**
  * The environment a product process gets in a test: only what a user's shell would

@@ -1,8 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { verifyAudit } from "../../runtime/audit/verify.js";
+import { functionRunner } from "../../task-runners/function.js";
+import { handlers } from "./fixtures/handlers.js";
 import {
   createMachine,
   exited,
@@ -14,7 +16,11 @@ import {
 } from "./helpers.js";
 
 // Workers are real processes that SIGKILL themselves at a named point
-// (runtime/crash.ts); a second worker must finish every execution correctly.
+// (runtime/crash.ts); a second worker must finish every execution correctly. The
+// second one runs in this process: it only has to find in Redis what the dead one
+// left, and starting a process for it cost more than the rest of a test. Each test
+// has its own key prefix and processes, so they run at once: most of a test is
+// waiting for the dead worker's job locks to expire.
 const ITEMS = 8;
 const EXECUTIONS = 6;
 
@@ -40,59 +46,76 @@ const definition = {
   },
 };
 
-let h: Harness;
-let dir: string;
-beforeEach(async () => {
-  h = await harness();
-  dir = mkdtempSync(join(tmpdir(), "stepwise-crash-"));
-  await createMachine(h.runtime, "crashy", definition);
-});
-afterEach(async () => {
-  await h.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-async function crashThenRecover(point: string, after: number): Promise<string[]> {
-  const calls = join(dir, "calls.txt");
-  const ids: string[] = [];
-  for (let i = 0; i < EXECUTIONS; i++) {
-    const items = Array.from({ length: ITEMS }, (_, j) => ({ n: i * 100 + j }));
-    ids.push(
-      (await h.runtime.startExecution("crashy", { input: { items }, name: `x${i}` })).executionId,
-    );
+/** A fresh prefix for one test, its keys deleted and its in-process workers stopped after it. */
+async function withHarness<T>(use: (h: Harness) => Promise<T>): Promise<T> {
+  const h = await harness();
+  try {
+    return await use(h);
+  } finally {
+    await h.close();
   }
-  const doomed = spawnWorker(h.prefix, {
+}
+
+/** Lets a worker process run `prefix`'s executions until it kills itself at `point`. */
+async function crashAt(
+  prefix: string,
+  point: string,
+  after: number,
+  env: Record<string, string> = {},
+): Promise<void> {
+  const doomed = spawnWorker(prefix, {
     STEPWISE_CRASH_AT: point,
     STEPWISE_CRASH_AFTER: String(after),
-    CALLS_FILE: calls,
-    TASK_DELAY_MS: "30",
+    ...env,
   });
   await exited(doomed);
   expect(doomed.signalCode).toBe("SIGKILL");
-  const survivor = spawnWorker(h.prefix, { CALLS_FILE: calls });
-  try {
-    for (const [i, id] of ids.entries()) {
-      const record = await h.runtime.waitForExecution(id, 20_000);
-      expect(record.status).toBe("SUCCEEDED");
-      const items = Array.from({ length: ITEMS }, (_, j) => ({ n: i * 100 + j }));
-      expect(record.output).toEqual({ items, doubled: items.map((it) => ({ n: it.n * 2 })) });
-      const history = await fullHistory(h.runtime, id);
-      expect(historyProblems(history)).toEqual([]);
-      expect(history.filter((e) => e.type === "MapIterationSucceeded")).toHaveLength(ITEMS);
-      expect(history.filter((e) => e.type === "ExecutionSucceeded")).toHaveLength(1);
-      // The hash chain is whole: a crash between a commit and its acknowledgement
-      // neither forks it nor leaves a hole (the hash is written by the commit itself).
-      const audit = verifyAudit((await h.runtime.exportAudit(id)).join("\n"));
-      expect(audit).toMatchObject({ ok: true, head: { eventId: history.length } });
-    }
-  } finally {
-    survivor.kill("SIGTERM");
-    await exited(survivor);
-  }
-  return readFileSync(calls, "utf8").trim().split("\n");
 }
 
-describe("a worker killed with SIGKILL loses nothing and applies nothing twice", () => {
+async function crashThenRecover(point: string, after: number): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), "stepwise-crash-"));
+  const calls = join(dir, "calls.txt");
+  try {
+    await withHarness(async (h) => {
+      await createMachine(h.runtime, "crashy", definition);
+      const ids: string[] = [];
+      for (let i = 0; i < EXECUTIONS; i++) {
+        const items = Array.from({ length: ITEMS }, (_, j) => ({ n: i * 100 + j }));
+        const input = { items };
+        ids.push((await h.runtime.startExecution("crashy", { input, name: `x${i}` })).executionId);
+      }
+      await crashAt(h.prefix, point, after, { CALLS_FILE: calls, TASK_DELAY_MS: "30" });
+      // The survivor logs its calls to the same file, as the dead worker did (fixtures/handlers.ts).
+      const logged = functionRunner({
+        ...handlers,
+        double: (input, request) => {
+          appendFileSync(calls, `${request.taskId}\n`);
+          return handlers.double!(input, request);
+        },
+      });
+      await h.startWorker({ taskRunners: [logged] });
+      for (const [i, id] of ids.entries()) {
+        const record = await h.runtime.waitForExecution(id, 20_000);
+        expect(record.status).toBe("SUCCEEDED");
+        const items = Array.from({ length: ITEMS }, (_, j) => ({ n: i * 100 + j }));
+        expect(record.output).toEqual({ items, doubled: items.map((it) => ({ n: it.n * 2 })) });
+        const history = await fullHistory(h.runtime, id);
+        expect(historyProblems(history)).toEqual([]);
+        expect(history.filter((e) => e.type === "MapIterationSucceeded")).toHaveLength(ITEMS);
+        expect(history.filter((e) => e.type === "ExecutionSucceeded")).toHaveLength(1);
+        // The hash chain is whole: a crash between a commit and its acknowledgement
+        // neither forks it nor leaves a hole (the hash is written by the commit itself).
+        const audit = verifyAudit((await h.runtime.exportAudit(id)).join("\n"));
+        expect(audit).toMatchObject({ ok: true, head: { eventId: history.length } });
+      }
+    });
+    return readFileSync(calls, "utf8").trim().split("\n");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe.concurrent("a worker killed with SIGKILL loses nothing and applies nothing twice", () => {
   it("(a) after computing a step, before its commit", async () => {
     await crashThenRecover("beforeCommit", 25);
   }, 40_000);
@@ -137,16 +160,11 @@ describe("a worker killed with SIGKILL loses nothing and applies nothing twice",
           i < 399
             ? { Type: "Pass", Result: i, ResultPath: `$.p${i}`, Next: `P${i + 1}` }
             : { Type: "Pass", End: true };
-      await createMachine(h.runtime, "long", { StartAt: "P0", States: states });
-      const { executionId } = await h.runtime.startExecution("long", { input: {} });
-      const doomed = spawnWorker(h.prefix, {
-        STEPWISE_CRASH_AT: point,
-        STEPWISE_CRASH_AFTER: "2",
-      });
-      await exited(doomed);
-      expect(doomed.signalCode).toBe("SIGKILL");
-      const survivor = spawnWorker(h.prefix, {});
-      try {
+      await withHarness(async (h) => {
+        await createMachine(h.runtime, "long", { StartAt: "P0", States: states });
+        const { executionId } = await h.runtime.startExecution("long", { input: {} });
+        await crashAt(h.prefix, point, 2);
+        await h.startWorker();
         const record = await h.runtime.waitForExecution(executionId, 20_000);
         expect(record.status).toBe("SUCCEEDED");
         expect(record.output).toEqual(
@@ -155,10 +173,7 @@ describe("a worker killed with SIGKILL loses nothing and applies nothing twice",
         const history = await fullHistory(h.runtime, executionId);
         expect(historyProblems(history)).toEqual([]);
         expect(history.filter((e) => e.type === "PassStateEntered")).toHaveLength(400);
-      } finally {
-        survivor.kill("SIGTERM");
-        await exited(survivor);
-      }
+      });
     },
     40_000,
   );
