@@ -1,4 +1,5 @@
 import { parseTraceparent } from "../runtime/tracing/trace-context.js";
+import { isConnectionError } from "../runtime/connection-errors.js";
 import type { Admission } from "./admission.js";
 import {
   applyConnectionLimits,
@@ -82,6 +83,13 @@ export interface ServerOptions {
   slowRequestMs?: number;
   /** Readiness of the dependencies (a Redis PING); `/health` answers 503 when it throws. */
   health?: () => Promise<void>;
+  /**
+   * Whether Redis is connected now. When it is not, every request that needs it
+   * answers 503 ServiceUnavailable at once instead of waiting for a reconnect (which
+   * can take as long as the outage); `/health`, `/metrics`, `/docs` and the console
+   * are served as ever. Default: always connected.
+   */
+  redisConnected?: () => boolean;
   /** Runtime figures for /metrics; defaults to the runtime itself when it has `metrics()`. */
   metrics?: MetricsSource;
   /**
@@ -172,6 +180,18 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     if (caller) request.caller = caller;
   });
 
+  const connected = options.redisConnected;
+  if (connected) {
+    app.addHook("onRequest", async (request, reply) => {
+      if (connected()) return;
+      const url = request.routeOptions.url ?? "";
+      // What needs Redis: the native API and the AWS endpoint.
+      if (!url.startsWith("/v1/") && !(url === "/" && request.method === "POST")) return;
+      reply.header("retry-after", "5");
+      throw apiError("ServiceUnavailable", { reason: "redis: unavailable" });
+    });
+  }
+
   app.addHook("preValidation", async (request) => {
     // No body at all (or an empty JSON one) reads as `{}`: optional bodies (stop,
     // failure, start) need none, and required fields are then reported by name.
@@ -254,6 +274,10 @@ function toApiError(error: unknown, request: FastifyRequest): ApiError {
     return apiError("InvalidRequest", { location: "request", reason: e.message ?? "malformed" });
   }
   if (e.name && isApiErrorName(e.name)) return new ApiError(e.name, e.message ?? "", []);
+  // Redis went away under the request (the API's runtime fails fast: runtime/redis.ts).
+  if (isConnectionError(error) || e.name === "MaxRetriesPerRequestError") {
+    return apiError("ServiceUnavailable", { reason: "redis: unavailable" });
+  }
   return apiError("InternalError", { requestId: request.id });
 }
 

@@ -143,6 +143,8 @@ export function loadConfig(env: Environment, flags: Flags = new Map()): Stepwise
       approvalEvents: webhookUrl !== undefined,
       maxHistoryEvents: maxHistory === 0 ? Infinity : maxHistory,
       ...(payloads ? { payloads } : {}),
+      // The API's runtime fails fast (serve sets it); workers wait for Redis.
+      failFast: false,
       otlp:
         !otlpOff &&
         (read.raw("OTEL_EXPORTER_OTLP_ENDPOINT") ??

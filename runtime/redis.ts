@@ -76,7 +76,7 @@ export class RedisClient {
   readonly redis: Redis;
   private queued: Queued[] = [];
 
-  constructor(target: RedisTarget | string, options: { name?: string } = {}) {
+  constructor(target: RedisTarget | string, options: { name?: string; failFast?: boolean } = {}) {
     this.redis = openRedis(target, options.name ?? "stepwise", {
       enableAutoPipelining: true,
       // Script calls are batched here already, and sent at once: ioredis's
@@ -87,6 +87,7 @@ export class RedisClient {
     });
     // Connection errors are retried (retryStrategy); commands wait meanwhile.
     logConnectionErrors(this.redis, options.name ?? "stepwise");
+    if (options.failFast) failFastOnceReady(this.redis);
     for (const script of SCRIPTS) define(this.redis, script);
   }
 
@@ -202,9 +203,33 @@ function hashTag(key: string | undefined): string {
 }
 
 /** A separate connection for BullMQ (blocking commands must not share ours). */
-export function bullConnection(target: RedisTarget | string, name: string): Redis {
+export function bullConnection(
+  target: RedisTarget | string,
+  name: string,
+  options: { failFast?: boolean } = {},
+): Redis {
   const redis = openRedis(target, name);
+  if (options.failFast) failFastOnceReady(redis);
   logConnectionErrors(redis, name);
+  return redis;
+}
+
+/**
+ * For a process that answers requests (the API): while Redis cannot be reached, a
+ * command (queued, or in flight when the connection dropped) fails after two
+ * reconnect attempts, a fraction of a second, instead of waiting for Redis to come
+ * back (the API answers 503 then, api/server.ts). Only once the first connection
+ * was ready: a service started before its Redis answers waits for it as ever.
+ * Workers keep waiting: their jobs simply resume.
+ */
+const FAIL_FAST_RETRIES = 2;
+
+/** Fail fast from the first time the connection is ready (before it, commands wait for it). */
+function failFastOnceReady(redis: Redis): Redis {
+  redis.once("ready", () => {
+    // ioredis reads it when it flushes the commands queued over a lost connection.
+    redis.options.maxRetriesPerRequest = FAIL_FAST_RETRIES;
+  });
   return redis;
 }
 

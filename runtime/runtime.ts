@@ -133,8 +133,9 @@ export class RedisRuntime implements Runtime {
     this.ownsSpans = options.spans === undefined;
     if (options.spans) this.spans = Promise.resolve(options.spans);
     this.keys = makeKeys(this.settings.prefix);
-    this.client = new RedisClient(this.settings, { name: "stepwise-runtime" });
-    this.queueConnection = bullConnection(this.settings, "stepwise-runtime-queues");
+    const failFast = this.settings.failFast;
+    this.client = new RedisClient(this.settings, { name: "stepwise-runtime", failFast });
+    this.queueConnection = bullConnection(this.settings, "stepwise-runtime-queues", { failFast });
     this.operationsQueue = operationsQueue(this.queueConnection, this.keys);
     this.machines = new MachineStore(this.client, this.keys);
     this.versions = new VersionStore(this.client, this.keys, this.machines);

@@ -73,6 +73,11 @@ export interface RuntimeSettings {
   otlp: boolean;
   /** `STEPWISE_AUDIT_KEY`: the PEM file of the key that signs audit exports. */
   auditKeyFile?: string;
+  /**
+   * Commands fail at once while Redis cannot be reached, instead of waiting for it
+   * (redis.ts FAIL_FAST): for the API's runtime, whose callers get 503 meanwhile.
+   */
+  failFast: boolean;
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [k in K]?: V } {
@@ -119,6 +124,7 @@ export function resolveSettings(options: Partial<RuntimeSettings> = {}): Runtime
     ...optional("payloads", options.payloads),
     chain: options.chain ?? { transitions: 100, ms: 10 },
     otlp: options.otlp ?? false,
+    failFast: options.failFast ?? false,
     ...optional("auditKeyFile", options.auditKeyFile),
   };
 }

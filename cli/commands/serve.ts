@@ -115,8 +115,10 @@ export const serveCommand: Command = {
     setConnectionLog((lvl, message, fields) => early[lvl](fields, message));
     // Express executions run in this process: they call the same Task runners as the worker.
     const settings = runtimeSettings(config, redisUrl);
+    // Requests fail fast while Redis is away (503), rather than hang until it is back.
     const runtime = createRedisRuntime({
       ...settings,
+      failFast: true,
       taskRunners,
       runners: runnerOptions(config),
     });
@@ -145,10 +147,13 @@ export const serveCommand: Command = {
       ...(apiConfig.consoleDir !== undefined ? { consoleDir: apiConfig.consoleDir } : {}),
       serves: servedBy([...taskRunners, ...defaultRunners()]),
       ...(apiProcess !== undefined ? { requestIdPrefix: `p${apiProcess}-` } : {}),
+      // Unauthenticated callers learn that Redis is unavailable, never its address
+      // (the log names it: runtime/connection-errors.ts).
       health: async () => {
-        if (probe.status !== "ready") throw new Error(`not connected to ${shownUrl}`);
+        if (probe.status !== "ready") throw new Error("unavailable");
         await probe.ping();
       },
+      redisConnected: () => probe.status === "ready",
     });
     containStrayErrors((kind, err) =>
       app.log.error({ err, kind }, "contained an error no handler caught"),

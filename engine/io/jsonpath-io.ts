@@ -2,8 +2,10 @@ import { StatesError } from "../core/errors.js";
 import type { Json, JsonObject } from "../core/json.js";
 import {
   invalidPathCause,
+  PathLimitExceeded,
   readPath,
   writeReferencePath,
+  type PathResult,
   type PathScope,
 } from "../jsonpath/index.js";
 import { evaluatePayloadTemplate } from "./payload-template.js";
@@ -16,8 +18,23 @@ import type { StepContext } from "../step-context.js";
  * they were before the state.
  */
 
+/**
+ * `readPath` for a state: a path that passes the evaluation bounds
+ * (jsonpath/budget.ts) fails the state with States.Runtime, its cause prefixed with
+ * the state as AWS words runtime errors.
+ */
+export function readStatePath(ctx: StepContext, path: string, scope: PathScope): PathResult {
+  try {
+    return readPath(path, scope);
+  } catch (e) {
+    if (e instanceof PathLimitExceeded)
+      throw new StatesError(e.error, `${ctx.causePrefix()} ${e.cause}`);
+    throw e;
+  }
+}
+
 function select(ctx: StepContext, path: string, scope: PathScope): Json {
-  const found = readPath(path, scope);
+  const found = readStatePath(ctx, path, scope);
   if (!found.found) {
     throw new StatesError(
       "States.Runtime",

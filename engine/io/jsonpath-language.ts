@@ -11,6 +11,7 @@ import {
   applyTemplate,
   evaluateAssign,
   finishResult,
+  readStatePath,
 } from "./jsonpath-io.js";
 import type { LanguageIO, NumericField } from "./language.js";
 import { evaluatePayloadTemplate } from "./payload-template.js";
@@ -91,7 +92,7 @@ export const jsonPathLanguage: LanguageIO = {
   fail(ctx, state, raw) {
     const out: { error?: string; cause?: string } = {};
     const read = (path: string, field: string): string => {
-      const found = readPath(path, ctx.pathScope(raw));
+      const found = readStatePath(ctx, path, ctx.pathScope(raw));
       if (!found.found || typeof found.value !== "string") {
         throw runtime(ctx, `The ${field} field refers to an invalid value: ${path}`);
       }
@@ -121,7 +122,7 @@ export const jsonPathLanguage: LanguageIO = {
     }
     let items: Json = effective;
     if (state.ItemsPath !== undefined && state.ItemsPath !== "$") {
-      const found = readPath(state.ItemsPath, ctx.pathScope(effective));
+      const found = readStatePath(ctx, state.ItemsPath, ctx.pathScope(effective));
       if (!found.found) {
         throw runtime(ctx, invalidPathCause(state.ItemsPath, ctx.pathScope(effective)));
       }
@@ -152,7 +153,7 @@ export const jsonPathLanguage: LanguageIO = {
     if (typeof literal === "number") return literal;
     const path = s[`${field}Path`];
     if (typeof path !== "string") return undefined;
-    const found = readPath(path, ctx.pathScope(raw));
+    const found = readStatePath(ctx, path, ctx.pathScope(raw));
     const value = found.found ? found.value : undefined;
     const float = FLOAT_FIELDS.has(field);
     if (typeof value !== "number" || (!float && !Number.isInteger(value))) {
@@ -174,7 +175,7 @@ export const jsonPathLanguage: LanguageIO = {
  * error, with a cause that says what the path found.
  */
 function secondsAt(ctx: StepContext, path: string, input: Json): number {
-  const found = readPath(path, ctx.pathScope(input));
+  const found = readStatePath(ctx, path, ctx.pathScope(input));
   if (!found.found) {
     throw runtime(ctx, `The SecondsPath parameter does not reference an input value: ${path}`);
   }
@@ -200,7 +201,7 @@ function secondsAt(ctx: StepContext, path: string, input: Json): number {
  * gets the same error, States.Runtime, with a cause that says what the path found.
  */
 function timestampAt(ctx: StepContext, path: string, input: Json): number {
-  const found = readPath(path, ctx.pathScope(input));
+  const found = readStatePath(ctx, path, ctx.pathScope(input));
   if (!found.found) {
     throw runtime(ctx, `The TimestampPath parameter does not reference an input value: ${path}`);
   }

@@ -1,8 +1,9 @@
 import { registerStepwiseFunctions } from "./functions.js";
 import { jsonataLimits, onJsonataLimitsChange } from "./limits.js";
-import { GuardedRegExp } from "./regex.js";
+import { Re2RegExp, withRegexMeter } from "./regex.js";
 import {
   jsonata,
+  METER_BINDING,
   type CompiledJsonata,
   type JsonataError,
   type JsonataOptions,
@@ -63,7 +64,8 @@ function options(): JsonataOptions {
       for (const arg of args) units += size(arg);
       meter.steps += Math.floor(units / UNITS_PER_STEP);
     },
-    RegexEngine: limits.guardRegex ? GuardedRegExp : RegExp,
+    // Linear-time regular expressions, charged to the meter (regex.ts).
+    RegexEngine: Re2RegExp,
   };
 }
 
@@ -89,13 +91,30 @@ function compile(expression: string): Entry {
   try {
     const compiled = jsonata(expression, options());
     registerStepwiseFunctions(compiled, expression);
-    return { ok: true, compiled };
+    return { ok: true, compiled: metered(compiled) };
   } catch (e) {
     if (e instanceof RangeError) return { ok: false, error: { message: e.message } };
     if (typeof e === "object" && e !== null && !(e instanceof Error))
       return { ok: false, error: e as JsonataError };
     throw e;
   }
+}
+
+/**
+ * Evaluations that charge their regular expressions' searches to the meter of the
+ * evaluation (the binding jsonata counts its own steps on).
+ */
+function metered(compiled: CompiledJsonata): CompiledJsonata {
+  const evaluate = compiled.evaluate.bind(compiled);
+  compiled.evaluate = (input, bindings) => {
+    let meter = bindings[METER_BINDING] as Meter | undefined;
+    if (meter === undefined) {
+      meter = { steps: 0 };
+      bindings = { ...bindings, [METER_BINDING]: meter };
+    }
+    return withRegexMeter(meter, jsonataLimits().maxSteps, () => evaluate(input, bindings));
+  };
+  return compiled;
 }
 
 /** How many expressions are cached (for tests and metrics). */

@@ -8,7 +8,9 @@
  * then fail where the original run succeeded. At ~500-700 steps per millisecond
  * (measured on the vendored evaluator), the default budget bounds a state's
  * expressions to about a second of CPU, and still lets an expression do a few
- * operations on every element of the largest input AWS allows (256 KiB).
+ * operations on every element of the largest input AWS allows (256 KiB). Regular
+ * expressions run in linear time (regex.ts) and each search is charged one step per
+ * 16 characters it may read.
  */
 export interface JsonataLimits {
   /** Evaluation steps for all the expressions of one state in one step() (jsonata D1012). */
@@ -19,12 +21,6 @@ export interface JsonataLimits {
   maxSequenceLength: number;
   /** Characters of any string built during evaluation. */
   maxStringLength: number;
-  /**
-   * Refuse regular expressions with nested unbounded quantifiers (`(a+)+`), which can
-   * backtrack for minutes on a short input. Turn off only when the process runs with
-   * V8's `--enable-experimental-regexp-engine-on-excessive-backtracks`.
-   */
-  guardRegex: boolean;
 }
 
 export const DEFAULT_JSONATA_LIMITS: Readonly<JsonataLimits> = Object.freeze({
@@ -32,7 +28,6 @@ export const DEFAULT_JSONATA_LIMITS: Readonly<JsonataLimits> = Object.freeze({
   maxDepth: 1_000,
   maxSequenceLength: 100_000,
   maxStringLength: 1 << 20,
-  guardRegex: true,
 });
 
 let current: Readonly<JsonataLimits> = DEFAULT_JSONATA_LIMITS;

@@ -1,3 +1,4 @@
+import type { RegexMatcher } from "./regex.js";
 import vendored from "./vendor/jsonata-sync.js";
 
 /**
@@ -26,7 +27,8 @@ export interface JsonataOptions {
   checkResult(value: unknown, meter: Meter): void;
   /** Called on every call of a built-in function. */
   chargeCall(args: unknown[], result: unknown, meter: Meter): void;
-  RegexEngine: new (pattern: string | RegExp, flags?: string) => RegExp;
+  /** Builds each regex literal's matcher (`new RegexEngine(literal)`), searched with lastIndex/exec. */
+  RegexEngine: new (pattern: string | RegExp, flags?: string) => RegexMatcher;
 }
 
 /** `this` of a function registered with `registerFunction`. */

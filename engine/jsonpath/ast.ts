@@ -1,4 +1,5 @@
 import type { Json } from "../core/json.js";
+import type { FilterRegex } from "./parse-filter.js";
 
 /**
  * The parsed form of an ASL JSONPath. AWS Step Functions evaluates paths with
@@ -33,7 +34,7 @@ export type Segment =
 
 export type FilterOperand =
   | { readonly kind: "literal"; readonly value: Json }
-  | { readonly kind: "regex"; readonly regex: RegExp }
+  | { readonly kind: "regex"; readonly regex: FilterRegex }
   /** `@...` (relative to the filtered item) or `$...` (the document root). */
   | {
       readonly kind: "path";

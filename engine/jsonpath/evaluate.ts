@@ -2,6 +2,7 @@ import { readInto } from "../core/payload-ref.js";
 import type { Json, JsonObject } from "../core/json.js";
 import { isJsonObject } from "../core/json.js";
 import type { PathExpr, PathRoot, Segment } from "./ast.js";
+import { PathBudget } from "./budget.js";
 import { testFilter } from "./filter.js";
 import { applyPathFunction } from "./functions.js";
 import { parsePath } from "./parse.js";
@@ -24,7 +25,9 @@ const hasOwn = (obj: JsonObject, key: string): boolean =>
 /**
  * Reads a path with Jayway semantics: a definite path gives its node (or
  * found:false when absent); an indefinite one (wildcard, filter, slice, deep
- * scan, union) gives the array of its matches, possibly empty.
+ * scan, union) gives the array of its matches, possibly empty. An indefinite path
+ * is evaluated within the bounds of budget.ts, past which it throws
+ * PathLimitExceeded (States.Runtime).
  */
 export function readPath(text: string, scope: PathScope): PathResult {
   return evaluatePath(parsePath(text), scope);
@@ -33,7 +36,11 @@ export function readPath(text: string, scope: PathScope): PathResult {
 export function evaluatePath(expr: PathExpr, scope: PathScope): PathResult {
   const root = rootValue(expr.root, scope);
   if (root === undefined) return NOT_FOUND;
-  return evaluateSegments(expr.segments, expr.definite, root, root);
+  if (expr.definite) {
+    const value = walkDefinite(expr.segments, root);
+    return value === undefined ? NOT_FOUND : { found: true, value };
+  }
+  return evaluateIndefinite(expr, root);
 }
 
 /**
@@ -45,7 +52,7 @@ export function pathValue(expr: PathExpr, scope: PathScope): Json | undefined {
   const root = rootValue(expr.root, scope);
   if (root === undefined) return undefined;
   if (expr.definite) return walkDefinite(expr.segments, root);
-  const result = evaluateSegments(expr.segments, false, root, root);
+  const result = evaluateIndefinite(expr, root);
   return result.found ? result.value : undefined;
 }
 
@@ -63,12 +70,24 @@ export function rootValue(root: PathRoot, scope: PathScope): Json | undefined {
   }
 }
 
-/** Evaluates segments from `start`; `document` is what `$` means inside filters. */
+/** A whole indefinite path, under a budget of its own; its list of matches is size-checked. */
+function evaluateIndefinite(expr: PathExpr, root: Json): PathResult {
+  const budget = new PathBudget(expr.text);
+  const result = evaluateSegments(expr.segments, false, root, root, budget);
+  if (result.found && Array.isArray(result.value)) budget.checkResult(result.value);
+  return result;
+}
+
+/**
+ * Evaluates segments from `start`; `document` is what `$` means inside filters.
+ * `budget` counts the work of the whole path (its filters' paths included).
+ */
 export function evaluateSegments(
   segments: readonly Segment[],
   definite: boolean,
   start: Json,
   document: Json,
+  budget: PathBudget,
 ): PathResult {
   if (definite) {
     const value = walkDefinite(segments, start);
@@ -84,7 +103,9 @@ export function evaluateSegments(
       return value === undefined ? NOT_FOUND : { found: true, value };
     }
     const next: Json[] = [];
-    for (const node of nodes) applySegment(segment, node, i === last, document, next);
+    budget.charge(nodes.length);
+    for (const node of nodes) applySegment(segment, node, i === last, document, next, budget);
+    budget.charge(next.length);
     nodes = next;
   }
   return { found: true, value: nodes };
@@ -148,6 +169,7 @@ function applySegment(
   isLast: boolean,
   document: Json,
   out: Json[],
+  budget: PathBudget,
 ): void {
   node = readInto(node, segment.kind === "property" ? segment.name : undefined);
   switch (segment.kind) {
@@ -188,14 +210,15 @@ function applySegment(
       return;
     case "filter":
       if (Array.isArray(node)) {
-        for (const item of node) if (testFilter(segment.predicate, item, document)) out.push(item);
-      } else if (isJsonObject(node) && testFilter(segment.predicate, node, document)) {
+        for (const item of node)
+          if (testFilter(segment.predicate, item, document, budget)) out.push(item);
+      } else if (isJsonObject(node) && testFilter(segment.predicate, node, document, budget)) {
         // Jayway applies a filter on an object to the object itself.
         out.push(node);
       }
       return;
     case "scan":
-      scan(segment.target, node, isLast, document, out);
+      scan(segment.target, node, isLast, document, out, budget);
       return;
     case "function":
       return;
@@ -207,17 +230,25 @@ function applySegment(
  * document order (pre-order), as Jayway's ScanPathToken walks. A filter target
  * selects among the children of each node.
  */
-function scan(target: Segment, node: Json, isLast: boolean, document: Json, out: Json[]): void {
+function scan(
+  target: Segment,
+  node: Json,
+  isLast: boolean,
+  document: Json,
+  out: Json[],
+  budget: PathBudget,
+): void {
+  budget.charge(1);
   if (target.kind === "filter") {
     const children = Array.isArray(node) ? node : isJsonObject(node) ? Object.values(node) : [];
     for (const child of children)
-      if (testFilter(target.predicate, child, document)) out.push(child);
+      if (testFilter(target.predicate, child, document, budget)) out.push(child);
   } else if (Array.isArray(node) || isJsonObject(node)) {
-    applySegment(target, node, isLast, document, out);
+    applySegment(target, node, isLast, document, out, budget);
   }
   if (Array.isArray(node)) {
-    for (const child of node) scan(target, child, isLast, document, out);
+    for (const child of node) scan(target, child, isLast, document, out, budget);
   } else if (isJsonObject(node)) {
-    for (const key of Object.keys(node)) scan(target, node[key]!, isLast, document, out);
+    for (const key of Object.keys(node)) scan(target, node[key]!, isLast, document, out, budget);
   }
 }

@@ -1,35 +1,50 @@
 import type { Json } from "../core/json.js";
 import { jsonEqual } from "../core/json.js";
 import type { FilterExpr, FilterOperand } from "./ast.js";
+import type { PathBudget } from "./budget.js";
 import { evaluateSegments } from "./evaluate.js";
+import { FilterRegex } from "./parse-filter.js";
 
 /**
  * Jayway filter predicates (`[?(@.price < 10 && @.tag == 'x')]`). A path that
  * selects nothing is "undefined": every comparison with it is false except `!=`
  * and `nin`, which Jayway defines as the negation of `==` and `in`.
  */
-type Value = Json | RegExp | undefined;
+type Value = Json | FilterRegex | undefined;
 type Operator = (left: Value, right: Value) => boolean;
 
-export function testFilter(expr: FilterExpr, item: Json, document: Json): boolean {
+export function testFilter(
+  expr: FilterExpr,
+  item: Json,
+  document: Json,
+  budget: PathBudget,
+): boolean {
   switch (expr.kind) {
     case "and":
-      return testFilter(expr.left, item, document) && testFilter(expr.right, item, document);
-    case "or":
-      return testFilter(expr.left, item, document) || testFilter(expr.right, item, document);
-    case "not":
-      return !testFilter(expr.operand, item, document);
-    case "exists":
-      return resolve(expr.operand, item, document) !== undefined;
-    case "compare":
-      return OPERATORS[expr.op]!(
-        resolve(expr.left, item, document),
-        resolve(expr.right, item, document),
+      return (
+        testFilter(expr.left, item, document, budget) &&
+        testFilter(expr.right, item, document, budget)
       );
+    case "or":
+      return (
+        testFilter(expr.left, item, document, budget) ||
+        testFilter(expr.right, item, document, budget)
+      );
+    case "not":
+      return !testFilter(expr.operand, item, document, budget);
+    case "exists":
+      return resolve(expr.operand, item, document, budget) !== undefined;
+    case "compare": {
+      const left = resolve(expr.left, item, document, budget);
+      const right = resolve(expr.right, item, document, budget);
+      // A regex reads the whole string (linear time, core/re2.ts): charged as visits.
+      if (expr.op === "=~" && typeof left === "string") budget.charge(left.length >> 6);
+      return OPERATORS[expr.op]!(left, right);
+    }
   }
 }
 
-function resolve(operand: FilterOperand, item: Json, document: Json): Value {
+function resolve(operand: FilterOperand, item: Json, document: Json, budget: PathBudget): Value {
   switch (operand.kind) {
     case "literal":
       return operand.value;
@@ -41,13 +56,14 @@ function resolve(operand: FilterOperand, item: Json, document: Json): Value {
         operand.definite,
         operand.relative ? item : document,
         document,
+        budget,
       );
       return result.found ? result.value : undefined;
     }
   }
 }
 
-const isJson = (v: Value): v is Json => v !== undefined && !(v instanceof RegExp);
+const isJson = (v: Value): v is Json => v !== undefined && !(v instanceof FilterRegex);
 
 /**
  * Jayway compares a number with a numeric string by value (NumberNode.equals
@@ -87,7 +103,7 @@ const OPERATORS: Readonly<Record<string, Operator>> = {
   "<=": ordered((o) => o <= 0),
   ">": ordered((o) => o > 0),
   ">=": ordered((o) => o >= 0),
-  "=~": (l, r) => typeof l === "string" && r instanceof RegExp && r.test(l),
+  "=~": (l, r) => typeof l === "string" && r instanceof FilterRegex && r.matches(l),
   in: (l, r) => contains(r, l),
   nin: (l, r) => !contains(r, l),
   subsetof: (l, r) => Array.isArray(l) && l.every((x) => contains(r, x)),

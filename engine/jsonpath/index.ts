@@ -12,6 +12,13 @@ export {
 export { readPath, evaluatePath, pathValue, rootValue } from "./evaluate.js";
 export type { PathScope, PathResult } from "./evaluate.js";
 export { writeReferencePath } from "./write.js";
+export {
+  PathLimitExceeded,
+  configurePathLimits,
+  pathLimits,
+  DEFAULT_PATH_LIMITS,
+} from "./budget.js";
+export type { PathLimits } from "./budget.js";
 export { missingPathCause, invalidPathCause, missingPathReason } from "./messages.js";
 export type { PathExpr, PathRoot, Segment, FilterExpr, FilterOperand } from "./ast.js";
 export { renderPath } from "./ast.js";

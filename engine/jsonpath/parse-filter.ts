@@ -1,4 +1,6 @@
+import type { RE2JS } from "re2js";
 import type { Json } from "../core/json.js";
+import { compileRe2 } from "../core/re2.js";
 import type { FilterExpr, FilterOperand, Segment } from "./ast.js";
 import { isDefinite } from "./ast.js";
 import { isDigit, KEYWORDS, Scanner } from "./scanner.js";
@@ -172,7 +174,7 @@ export abstract class FilterParser extends Scanner {
   }
 
   /** `/pattern/flags`; Jayway matches the whole string (Matcher.matches). */
-  private regex(): RegExp {
+  private regex(): FilterRegex {
     this.pos++;
     let source = "";
     for (;;) {
@@ -188,10 +190,25 @@ export abstract class FilterParser extends Scanner {
     }
     let flags = "";
     while (/[imsx]/.test(this.peek())) flags += this.text[this.pos++]!;
-    try {
-      return new RegExp(`^(?:${source})$`, flags.replace("x", ""));
-    } catch {
-      this.fail(`invalid regular expression /${source}/`);
-    }
+    const compiled = compileRe2(source, flags);
+    if (!compiled.ok) this.fail(compiled.reason);
+    return new FilterRegex(source, compiled.re);
+  }
+}
+
+/**
+ * `/pattern/flags` in a filter, run on RE2 (core/re2.ts): linear in the string, where
+ * Jayway's java.util.regex, like JavaScript's RegExp, can backtrack for minutes.
+ * Backreferences and lookaround are refused when the path is parsed.
+ */
+export class FilterRegex {
+  constructor(
+    readonly source: string,
+    private readonly re: RE2JS,
+  ) {}
+
+  /** Whether the whole of `text` matches. */
+  matches(text: string): boolean {
+    return this.re.testExact(text);
   }
 }

@@ -1,7 +1,7 @@
 import type { MapState } from "../core/definition.js";
 import { StatesError } from "../core/errors.js";
 import type { Json } from "../core/json.js";
-import { readPath } from "../jsonpath/index.js";
+import { readStatePath } from "../io/jsonpath-io.js";
 import { evaluatePayloadTemplate } from "../io/payload-template.js";
 import type { StepContext } from "../step-context.js";
 
@@ -17,7 +17,7 @@ export function batchItems(ctx: StepContext, state: MapState, items: Json[], raw
     if (typeof literal === "number") return literal;
     const path = batcher[`${field}Path`];
     if (typeof path !== "string") return undefined;
-    const found = readPath(path, ctx.pathScope(raw));
+    const found = readStatePath(ctx, path, ctx.pathScope(raw));
     if (
       !found.found ||
       typeof found.value !== "number" ||

@@ -15,12 +15,12 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-async function ownRedis(): Promise<LocalRedis> {
-  const dir = mkdtempSync(join(tmpdir(), "stepwise-outage-"));
-  dirs.push(dir);
+async function ownRedis(at?: { port: number; dir: string }): Promise<LocalRedis> {
+  const dir = at?.dir ?? mkdtempSync(join(tmpdir(), "stepwise-outage-"));
+  if (!at) dirs.push(dir);
   return startLocalRedis({
     binary: findExecutable("redis-server", process.env.PATH)!,
-    port: await freePort(),
+    port: at?.port ?? (await freePort()),
     dir,
   });
 }
@@ -59,4 +59,42 @@ describe.each(["serve", "worker"] as const)("stepwise %s when Redis is gone", (c
     expect(lines.length, lines.slice(0, 5).join("\n")).toBeLessThan(20);
     expect(output).not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)/); // no stack traces
   }, 30_000);
+});
+
+describe("stepwise serve while Redis is unavailable (issue 44, finding 7)", () => {
+  it("answers 503 ServiceUnavailable at once, names no address, and recovers by itself", async () => {
+    let redis = await ownRedis();
+    const port = Number(new URL(redis.url).port);
+    const service = spawnBin(["serve"], {
+      env: { REDIS_URL: redis.url, STEPWISE_PREFIX: testPrefix("outage"), PORT: "0" },
+    });
+    const api = String((await logLine(service, /ready: API /)).api);
+    expect((await fetch(`${api}/v1/executions`)).status).toBe(200);
+    await redis.stop();
+    const asked = Date.now();
+    const refused = await fetch(`${api}/v1/executions?limit=1`);
+    expect(refused.status).toBe(503);
+    expect(Date.now() - asked).toBeLessThan(3_000);
+    expect(refused.headers.get("retry-after")).toBe("5");
+    expect(((await refused.json()) as { error: string }).error).toBe("ServiceUnavailable");
+    const health = await fetch(`${api}/health`);
+    expect(health.status).toBe(503);
+    const said = await health.text();
+    expect(said).toContain("redis: unavailable");
+    expect(said).not.toContain(String(port));
+    // The same Redis back (its AOF, its port): the service answers again without a restart.
+    redis = await ownRedis({ port, dir: redis.dir });
+    const back = await (async () => {
+      for (let i = 0; i < 100; i++) {
+        const r = await fetch(`${api}/v1/executions?limit=1`);
+        if (r.status === 200) return r.status;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return 0;
+    })();
+    expect(back).toBe(200);
+    service.child.kill("SIGTERM");
+    expect(await exited(service.child, 15_000)).toBe(0);
+    await redis.stop();
+  }, 40_000);
 });
