@@ -216,6 +216,11 @@ export const ERRORS = {
     "The envelopeHash does not match approval '{approvalId}'",
     "The decision's envelopeHash is not the approval's: the approver did not see what is to be approved. Nothing was recorded.",
   ),
+  ApprovalTampered: entry(
+    409,
+    "Approval '{approvalId}' refuses decisions: its record was changed",
+    "The approval's record no longer matches the envelope its execution's history recorded at ApprovalRequested (the record was changed in storage). It takes no decision and is flagged; the history is the source of truth.",
+  ),
   AlreadyDecided: entry(
     409,
     "This approver has already decided approval '{approvalId}'",

@@ -16,7 +16,9 @@ import type {
  * left PENDING (ms), `t0` created (ms, the index score), `ix` its index dims,
  * `run`/`task`/`tok` the run, task and token it answers, `tm` the schedule
  * members of the task's timers, `nt` '1' to notify the webhook, `keep` seconds
- * it stays readable once ended (0 = forever).
+ * it stays readable once ended (0 = forever), `bad` set (JSON: at, why) when a
+ * decision found the record no longer matching what the history recorded at
+ * ApprovalRequested (runtime/approvals.ts): such a record takes no decision.
  */
 export interface ApprovalRecord extends ApprovalEnvelope {
   approvalId: string;

@@ -3,7 +3,7 @@ import { UnrecoverableError, Queue, Worker, type Job } from "bullmq";
 import type { ApprovalRecord } from "./approval-record.js";
 import { readRecord } from "./approval-record.js";
 import { DEFAULT_EGRESS, type EgressPolicy } from "../task-runners/egress.js";
-import { outbound } from "../task-runners/outbound.js";
+import { EgressRefused, outbound } from "../task-runners/outbound.js";
 import { makeKeys, type Keys } from "./keys.js";
 import { bullConnection, type RedisTarget } from "./redis.js";
 import { resolveShardCount, ShardLayout } from "./shards.js";
@@ -98,6 +98,25 @@ export async function startApprovalWebhooks(
     }
   }
 
+  /**
+   * Approvals whose webhook the egress policy refused: told once each, since every
+   * later event of the same approval is refused for the same reason (bounded memory).
+   */
+  const refusedFor = new Set<string>();
+  const refused = (job: Job<WebhookJob>, err: EgressRefused): never => {
+    if (!refusedFor.has(job.data.approvalId)) {
+      if (refusedFor.size >= 1000) refusedFor.clear();
+      refusedFor.add(job.data.approvalId);
+      onError(
+        new Error(
+          `approval ${job.data.approvalId}: ${job.data.event} not sent to ${options.url}: ${err.message} (STEPWISE_EGRESS_ALLOW opens it); not retried`,
+        ),
+      );
+    }
+    // A policy does not change between attempts: retrying would only repeat the refusal.
+    throw new UnrecoverableError(err.message);
+  };
+
   const deliver = async (job: Job<WebhookJob>): Promise<void> => {
     if (Date.now() - job.timestamp > retryFor) {
       throw new UnrecoverableError(`gave up after ${retryFor} ms: ${job.data.event}`);
@@ -107,18 +126,27 @@ export async function startApprovalWebhooks(
     const approval: ApprovalRecord | undefined = readRecord(fields)?.record;
     if (!approval) return; // past retention: nothing left to tell
     const body = JSON.stringify({ event: job.data.event, approval });
-    const response = await send({
-      url: new URL(options.url),
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "stepwise-signature": signature(options.secret, body, Math.floor(Date.now() / 1000)),
-        "stepwise-event-id": job.id ?? "",
-      },
-      body,
-      signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
-      maxRedirects: 0,
-    });
+    let response;
+    try {
+      response = await send({
+        url: new URL(options.url),
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "stepwise-signature": signature(options.secret, body, Math.floor(Date.now() / 1000)),
+          "stepwise-event-id": job.id ?? "",
+        },
+        body,
+        signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+        maxRedirects: 0,
+      });
+    } catch (err) {
+      // Refused before connecting, or while resolving inside fetch (then it is the cause).
+      const cause = (err as { cause?: unknown }).cause;
+      if (err instanceof EgressRefused) refused(job, err);
+      if (cause instanceof EgressRefused) refused(job, cause);
+      throw err;
+    }
     if (response.status < 200 || response.status > 299) {
       throw new Error(`${options.url} answered ${response.status}`);
     }

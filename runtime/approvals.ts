@@ -1,6 +1,14 @@
 import type { RunEventBody } from "../engine/core/events.js";
-import { APPROVAL_STATUSES, type ApprovalStatus } from "../engine/states/approval.js";
+import type { HistoryEvent } from "../engine/core/history.js";
+import type { Json } from "../engine/core/json.js";
+import {
+  APPROVAL_STATUSES,
+  envelopeHash,
+  type ApprovalEnvelope,
+  type ApprovalStatus,
+} from "../engine/states/approval.js";
 import { decodeCursor, encodeCursor } from "./canonical.js";
+import { unpack } from "./codec.js";
 import { RuntimeError, type Page } from "./contract.js";
 import {
   applyDecision,
@@ -13,6 +21,7 @@ import {
 import { longId } from "./ids.js";
 import type { Keys } from "./keys.js";
 import type { JobQueues } from "./queues.js";
+import { readHistoryEntries } from "./payloads.js";
 import type { RedisClient } from "./redis.js";
 import type { RuntimeSettings } from "./settings.js";
 import { stepJob } from "./job-ids.js";
@@ -151,16 +160,23 @@ export class ApprovalStore {
     approver: Approver,
     input: DecisionInput,
   ): Promise<ApprovalRecord> {
+    let requested: string | undefined;
     for (let attempt = 0; attempt < 20; attempt++) {
       const stored = await this.load(approvalId);
       const now = Date.now();
       const outcome = applyDecision(stored.record, approver, input, now);
+      if (!outcome.ok && outcome.error !== "EnvelopeMismatch") {
+        throw new RuntimeError(outcome.error, outcome.message);
+      }
+      // The history (chained) is what a decision is checked against, never the record
+      // alone: a changed record refuses (and is flagged) whatever hash was sent.
+      requested ??= await this.requestedHash(approvalId, stored);
       if (!outcome.ok) throw new RuntimeError(outcome.error, outcome.message);
       const event: RunEventBody = {
         type: "ApprovalDecided",
         taskId: longId(stored.task),
         approvalId,
-        envelopeHash: stored.record.envelopeHash,
+        envelopeHash: requested,
         decision: outcome.decision,
         status: outcome.status,
         decisions: outcome.decisions,
@@ -208,6 +224,70 @@ export class ApprovalStore {
   }
 
   /**
+   * The envelope hash the history recorded at ApprovalRequested, recomputed from the
+   * envelope that event recorded; the record's envelope and hash must hash to the
+   * same. Otherwise the record was changed behind the runtime's back: it refuses
+   * decisions (ApprovalTampered, nothing recorded) and is flagged (field `bad`).
+   */
+  private async requestedHash(approvalId: string, stored: StoredApproval): Promise<string> {
+    const { record } = stored;
+    const fromRecord = envelopeHash(record);
+    const found = await this.requestedEvent(approvalId, stored);
+    let problem: string | undefined;
+    let recorded: string | undefined;
+    if (!found) {
+      problem = "the history has no ApprovalRequested event for it";
+    } else {
+      recorded = envelopeHash(found.envelope);
+      if (recorded !== found.hash) {
+        problem = "the envelope ApprovalRequested recorded does not hash to the hash it recorded";
+      } else if (fromRecord !== recorded || record.envelopeHash !== recorded) {
+        problem =
+          "its record no longer matches the envelope the history recorded at ApprovalRequested";
+      }
+    }
+    if (problem !== undefined || recorded === undefined) {
+      await this.client.redis.hset(
+        this.keys.approval(approvalId),
+        "bad",
+        JSON.stringify({ at: new Date().toISOString(), why: problem }),
+      );
+      throw new RuntimeError(
+        "ApprovalTampered",
+        `Approval '${approvalId}' refuses decisions: ${problem ?? "its envelope cannot be checked"}; nothing was recorded`,
+      );
+    }
+    return recorded;
+  }
+
+  /**
+   * The ApprovalRequested event of this approval: recorded in the step that entered
+   * its state (event `enteredEventId`) or, after a Retry, later; history is
+   * append-only, so it is read outside the deciding script.
+   */
+  private async requestedEvent(
+    approvalId: string,
+    stored: StoredApproval,
+  ): Promise<{ envelope: ApprovalEnvelope; hash: string } | undefined> {
+    const exec = stored.run.split("/")[0] ?? "";
+    const total = Number((await this.client.redis.hget(this.keys.execution(exec), "hc")) ?? "0");
+    const batch = 200;
+    const first = Math.max(0, Math.min(stored.record.enteredEventId, total) - 1);
+    for (let from = first; from < total; from += batch) {
+      const to = Math.min(total, from + batch) - 1;
+      const raw = await this.client.redis.lrangeBuffer(this.keys.history(exec), from, to);
+      const hits = raw.filter((b) => unpack(b).includes(approvalId));
+      if (hits.length === 0) continue;
+      const entries = await readHistoryEntries(this.client, this.keys, exec, hits);
+      for (const { event } of entries) {
+        const envelope = requestedEnvelope(event, approvalId);
+        if (envelope) return envelope;
+      }
+    }
+    return undefined;
+  }
+
+  /**
    * Whether a token belongs to an approval: such a token is answered by a decision
    * bound to the envelope, never through /v1/task-tokens. A token's task never
    * changes kind, so reading outside the answering script is safe.
@@ -228,6 +308,28 @@ export class ApprovalStore {
     const record = JSON.parse(raw) as TaskRecord;
     return record.mode === "park" && record.approvalId !== undefined;
   }
+}
+
+/** The envelope and hash an ApprovalRequested event of this approval recorded. */
+function requestedEnvelope(
+  event: HistoryEvent,
+  approvalId: string,
+): { envelope: ApprovalEnvelope; hash: string } | undefined {
+  const d = event.approvalRequestedEventDetails as Record<string, Json> | undefined;
+  if (event.type !== "ApprovalRequested" || !d || d.approvalId !== approvalId) return undefined;
+  if (typeof d.envelopeHash !== "string" || typeof d.details !== "string") return undefined;
+  const envelope = {
+    executionId: d.executionId,
+    stateName: d.stateName,
+    enteredEventId: d.enteredEventId,
+    subject: d.subject,
+    details: JSON.parse(d.details) as Json,
+    approvers: d.approvers,
+    requiredApprovals: d.requiredApprovals,
+    policy: d.policy,
+    expiresAt: d.expiresAt,
+  } as unknown as ApprovalEnvelope;
+  return { envelope, hash: d.envelopeHash };
 }
 
 export function isApprovalStatus(text: string): text is ApprovalStatus {

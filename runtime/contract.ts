@@ -493,6 +493,7 @@ export type RuntimeErrorName =
   | "ApprovalDoesNotExist"
   | "ApprovalNotPending"
   | "EnvelopeMismatch"
+  | "ApprovalTampered"
   | "AlreadyDecided"
   | "ApprovalRequiresDecision"
   | "Forbidden"

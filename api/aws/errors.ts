@@ -108,6 +108,7 @@ const FROM_RUNTIME: Record<RuntimeErrorName, AwsExceptionName> = {
   ApprovalDoesNotExist: "ResourceNotFound",
   ApprovalNotPending: "ConflictException",
   EnvelopeMismatch: "ConflictException",
+  ApprovalTampered: "ConflictException",
   AlreadyDecided: "ConflictException",
   ApprovalRequiresDecision: "ValidationException",
   Forbidden: "AccessDeniedException",

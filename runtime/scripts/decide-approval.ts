@@ -34,6 +34,11 @@ export type DecideApprovalReply =
  * A timer of the approval's task that is no longer armed has fired (claimDue
  * removes it as it pushes TimerFired): the approval is expiring and the run will
  * fail it, so no decision counts any more; the record becomes EXPIRED now.
+ *
+ * Stop and decide: whichever commits first wins. A Stop queued before (in the root
+ * run's inbox, or the execution already ended) refuses the decision and cancels
+ * the record in this script; a decision committed before a stop is stepped before
+ * it (requestStop queues the Stop behind delivered decisions).
  */
 export const decideApproval = defineScript<DecideApprovalArgs, DecideApprovalReply>()({
   name: "decideApproval",
@@ -55,6 +60,20 @@ end
 local task, run, token = f[4], f[5], f[6]
 local q = redis.call('HGET', base .. KIND.run .. run, 'q')
 if not q or redis.call('HEXISTS', KEY.tasks, task) == 0 then
+  return reply('notPending', {status = 'CANCELLED'})
+end
+-- A stop committed first wins: once the execution ended or a Stop waits in its root
+-- inbox (requestStop, a timeout, a give-up), no decision counts; the record is
+-- CANCELLED now, as the Stop's own step would make it.
+local exec = string.match(run, '^[^/]+')
+local stopped = redis.call('HGET', base .. KIND.execution .. exec, 'st') ~= 'RUNNING'
+if not stopped then
+  for _, e in ipairs(redis.call('LRANGE', base .. KIND.inbox .. exec, 0, 63)) do
+    if string.find(e, '"type":"Stop"', 1, true) then stopped = true break end
+  end
+end
+if stopped then
+  closeApproval(base, id, 'CANCELLED', ARG.now)
   return reply('notPending', {status = 'CANCELLED'})
 end
 redis.call('HSET', key, 'ds', ARG.decisions, 'n', ARG.n + 1)

@@ -20,6 +20,8 @@ export type RequestStopReply =
  * the next transition (a commit that read another head is refused and re-steps);
  * before the run has taken its Started event, right behind that one. A paused
  * execution is unpaused: a stopping execution's children must report back to it.
+ * Decisions already delivered to the root run stay ahead of the Stop (whichever of
+ * stop and decide commits first wins; decideApproval refuses once a Stop waits).
  */
 export const requestStop = defineScript<RequestStopArgs, RequestStopReply>()({
   name: "requestStop",
@@ -37,7 +39,18 @@ if q == '0' then
   -- lost, so it goes right after it (everything else the run queues comes later).
   redis.call('RPUSH', KEY.inbox, ARG.event)
 else
-  redis.call('LPUSH', KEY.inbox, ARG.event)
+  -- A decision committed before this stop is stepped before it (decideApproval put
+  -- it in this inbox): the execution moves on with ApprovalDecided in its history,
+  -- then stops. Otherwise the Stop goes first.
+  local after = nil
+  for _, e in ipairs(redis.call('LRANGE', KEY.inbox, 0, 63)) do
+    if string.find(e, '"type":"ApprovalDecided"', 1, true) then after = e end
+  end
+  if after then
+    redis.call('LINSERT', KEY.inbox, 'AFTER', after, ARG.event)
+  else
+    redis.call('LPUSH', KEY.inbox, ARG.event)
+  end
 end
 redis.call('ZADD', KEY.schedule, ARG.leaseUntil, MEMBER.run .. ARG.run)
 return reply('queued', {seq = tonumber(q)})

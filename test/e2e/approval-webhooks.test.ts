@@ -145,3 +145,56 @@ describe("approval webhooks", () => {
     expect(expired.approval.status).toBe("EXPIRED");
   });
 });
+
+describe("an approval webhook the egress policy refuses", () => {
+  it("is told once per approval, with the reason, and not retried", async () => {
+    // No STEPWISE_EGRESS_ALLOW: the receiver on loopback is refused, as an internal address would be.
+    const refused = await startStack({
+      apiKeys: "",
+      env: {
+        STEPWISE_APPROVAL_WEBHOOK: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/refused`,
+        STEPWISE_WEBHOOK_SECRET: SECRET,
+      },
+    });
+    try {
+      await refused.client.post("/v1/state-machines", {
+        name: "hooked",
+        definition: {
+          StartAt: "Ask",
+          States: {
+            Ask: {
+              Type: "Task",
+              Resource: "stepwise:approval",
+              Parameters: { Subject: "Ship it?" },
+              End: true,
+            },
+          },
+        },
+      });
+      const started = await refused.client.post("/v1/state-machines/hooked/executions", {});
+      const executionId = started.body.executionId as string;
+      const approvalId = await refused.client.until(async () => {
+        const r = await refused.client.get(`/v1/executions/${encodeURIComponent(executionId)}`);
+        return r.body.pendingTasks?.[0]?.approvalId as string | undefined;
+      });
+      const record = (await refused.client.get(`/v1/approvals/${approvalId}`)).body;
+      // A second event of the same approval (decided, approved) is refused too: still one line.
+      await refused.client.post(`/v1/approvals/${approvalId}/decisions`, {
+        decision: "APPROVE",
+        envelopeHash: record.envelopeHash,
+      });
+      const told = () =>
+        refused.logs().filter((l) => String(l.msg).includes(`approval ${approvalId}:`));
+      await refused.client.until(async () => (told().length > 0 ? true : undefined));
+      // Time for retries, had there been any (the first retry would come after 1 s).
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(told()).toHaveLength(1);
+      expect(told()[0]!.msg).toMatch(
+        /refused by the egress policy.*STEPWISE_EGRESS_ALLOW.*not retried/,
+      );
+      expect(received.some((r) => r.body.includes(approvalId))).toBe(false);
+    } finally {
+      await refused.close();
+    }
+  }, 30_000);
+});
