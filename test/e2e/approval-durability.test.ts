@@ -119,7 +119,12 @@ describe("a pending approval", () => {
     expect(worker.child.signalCode).toBe("SIGKILL");
     await redis.restart();
 
-    const after = (await client.get(`/v1/approvals/${before.approvalId}`)).body;
+    // While Redis comes back the API answers 503 with Retry-After (it does not hang);
+    // a client tries again, as this one does.
+    const after = await client.until(async () => {
+      const r = await client.get(`/v1/approvals/${before.approvalId}`);
+      return r.status === 503 ? undefined : r.body;
+    });
     expect(after).toMatchObject({
       status: "PENDING",
       envelopeHash: before.envelopeHash,
