@@ -14,7 +14,9 @@ declare module "fastify" {
  * been sent (`onResponse`), with the request's bindings (`reqId`, a `traceparent`'s
  * `traceId`, the `executionId` a start adds) and:
  *
- * - `error` for a 5xx, with the error and its stack (`err`);
+ * - `error` for a 5xx, with the error and its stack (`err`), but
+ * - `warn` for a 503 (Redis unavailable: not a bug, and told by the connection log
+ *   once per outage), with its reason and no stack;
  * - `info` for a 4xx, and for a request that took `slowRequestMs` or longer;
  * - `debug` for everything else.
  */
@@ -22,13 +24,14 @@ declare module "fastify" {
 /** A request that takes this long is told at `info` whatever it answered (ms). */
 export const DEFAULT_SLOW_REQUEST_MS = 1000;
 
-export type RequestLogLevel = "error" | "info" | "debug";
+export type RequestLogLevel = "error" | "warn" | "info" | "debug";
 
 export function requestLogLevel(
   statusCode: number,
   responseTimeMs: number,
   slowRequestMs: number,
 ): RequestLogLevel {
+  if (statusCode === 503) return "warn";
   if (statusCode >= 500) return "error";
   if (statusCode >= 400 || responseTimeMs >= slowRequestMs) return "info";
   return "debug";
@@ -54,7 +57,11 @@ export function registerRequestLog(app: FastifyInstance, slowRequestMs: number):
         statusCode,
         responseTime,
         ...(request.caller ? { caller: request.caller.name } : {}),
-        ...(request.failure !== undefined ? { err: request.failure } : {}),
+        ...(request.failure === undefined
+          ? {}
+          : statusCode === 503
+            ? { reason: request.failure instanceof Error ? request.failure.message : "" }
+            : { err: request.failure }),
       },
       "request completed",
     );

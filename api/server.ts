@@ -182,12 +182,11 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   const connected = options.redisConnected;
   if (connected) {
-    app.addHook("onRequest", async (request, reply) => {
+    app.addHook("onRequest", async (request) => {
       if (connected()) return;
       const url = request.routeOptions.url ?? "";
       // What needs Redis: the native API and the AWS endpoint.
       if (!url.startsWith("/v1/") && !(url === "/" && request.method === "POST")) return;
-      reply.header("retry-after", "5");
       throw apiError("ServiceUnavailable", { reason: "redis: unavailable" });
     });
   }
@@ -289,5 +288,7 @@ function sendError(reply: FastifyReply, request: FastifyRequest, error: unknown)
   if (apiErr.status === 401) reply.header("www-authenticate", 'Bearer realm="stepwise"');
   const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
   if (typeof retryAfter === "number") reply.header("retry-after", String(retryAfter));
+  // Redis unavailable: worth trying again shortly.
+  else if (apiErr.status === 503) reply.header("retry-after", "5");
   return reply.code(apiErr.status).type("application/json").send(apiErr.toBody());
 }
