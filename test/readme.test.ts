@@ -192,6 +192,10 @@ describe("the README's walkthroughs against a service", () => {
         STEPWISE_URL: `http://127.0.0.1:${port}`,
         // Nothing answers there: serve starts its own redis-server, as on a new machine.
         STEPWISE_LOCAL_REDIS_PORT: String(redisPort),
+        // npx installs the project into its cache once per directory and would run its
+        // `prepare` (tsc, the console build) there: through the links, into this
+        // repository's dist/ while other test files run it. `npm ci` built it already.
+        npm_config_ignore_scripts: "true",
       }),
     });
     expect(code, output.slice(-8000)).toBe(0);
