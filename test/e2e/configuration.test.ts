@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { exited, logLine, spawnBin, testPrefix } from "./processes.js";
-import { REDIS_URL } from "./stack.js";
+import { deleteKeys, REDIS_URL } from "./stack.js";
+import { Redis } from "ioredis";
 
 /**
  * The shipped binary takes every setting the tests rely on, and refuses a bad one
@@ -12,7 +13,19 @@ import { REDIS_URL } from "./stack.js";
  */
 const KEYS = "ops:admin:admin-secret-0123456789,alice:approve:alice-secret-0123456789";
 const dir = mkdtempSync(join(tmpdir(), "stepwise-config-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+/** The key prefixes the services of this file wrote under, deleted at the end. */
+const prefixes: string[] = [];
+function prefix(): string {
+  const name = testPrefix("config");
+  prefixes.push(name);
+  return name;
+}
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  const redis = new Redis(REDIS_URL);
+  for (const name of prefixes) await deleteKeys(redis, name);
+  redis.disconnect();
+});
 
 async function refused(args: string[], env: Record<string, string>): Promise<string> {
   const run = spawnBin(args, { env: { REDIS_URL, STEPWISE_API_KEYS: KEYS, ...env } });
@@ -81,11 +94,11 @@ describe("a bad value stops the process with one line naming the variable", () =
 
 describe("settings the binary now takes", () => {
   it("gives serve's worker the concurrencies of its flags and variables (gaps 2–4)", async () => {
-    const prefix = testPrefix("config");
+    const own = prefix();
     const service = spawnBin(["serve", "--task-concurrency", "7"], {
       env: {
         REDIS_URL,
-        STEPWISE_PREFIX: prefix,
+        STEPWISE_PREFIX: own,
         PORT: "0",
         STEPWISE_CONCURRENCY: "5",
         STEPWISE_FIRE_CONCURRENCY: "9",
@@ -100,7 +113,7 @@ describe("settings the binary now takes", () => {
 
   it("gives stepwise worker the same defaults as serve's (gap 2: 16, not 32)", async () => {
     const worker = spawnBin(["worker"], {
-      env: { REDIS_URL, STEPWISE_PREFIX: testPrefix("config") },
+      env: { REDIS_URL, STEPWISE_PREFIX: prefix() },
     });
     const ready = await logLine(worker, /worker ready/);
     expect(ready).toMatchObject({ concurrency: 16, taskConcurrency: 64, fireConcurrency: 64 });
@@ -117,7 +130,7 @@ describe("settings the binary now takes", () => {
     const service = spawnBin(["serve", "--no-worker"], {
       env: {
         REDIS_URL,
-        STEPWISE_PREFIX: testPrefix("config"),
+        STEPWISE_PREFIX: prefix(),
         PORT: "0",
         STEPWISE_CONSOLE_DIR: consoleDir,
       },
