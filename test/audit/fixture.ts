@@ -205,3 +205,19 @@ export const objects = (lines: string[]) =>
   lines.map((l) => JSON.parse(l) as Record<string, unknown>);
 export const text = (lines: (string | Record<string, unknown>)[]) =>
   lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n");
+
+/** A Pass, a Map of Passes and a Pass: the chain crosses a Map's children (integration tests). */
+export const MAP_OF_PASSES = {
+  StartAt: "Prepare",
+  States: {
+    Prepare: { Type: "Pass", Next: "Fan" },
+    Fan: {
+      Type: "Map",
+      ItemsPath: "$.items",
+      ItemProcessor: { StartAt: "Double", States: { Double: { Type: "Pass", End: true } } },
+      ResultPath: "$.doubled",
+      Next: "Done",
+    },
+    Done: { Type: "Pass", End: true },
+  },
+};

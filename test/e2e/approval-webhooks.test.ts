@@ -9,6 +9,18 @@ import { startStack, type Stack } from "./stack.js";
  * request with a 500, the real outbox, relay and BullMQ retries.
  */
 const SECRET = "whsec-test-0123456789";
+/** One approval, its details the execution's input. */
+const HOOKED = {
+  StartAt: "Ask",
+  States: {
+    Ask: {
+      Type: "Task",
+      Resource: "stepwise:approval",
+      Parameters: { Subject: "Ship it?", "Details.$": "$" },
+      End: true,
+    },
+  },
+};
 let stack: Stack;
 let receiver: Server;
 const received: { headers: Record<string, string | string[] | undefined>; body: string }[] = [];
@@ -41,17 +53,7 @@ beforeAll(async () => {
   });
   const created = await stack.client.post("/v1/state-machines", {
     name: "hooked",
-    definition: {
-      StartAt: "Ask",
-      States: {
-        Ask: {
-          Type: "Task",
-          Resource: "stepwise:approval",
-          Parameters: { Subject: "Ship it?", "Details.$": "$" },
-          End: true,
-        },
-      },
-    },
+    definition: HOOKED,
   });
   expect(created.status).toBe(201);
 });
@@ -159,17 +161,7 @@ describe("an approval webhook the egress policy refuses", () => {
     try {
       await refused.client.post("/v1/state-machines", {
         name: "hooked",
-        definition: {
-          StartAt: "Ask",
-          States: {
-            Ask: {
-              Type: "Task",
-              Resource: "stepwise:approval",
-              Parameters: { Subject: "Ship it?" },
-              End: true,
-            },
-          },
-        },
+        definition: HOOKED,
       });
       const started = await refused.client.post("/v1/state-machines/hooked/executions", {});
       const executionId = started.body.executionId as string;

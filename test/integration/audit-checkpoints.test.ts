@@ -25,25 +25,13 @@ import {
   randomPrefix,
   REDIS_URL,
 } from "./helpers.js";
+import { MAP_OF_PASSES } from "../audit/fixture.js";
 
 // Issue 44, finding 6, on the Redis runtime: with STEPWISE_AUDIT_KEY (a key file
 // Redis does not hold), every writer of history signs checkpoints in the commit
 // that appends the event, and a history rewritten in Redis (checks and head
 // recomputed, or its last event dropped) no longer verifies.
-const definition = {
-  StartAt: "Prepare",
-  States: {
-    Prepare: { Type: "Pass", Next: "Fan" },
-    Fan: {
-      Type: "Map",
-      ItemsPath: "$.items",
-      ItemProcessor: { StartAt: "Double", States: { Double: { Type: "Pass", End: true } } },
-      ResultPath: "$.doubled",
-      Next: "Done",
-    },
-    Done: { Type: "Pass", End: true },
-  },
-};
+const definition = MAP_OF_PASSES;
 
 const prefix = randomPrefix();
 let dir: string;

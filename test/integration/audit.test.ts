@@ -24,26 +24,11 @@ import {
   type Harness,
   ONE_SHARD,
 } from "./helpers.js";
+import { MAP_OF_PASSES } from "../audit/fixture.js";
 
 // The chain as the Redis runtime writes it: exports of real executions verify, and
 // data changed in Redis (or in the file) after the fact is caught and named.
-const definition = {
-  StartAt: "Prepare",
-  States: {
-    Prepare: { Type: "Pass", Next: "Fan" },
-    Fan: {
-      Type: "Map",
-      ItemsPath: "$.items",
-      ItemProcessor: {
-        StartAt: "Double",
-        States: { Double: { Type: "Pass", End: true } },
-      },
-      ResultPath: "$.doubled",
-      Next: "Done",
-    },
-    Done: { Type: "Pass", End: true },
-  },
-};
+const definition = MAP_OF_PASSES;
 
 let h: Harness;
 let redis: Redis;
