@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyRequest } from "fastify";
-import type { Caller } from "../runtime/contract.js";
+import type { Caller } from "../runtime/contract/index.js";
 import { apiError } from "./errors.js";
 
 /**

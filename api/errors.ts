@@ -1,4 +1,4 @@
-import type { RuntimeErrorName } from "../runtime/contract.js";
+import type { RuntimeErrorName } from "../runtime/contract/index.js";
 
 /**
  * The one registry of REST errors (after fastify's lib/errors.js): every name a

@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import { EXECUTION_STATUSES, type RuntimeMetrics } from "../runtime/contract.js";
-import { LATENCY_BUCKETS } from "../runtime/worker-metrics.js";
+import { EXECUTION_STATUSES, type RuntimeMetrics } from "../runtime/contract/index.js";
+import { LATENCY_BUCKETS } from "../runtime/worker/worker-metrics.js";
 
 /**
  * Prometheus metrics with prom-client, in a registry per server (never prom-client's

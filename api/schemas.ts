@@ -1,5 +1,5 @@
-import { EXECUTION_ID_PATTERN, EXECUTION_NAME_PATTERN } from "../runtime/ids.js";
-import { EXECUTION_STATUSES } from "../runtime/contract.js";
+import { EXECUTION_ID_PATTERN, EXECUTION_NAME_PATTERN } from "../runtime/store/ids.js";
+import { EXECUTION_STATUSES } from "../runtime/contract/index.js";
 
 export { EXECUTION_STATUSES };
 
@@ -19,7 +19,7 @@ export const NAME_PATTERN = "^(?!\\.\\.?$)[A-Za-z0-9_.-]{1,80}$";
 export const nameSchema = { type: "string", pattern: NAME_PATTERN } as const;
 
 /**
- * Execution names: exactly what AWS's StartExecution accepts (runtime/ids.ts), since
+ * Execution names: exactly what AWS's StartExecution accepts (runtime/store/ids.ts), since
  * clients move between the two; an execution name only ever travels inside an id.
  */
 export const executionNameSchema = { type: "string", pattern: EXECUTION_NAME_PATTERN } as const;

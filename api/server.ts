@@ -1,5 +1,5 @@
 import { parseTraceparent } from "../runtime/tracing/trace-context.js";
-import { isConnectionError } from "../runtime/connection-errors.js";
+import { isConnectionError } from "../runtime/store/connection-errors.js";
 import type { Admission } from "./admission.js";
 import {
   applyConnectionLimits,
@@ -15,7 +15,7 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from "fastify";
-import { RuntimeError, type Runtime } from "../runtime/contract.js";
+import { RuntimeError, type Runtime } from "../runtime/contract/index.js";
 import { authorize, type ApiCaller, type ApiKey, type Permission } from "./auth.js";
 import { isTextBody, MAX_BODY_BYTES, registerBodyParsers } from "./body.js";
 import { ApiError, apiError, isApiErrorName } from "./errors.js";
@@ -273,7 +273,7 @@ function toApiError(error: unknown, request: FastifyRequest): ApiError {
     return apiError("InvalidRequest", { location: "request", reason: e.message ?? "malformed" });
   }
   if (e.name && isApiErrorName(e.name)) return new ApiError(e.name, e.message ?? "", []);
-  // Redis went away under the request (the API's runtime fails fast: runtime/redis.ts).
+  // Redis went away under the request (the API's runtime fails fast: runtime/store/redis.ts).
   if (isConnectionError(error) || e.name === "MaxRetriesPerRequestError") {
     return apiError("ServiceUnavailable", { reason: "redis: unavailable" });
   }

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { createRedisRuntime } from "../runtime/runtime.js";
-import { startWorker } from "../runtime/worker.js";
+import { startWorker } from "../runtime/worker/worker.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const N = Number(process.argv[2] ?? 10_000);
@@ -50,7 +50,7 @@ try {
       ),
     );
   }
-  // One pending index per shard (runtime/shards.ts).
+  // One pending index per shard (runtime/shards/shards.ts).
   const shards = (await runtime.shardLayout()).shards;
   const pending = async (): Promise<number> =>
     (

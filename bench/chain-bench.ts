@@ -3,7 +3,7 @@
 // (Redis throughput with and without the chain: bench/redis-bench.ts throughput.)
 import type { HistoryEvent } from "../engine/core/history.js";
 import { chainEvents } from "../runtime/audit/chain.js";
-import { pack } from "../runtime/codec.js";
+import { pack } from "../runtime/store/codec.js";
 
 const ARN = "arn:aws:states:local:000000000000:execution:bench:x";
 // A Pass state's two events, as the engine writes them (the throughput bench's chain).

@@ -1,5 +1,5 @@
-// Cost and effect of the storage codec (runtime/codec.ts). Run: npx tsx bench/codec.ts
-import { pack, unpack } from "../runtime/codec.js";
+// Cost and effect of the storage codec (runtime/store/codec.ts). Run: npx tsx bench/codec.ts
+import { pack, unpack } from "../runtime/store/codec.js";
 
 const samples: Record<string, string> = {
   "run state": `{"runId":"arn:aws:states:local:000000000000:execution:park:p1","scope":"","status":"RUNNING","variables":{},"random":0,"lastEventId":3,"serial":1,"current":{"name":"Approve","input":{"order":"o-1"},"enteredTime":"2026-12-01T03:05:43.482Z","enteredEventId":2,"phase":{"kind":"task","taskId":"arn:aws:states:local:000000000000:execution:park:p1#1","timerIds":[],"token":"O93tLJLf2XOIhncQCmffYg"}}}`,

@@ -43,7 +43,7 @@ async function timerBurst(n: number): Promise<void> {
     const ended = await endCounter(REDIS_URL, runtime);
     const far = new Date(Date.now() + 86_400_000).toISOString();
     await startMany(runtime, "nap", n, (i) => ({ name: `b${i}`, input: { at: far } }));
-    // Every shard has its own schedule and counts (runtime/shards.ts).
+    // Every shard has its own schedule and counts (runtime/shards/shards.ts).
     const shards = (await runtime.shardLayout()).shards;
     const armed = async (): Promise<number> =>
       (await Promise.all(shards.map((k) => redis.hget(k.stats, "timers")))).reduce(

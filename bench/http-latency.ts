@@ -18,7 +18,7 @@ import type { AddressInfo } from "node:net";
 import { Redis } from "ioredis";
 import { buildServer } from "../api/server.js";
 import { createRedisRuntime } from "../runtime/runtime.js";
-import { startWorker } from "../runtime/worker.js";
+import { startWorker } from "../runtime/worker/worker.js";
 
 function option(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);

@@ -22,7 +22,7 @@ import { once } from "node:events";
 import { Redis } from "ioredis";
 import type { StateMachineDefinition } from "../engine/core/definition.js";
 import { createRedisRuntime } from "../runtime/runtime.js";
-import { startWorker } from "../runtime/worker.js";
+import { startWorker } from "../runtime/worker/worker.js";
 import { functionRunner } from "../task-runners/function.js";
 import { modelRunner } from "../task-runners/model/index.js";
 import type { TaskRunner } from "../task-runners/runner.js";

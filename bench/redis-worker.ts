@@ -1,7 +1,7 @@
 // A worker process for bench/redis-bench.ts (env: REDIS_URL, STEPWISE_PREFIX, BENCH_CONCURRENCY).
 import { applyProcessSettings, loadConfig, processEnvironment } from "../config/index.js";
 import { runtimeSettings } from "../config/service.js";
-import { startWorker } from "../runtime/worker.js";
+import { startWorker } from "../runtime/worker/worker.js";
 
 // Configured as `stepwise worker` is (REDIS_URL, STEPWISE_PREFIX, STEPWISE_* tuning).
 const config = loadConfig(processEnvironment());

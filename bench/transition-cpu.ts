@@ -11,8 +11,8 @@ const { createRedisRuntime } = (await import(
   `${ROOT}/runtime/runtime.ts`
 )) as typeof import("../runtime/runtime.js");
 const { startWorker } = (await import(
-  `${ROOT}/runtime/worker.ts`
-)) as typeof import("../runtime/worker.js");
+  `${ROOT}/runtime/worker/worker.ts`
+)) as typeof import("../runtime/worker/worker.js");
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const N = 1500;
 const CHAIN = 20;

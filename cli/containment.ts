@@ -1,7 +1,7 @@
 /**
  * Where an error goes that escaped every handler of this process.
  *
- * Faults of one execution are caught per job (runtime/worker.ts, give-up.ts):
+ * Faults of one execution are caught per job (runtime/worker/worker.ts, give-up.ts):
  * they fail that execution, never the process. What is left are errors thrown
  * outside any job's promise: a library callback that throws (ioredis's
  * auto-pipeline did, after a call it could not encode; issue 20), or a promise

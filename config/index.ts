@@ -1,6 +1,6 @@
-import { armCrashPoint } from "../runtime/crash.js";
-import { setStorageFormat } from "../runtime/codec.js";
-import { setDeploymentIdentity } from "../runtime/ids.js";
+import { armCrashPoint } from "../runtime/worker/crash.js";
+import { setStorageFormat } from "../runtime/store/codec.js";
+import { setDeploymentIdentity } from "../runtime/store/ids.js";
 import type { StepwiseConfig } from "./load.js";
 import type { Environment } from "./values.js";
 

@@ -2,7 +2,7 @@ import { listenAddress, parseApiKeys, type ApiKey } from "../api/auth.js";
 import { DEFAULT_ADMISSION, type AdmissionSettings } from "../api/admission.js";
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "../api/connection-limits.js";
 import type { PayloadPolicy } from "../engine/core/payload-ref.js";
-import { shardsFromEnv, workerShardsFromEnv } from "../runtime/shards.js";
+import { shardsFromEnv, workerShardsFromEnv } from "../runtime/shards/shards.js";
 import { WORKER_DEFAULTS, type RuntimeSettings } from "../runtime/settings.js";
 import { parseEgressAllow, type EgressPolicy } from "../task-runners/egress.js";
 import { MAX_RESPONSE_BYTES } from "../task-runners/http.js";

@@ -1,6 +1,6 @@
 import type { RuntimeSettings } from "../runtime/settings.js";
 import type { DefaultRunnerOptions } from "../task-runners/index.js";
-import type { WorkerOptions } from "../runtime/worker.js";
+import type { WorkerOptions } from "../runtime/worker/worker.js";
 import type { StepwiseConfig } from "./load.js";
 
 /**

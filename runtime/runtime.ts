@@ -6,13 +6,13 @@ import type { HistoryEvent } from "../engine/core/history.js";
 import type { Json } from "../engine/core/json.js";
 import type { ExecutionContext } from "../engine/core/run.js";
 import type { ApprovalStatus } from "../engine/states/approval.js";
-import { ApprovalFeed } from "./approval-feed.js";
-import { ApprovalStore } from "./approvals.js";
-import { HistoryFeed } from "./history-feed.js";
-import { forkName, forkStart } from "./fork.js";
-import { checkRedrivable, redriveFrom, restoredRuns, timeoutAgain } from "./redrive.js";
-import { Pauses } from "./pause.js";
-import { purgeExecution } from "./purge.js";
+import { ApprovalFeed } from "./approvals/approval-feed.js";
+import { ApprovalStore } from "./approvals/approval-store.js";
+import { HistoryFeed } from "./executions/history-feed.js";
+import { forkName, forkStart } from "./executions/fork.js";
+import { checkRedrivable, redriveFrom, restoredRuns, timeoutAgain } from "./executions/redrive.js";
+import { Pauses } from "./executions/pause.js";
+import { purgeExecution } from "./executions/purge.js";
 import { exportAudit } from "./audit/export.js";
 import { loadAuditSigner, type AuditSigner } from "./audit/signing.js";
 import {
@@ -21,13 +21,13 @@ import {
   type BulkFilter,
   type BulkOptions,
   type OperationRecord,
-} from "./operations.js";
-import { answerToken, failureBody, pollActivity, successBody } from "./callbacks.js";
-import { ActivityStore } from "./activities.js";
-import { AliasStore } from "./aliases.js";
-import { runnerHandlers, startExpress } from "./express.js";
-import { TagStore } from "./tags.js";
-import { VersionStore } from "./versions.js";
+} from "./executions/bulk-operations.js";
+import { answerToken, failureBody, pollActivity, successBody } from "./executions/callbacks.js";
+import { ActivityStore } from "./definitions/activities.js";
+import { AliasStore } from "./definitions/aliases.js";
+import { runnerHandlers, startExpress } from "./executions/express.js";
+import { TagStore } from "./definitions/tags.js";
+import { VersionStore } from "./definitions/versions.js";
 import { defaultRunners, type DefaultRunnerOptions } from "../task-runners/index.js";
 import { DATA_LIMIT_BYTES } from "../engine/step-context.js";
 import type { TaskRunner } from "../task-runners/runner.js";
@@ -61,24 +61,24 @@ import {
   StartResult,
   StateMachineDetail,
   StateMachineSummary,
-} from "./contract.js";
-import { pendingTasks } from "./pending-tasks.js";
-import { executionArn, shortId } from "./ids.js";
-import { ExecutionStore, execOf, newExecutionName } from "./executions.js";
-import { makeKeys, type Keys } from "./keys.js";
-import { MachineStore } from "./machines.js";
-import { readRuntimeMetrics } from "./metrics.js";
-import { ExecutionCache } from "./programs.js";
+} from "./contract/index.js";
+import { pendingTasks } from "./executions/pending-tasks.js";
+import { executionArn, shortId } from "./store/ids.js";
+import { ExecutionStore, execOf, newExecutionName } from "./executions/execution-store.js";
+import { makeKeys, type Keys } from "./store/keys.js";
+import { MachineStore } from "./definitions/machines.js";
+import { readRuntimeMetrics } from "./executions/metrics.js";
+import { ExecutionCache } from "./commit/execution-cache.js";
 import type { Queue } from "bullmq";
-import { JobQueues, operationsQueue, type OperationJob } from "./queues.js";
-import { bullConnection, RedisClient } from "./redis.js";
+import { JobQueues, operationsQueue, type OperationJob } from "./worker/queues.js";
+import { bullConnection, RedisClient } from "./store/redis.js";
 import { resolveSettings, type RuntimeSettings } from "./settings.js";
-import { redriveExecution } from "./scripts/redrive-execution.js";
-import { stepJob } from "./job-ids.js";
-import type { TransitionDeps } from "./transition.js";
-import { EndWaiters } from "./waiters.js";
-import { ActivityWakeups } from "./activity-wakeups.js";
-import { resolveShardCount, ShardLayout } from "./shards.js";
+import { redriveExecution } from "./store/scripts/redrive-execution.js";
+import { stepJob } from "./store/job-ids.js";
+import type { TransitionDeps } from "./commit/transition.js";
+import { EndWaiters } from "./executions/waiters.js";
+import { ActivityWakeups } from "./executions/activity-wakeups.js";
+import { resolveShardCount, ShardLayout } from "./shards/shards.js";
 import {
   followShards,
   mergeApprovalPages,
@@ -87,12 +87,12 @@ import {
   sumMetrics,
   type Sharded,
   type ShardRoom,
-} from "./shard-rooms.js";
+} from "./shards/shard-rooms.js";
 
 /**
- * The durable runtime the REST API calls (runtime/contract.ts), backed by Redis.
+ * The durable runtime the REST API calls (runtime/contract/index.ts), backed by Redis.
  * It starts, reads and stops executions and answers callbacks; worker processes
- * (runtime/worker.ts) advance them. Both sides can live in one process or many.
+ * (runtime/worker/worker.ts) advance them. Both sides can live in one process or many.
  */
 export class RedisRuntime implements Runtime {
   /**

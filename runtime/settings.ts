@@ -51,7 +51,7 @@ export interface RuntimeSettings {
    */
   retentionSeconds: number;
   /**
-   * Whether approval changes go to the webhook outbox (runtime/approval-webhooks.ts):
+   * Whether approval changes go to the webhook outbox (runtime/approvals/approval-webhooks.ts):
    * on when `STEPWISE_APPROVAL_WEBHOOK` is set, so nothing piles up when nobody listens.
    */
   approvalEvents: boolean;

@@ -27,7 +27,7 @@ import type { StateMachineDefinition } from "../engine/core/definition.js";
 import type { Json } from "../engine/core/json.js";
 import { runExecution, type MockResponse } from "../engine/drivers/memory.js";
 import { createRedisRuntime } from "../runtime/runtime.js";
-import { startWorker } from "../runtime/worker.js";
+import { startWorker } from "../runtime/worker/worker.js";
 import { functionRunner } from "../task-runners/function.js";
 import { TaskError } from "../task-runners/runner.js";
 

@@ -1,4 +1,4 @@
-import { isValidAliasName } from "../../runtime/aliases.js";
+import { isValidAliasName } from "../../runtime/definitions/aliases.js";
 import {
   ARN_BASE,
   AWS_ACCOUNT,
@@ -6,12 +6,12 @@ import {
   executionArn,
   isValidExecutionName,
   isValidName,
-} from "../../runtime/ids.js";
+} from "../../runtime/store/ids.js";
 import { awsError } from "./errors.js";
 
 /**
  * The ARNs of the AWS API: `arn:aws:states:<region>:<account>:<kind>:<rest>`, the
- * region and account being the deployment's (runtime/ids.ts). A malformed ARN is
+ * region and account being the deployment's (runtime/store/ids.ts). A malformed ARN is
  * InvalidArn; a well-formed one of another region or account names nothing here.
  */
 

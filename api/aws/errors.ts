@@ -1,4 +1,4 @@
-import { RuntimeError, type RuntimeErrorName } from "../../runtime/contract.js";
+import { RuntimeError, type RuntimeErrorName } from "../../runtime/contract/index.js";
 import { ApiError } from "../errors.js";
 
 /**

@@ -1,4 +1,4 @@
-import { checkRedrivable } from "../../runtime/redrive.js";
+import { checkRedrivable } from "../../runtime/executions/redrive.js";
 import type { HistoryEvent } from "../../engine/core/history.js";
 import type { Json } from "../../engine/core/json.js";
 import {
@@ -8,8 +8,8 @@ import {
   type ExecutionStatus,
   type ExecutionSummary,
   type StartTarget,
-} from "../../runtime/contract.js";
-import { isValidExecutionName, stateMachineArn } from "../../runtime/ids.js";
+} from "../../runtime/contract/index.js";
+import { isValidExecutionName, stateMachineArn } from "../../runtime/store/ids.js";
 import { parseExecutionArn, parseStateMachineArn, type StateMachineRef } from "./arns.js";
 import { awsError } from "./errors.js";
 import {

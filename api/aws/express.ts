@@ -1,5 +1,5 @@
 import type { Json } from "../../engine/core/json.js";
-import { stateMachineArn } from "../../runtime/ids.js";
+import { stateMachineArn } from "../../runtime/store/ids.js";
 import { parseStateMachineArn } from "./arns.js";
 import { executionName, resultFields, startTarget } from "./executions.js";
 import { epochSeconds, jsonString, optionalEnum, requiredString, type Body } from "./fields.js";

@@ -1,6 +1,6 @@
 import type { Admission } from "../admission.js";
 import type { FastifyPluginAsync } from "fastify";
-import type { Runtime } from "../../runtime/contract.js";
+import type { Runtime } from "../../runtime/contract/index.js";
 import type { ApiKey } from "../auth.js";
 import { awsPlugin, type ActionTable } from "./protocol.js";
 import { executionActions } from "./executions.js";

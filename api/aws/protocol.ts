@@ -1,7 +1,7 @@
 import { parseTraceparent, type ExecutionTrace } from "../../runtime/tracing/trace-context.js";
 import type { Admission } from "../admission.js";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
-import type { Runtime } from "../../runtime/contract.js";
+import type { Runtime } from "../../runtime/contract/index.js";
 import { grants, type ApiCaller, type ApiKey, type Permission } from "../auth.js";
 import { jsonProblem } from "../body.js";
 import { awsError, toAwsError, type AwsError } from "./errors.js";

@@ -1,12 +1,12 @@
 import type { StateMachineDefinition } from "../../engine/core/definition.js";
 import type { Json } from "../../engine/core/json.js";
-import { canonicalJson, sha256 } from "../../runtime/canonical.js";
+import { canonicalJson, sha256 } from "../../runtime/store/canonical.js";
 import {
   RuntimeError,
   type StateMachineDetail,
   type StateMachineType,
-} from "../../runtime/contract.js";
-import { AWS_ACCOUNT, isValidName, stateMachineArn } from "../../runtime/ids.js";
+} from "../../runtime/contract/index.js";
+import { AWS_ACCOUNT, isValidName, stateMachineArn } from "../../runtime/store/ids.js";
 import { check, definitionSource } from "../definition.js";
 import { parseStateMachineArn, unqualifiedStateMachine } from "./arns.js";
 import { awsError, invalidField } from "./errors.js";

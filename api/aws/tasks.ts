@@ -1,6 +1,6 @@
 import type { Json } from "../../engine/core/json.js";
-import { RuntimeError, type TaggedResource } from "../../runtime/contract.js";
-import { activityArn, isValidName } from "../../runtime/ids.js";
+import { RuntimeError, type TaggedResource } from "../../runtime/contract/index.js";
+import { activityArn, isValidName } from "../../runtime/store/ids.js";
 import { parseActivityArn, parseTaggableArn } from "./arns.js";
 import { awsError, invalidField } from "./errors.js";
 import {

@@ -1,7 +1,7 @@
-import type { AliasRoute, StateMachineAlias } from "../../runtime/contract.js";
-import { RuntimeError } from "../../runtime/contract.js";
-import { isValidAliasName } from "../../runtime/aliases.js";
-import { stateMachineArn } from "../../runtime/ids.js";
+import type { AliasRoute, StateMachineAlias } from "../../runtime/contract/index.js";
+import { RuntimeError } from "../../runtime/contract/index.js";
+import { isValidAliasName } from "../../runtime/definitions/aliases.js";
+import { stateMachineArn } from "../../runtime/store/ids.js";
 import { parseStateMachineArn, unqualifiedStateMachine } from "./arns.js";
 import { awsError, invalidField } from "./errors.js";
 import {

@@ -4,8 +4,8 @@ import {
   GROUP_PATTERN,
   type ApprovalStatus,
 } from "../../engine/states/approval.js";
-import { mayDecide } from "../../runtime/approval-record.js";
-import { RuntimeError, type Approver } from "../../runtime/contract.js";
+import { mayDecide } from "../../runtime/approvals/approval-record.js";
+import { RuntimeError, type Approver } from "../../runtime/contract/index.js";
 import { anyJson, errorResponses, nameSchema, page, pagingQuery } from "../schemas.js";
 import type { PluginOptions } from "../server.js";
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
-import { mayDecide } from "../../runtime/approval-record.js";
+import { mayDecide } from "../../runtime/approvals/approval-record.js";
 import { approverOf } from "./approvals.js";
 import { apiError } from "../errors.js";
 import { errorResponses, EXECUTION_ID_PATTERN } from "../schemas.js";
@@ -21,7 +21,7 @@ import { EventStreams, lastEventId, type SseMessage } from "../sse.js";
 
 /**
  * An approval feed id: a Redis stream id, or with several shards one per shard
- * joined by `_` (runtime/shard-rooms.ts), at most 1,024 of them.
+ * joined by `_` (runtime/shards/shard-rooms.ts), at most 1,024 of them.
  */
 const STREAM_ID_PATTERN = "^\\d{1,20}-\\d{1,20}(_\\d{1,20}-\\d{1,20}){0,1023}$";
 

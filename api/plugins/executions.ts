@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { Json } from "../../engine/core/json.js";
-import type { ExecutionStatus } from "../../runtime/contract.js";
+import type { ExecutionStatus } from "../../runtime/contract/index.js";
 import { ownTrace, parseTraceparent } from "../../runtime/tracing/trace-context.js";
 import type { ModelBudget } from "../../task-runners/model/budget.js";
 import { checkPayloadSize } from "../body.js";

@@ -4,7 +4,7 @@ import type { Registry } from "prom-client";
 /**
  * `/metrics` in the Prometheus text format. Public, like most scrape endpoints: it
  * exposes counts, never names, inputs or outputs. What it holds is decided where the
- * registry is filled (api/metrics.ts, runtime/worker-metrics.ts).
+ * registry is filled (api/metrics.ts, runtime/worker/worker-metrics.ts).
  */
 export interface MetricsOptions {
   registry: Registry;

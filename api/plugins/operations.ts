@@ -1,6 +1,10 @@
 import type { FastifyPluginAsync } from "fastify";
-import type { ExecutionStatus } from "../../runtime/contract.js";
-import type { BulkAction, BulkFilter, BulkOptions } from "../../runtime/operations.js";
+import type { ExecutionStatus } from "../../runtime/contract/index.js";
+import type {
+  BulkAction,
+  BulkFilter,
+  BulkOptions,
+} from "../../runtime/executions/bulk-operations.js";
 import type { Permission } from "../auth.js";
 import {
   causeSchema,
@@ -12,7 +16,7 @@ import {
 import type { PluginOptions } from "../server.js";
 
 /**
- * Bulk operations for incident response (runtime/operations.ts): stop, pause,
+ * Bulk operations for incident response (runtime/executions/bulk-operations.ts): stop, pause,
  * resume or purge every execution a filter matches, in the background. A start
  * answers 202 with the operation; `GET /v1/operations/:id` shows its progress.
  */

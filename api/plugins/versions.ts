@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
-import type { AliasRoute, TaggedResource } from "../../runtime/contract.js";
+import type { AliasRoute, TaggedResource } from "../../runtime/contract/index.js";
 import { errorResponses, nameSchema, page, pagingQuery } from "../schemas.js";
 import type { PluginOptions } from "../server.js";
 

@@ -4,11 +4,18 @@ import { buildServer } from "../../api/server.js";
 import { Admission } from "../../api/admission.js";
 import { runnerOptions, runtimeSettings, workerOptions } from "../../config/service.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
-import { setConnectionLog } from "../../runtime/connection-errors.js";
-import { failureFields, logFailedExecutions, type FailureLog } from "../../runtime/failure-log.js";
-import { startWorker, type StepwiseWorker } from "../../runtime/worker.js";
-import { workerMetrics } from "../../runtime/worker-metrics.js";
-import { startApprovalWebhooks, type ApprovalWebhooks } from "../../runtime/approval-webhooks.js";
+import { setConnectionLog } from "../../runtime/store/connection-errors.js";
+import {
+  failureFields,
+  logFailedExecutions,
+  type FailureLog,
+} from "../../runtime/worker/failure-log.js";
+import { startWorker, type StepwiseWorker } from "../../runtime/worker/worker.js";
+import { workerMetrics } from "../../runtime/worker/worker-metrics.js";
+import {
+  startApprovalWebhooks,
+  type ApprovalWebhooks,
+} from "../../runtime/approvals/approval-webhooks.js";
 import { defaultRunners, functionRunner, servedBy } from "../../task-runners/index.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
 import { parseArgs } from "../args.js";
@@ -148,7 +155,7 @@ export const serveCommand: Command = {
       serves: servedBy([...taskRunners, ...defaultRunners()]),
       ...(apiProcess !== undefined ? { requestIdPrefix: `p${apiProcess}-` } : {}),
       // Unauthenticated callers learn that Redis is unavailable, never its address
-      // (the log names it: runtime/connection-errors.ts).
+      // (the log names it: runtime/store/connection-errors.ts).
       health: async () => {
         if (probe.status !== "ready") throw new Error("unavailable");
         await probe.ping();

@@ -1,12 +1,12 @@
 import { createRegistry } from "../../api/metrics.js";
 import { runtimeSettings, workerOptions } from "../../config/service.js";
-import { startApprovalWebhooks } from "../../runtime/approval-webhooks.js";
-import { failureFields, logFailedExecutions } from "../../runtime/failure-log.js";
+import { startApprovalWebhooks } from "../../runtime/approvals/approval-webhooks.js";
+import { failureFields, logFailedExecutions } from "../../runtime/worker/failure-log.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
 import { clusterSeedUrl } from "../serve-redis.js";
-import { setConnectionLog } from "../../runtime/connection-errors.js";
-import { startWorker } from "../../runtime/worker.js";
-import { workerMetrics } from "../../runtime/worker-metrics.js";
+import { setConnectionLog } from "../../runtime/store/connection-errors.js";
+import { startWorker } from "../../runtime/worker/worker.js";
+import { workerMetrics } from "../../runtime/worker/worker-metrics.js";
 import { functionRunner } from "../../task-runners/function.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
 import { parseArgs } from "../args.js";

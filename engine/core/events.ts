@@ -45,7 +45,7 @@ export type RunEvent =
       restartedFrom?: string;
     })
   /**
-   * The first event of a fork (runtime/fork.ts): the run takes what the source's
+   * The first event of a fork (runtime/executions/fork.ts): the run takes what the source's
    * top level held where it was forked (its variables, random seed and draws, id
    * counter) and enters `state` with `input`. Carried whole in the event, so the
    * fork's journal replays on its own like any other.
@@ -85,7 +85,7 @@ export type RunEvent =
    */
   | (Base & RedrivePoint & { type: "Redriven"; redriveCount: number })
   /**
-   * An operator paused or resumed the execution (runtime/pause.ts). The driver
+   * An operator paused or resumed the execution (runtime/executions/pause.ts). The driver
    * writes these without stepping the run (it is paused, or resuming); they are in
    * the journal so that replay writes the same history: the run is not changed.
    */
@@ -97,7 +97,7 @@ export type RunEvent =
       taskId: string;
       output: Json;
       /**
-       * What a model call spent, metered by the driver (runtime/usage.ts), which adds
+       * What a model call spent, metered by the driver (runtime/commit/usage.ts), which adds
        * it to the execution's totals in the commit of this event; the step ignores it.
        */
       usage?: { modelCalls: number; inputTokens: number; outputTokens: number; costUsd: number };
@@ -115,7 +115,7 @@ export type RunEvent =
   /** Start the next batch of the join's children (the `ContinueJoin` effect). */
   | (Base & { type: "ContinueJoin"; prefix: string })
   /**
-   * An approver decided (runtime/approvals.ts, atomically with the record). `status`
+   * An approver decided (runtime/approvals/approval-store.ts, atomically with the record). `status`
    * is the record's after the decision: PENDING while more approvals are needed.
    */
   | (Base & {

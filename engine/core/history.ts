@@ -42,10 +42,10 @@ export type HistoryEventType =
   | "ExecutionFailed"
   | "ExecutionAborted"
   | "ExecutionTimedOut"
-  /** Stepwise's own: an operator paused or resumed the execution (runtime/pause.ts). */
+  /** Stepwise's own: an operator paused or resumed the execution (runtime/executions/pause.ts). */
   | "ExecutionPaused"
   | "ExecutionResumed"
-  /** Stepwise's: the first event of a fork (runtime/fork.ts), naming its source and event. */
+  /** Stepwise's: the first event of a fork (runtime/executions/fork.ts), naming its source and event. */
   | "ExecutionForked"
   | "ExecutionRedriven"
   | `${StateKind}StateEntered`

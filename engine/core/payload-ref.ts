@@ -16,7 +16,7 @@ import type { Json, JsonObject } from "./json.js";
  * Passing it on (`$.doc`, `{% $states.result %}`, a Map item) passes the
  * reference. Reading INTO it (`$.doc.title`, `{% $states.result.ResponseBody %}`)
  * reads the payload, up to `resolveMaxBytes`. Task inputs are resolved whole by
- * the driver before a resource sees them (runtime/payload-refs.ts).
+ * the driver before a resource sees them (runtime/payloads/payload-refs.ts).
  *
  * `step` is pure and synchronous, and a reference is read deep inside JSONPath
  * and JSONata evaluation, far from any context object. So the payloads a step

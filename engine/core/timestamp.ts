@@ -110,7 +110,7 @@ const two = (n: number): string => (n < 10 ? "0" : "") + n;
  * `new Date(ms).toISOString()`, about four times faster: the day's text is kept
  * from the last call and the time of day is arithmetic. Every commit stamps its
  * events and records with the time, and stored values are unpacked to it
- * (runtime/codec.ts), so a burst of transitions formats several per transition.
+ * (runtime/store/codec.ts), so a burst of transitions formats several per transition.
  */
 export function isoTime(ms: number): string {
   // Years 0000–9999 only, as toISOString writes them (others have a sign and six digits).

@@ -10,7 +10,7 @@ import { sha256Hex } from "../intrinsics/digest/sha256.js";
  * envelope — what was asked, of whom, under which policy, until when — whose
  * SHA-256 an approver must echo when deciding. This module is the pure part:
  * which resources are approvals, reading the Parameters, the envelope and its
- * hash. Storage and decisions live in runtime/approvals.ts.
+ * hash. Storage and decisions live in runtime/approvals/approval-store.ts.
  */
 
 const SUFFIX = /\.(waitForTaskToken|sync(:2)?)$/;

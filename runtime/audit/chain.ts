@@ -29,7 +29,7 @@ import { needsCheckpoint, type CheckpointSigner } from "./checkpoints.js";
  * every record is 53 bytes shorter than with the genesis itself (records
  * written before keep their 64-hex `hg`, used as it is). The hashes are computed in
  * TypeScript from the `hh` read with the history count; the Lua that appends the
- * events checks `hh` with `hc` and sets both (see scripts/commit-transition.ts),
+ * events checks `hh` with `hc` and sets both (see store/scripts/commit-transition.ts),
  * so the head is part of the append's commit.
  *
  * Each stored entry is the event's JSON with one more field, `hash`: not the
@@ -162,7 +162,7 @@ function quotedKey(key: string): string {
 /**
  * The stored form of `events` chained on `prevHash` (JSON text with the check of
  * its hash appended), and the new head. `storedForm` is what the entry holds (large
- * payloads referenced, runtime/payloads.ts); the hash is always of the event as
+ * payloads referenced, runtime/payloads/history-payloads.ts); the hash is always of the event as
  * the API shows it. With `checkpoints` (a key outside Redis), the events that
  * need a checkpoint (checkpoints.ts) carry its signature after the check.
  */

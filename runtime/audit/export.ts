@@ -1,10 +1,10 @@
 import { sign } from "node:crypto";
 import type { Json } from "../../engine/core/json.js";
-import { RuntimeError, type ExecutionRecord } from "../contract.js";
-import { shortId, stateMachineArn } from "../ids.js";
-import type { Keys } from "../keys.js";
-import type { RedisClient } from "../redis.js";
-import { readHistoryEntries } from "../payloads.js";
+import { RuntimeError, type ExecutionRecord } from "../contract/index.js";
+import { shortId, stateMachineArn } from "../store/ids.js";
+import type { Keys } from "../store/keys.js";
+import type { RedisClient } from "../store/redis.js";
+import { readHistoryEntries } from "../payloads/history-payloads.js";
 import { anchoredGenesis, rechain, UNANCHORED, type Rechained } from "./chain.js";
 import { CHECKPOINT_EVERY } from "./checkpoints.js";
 import {

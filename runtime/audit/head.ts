@@ -1,8 +1,8 @@
 import type { HistoryEvent } from "../../engine/core/history.js";
-import { pack } from "../codec.js";
-import type { Keys } from "../keys.js";
-import type { HistoryHead } from "../locks.js";
-import type { RedisClient } from "../redis.js";
+import { pack } from "../store/codec.js";
+import type { Keys } from "../store/keys.js";
+import type { HistoryHead } from "../commit/commit-locks.js";
+import type { RedisClient } from "../store/redis.js";
 import { chainEvents, UNANCHORED } from "./chain.js";
 import type { CheckpointSigner } from "./checkpoints.js";
 

@@ -5,8 +5,8 @@ import {
   type KeyObject,
 } from "node:crypto";
 import { readFileSync } from "node:fs";
-import type { Keys } from "../keys.js";
-import type { RedisClient } from "../redis.js";
+import type { Keys } from "../store/keys.js";
+import type { RedisClient } from "../store/redis.js";
 
 export interface AuditSigner {
   privateKey: KeyObject;

@@ -2,7 +2,7 @@ import { createPublicKey, verify as verifySignature, type KeyObject } from "node
 import { canonicalJson } from "../../engine/core/canonical.js";
 import type { HistoryEventType } from "../../engine/core/history.js";
 import type { Json } from "../../engine/core/json.js";
-import { sha256 } from "../canonical.js";
+import { sha256 } from "../store/canonical.js";
 import { genesisHash, UNANCHORED } from "./chain.js";
 import { checkChain, type ChainReport } from "./verify-chain.js";
 import { brokenVersionLink } from "./versions.js";

@@ -1,5 +1,5 @@
 import type { AttemptTrace } from "../../task-runners/runner.js";
-import { executionOf, longId, runOfTask } from "../ids.js";
+import { executionOf, longId, runOfTask } from "../store/ids.js";
 import { spanIds } from "./span-ids.js";
 import {
   formatTraceparent,

@@ -1,6 +1,6 @@
 import type { HistoryEvent } from "../../engine/core/history.js";
 import type { RunState } from "../../engine/core/run.js";
-import type { LoadedExecution } from "../programs.js";
+import type { LoadedExecution } from "../commit/execution-cache.js";
 import type { SpanSink } from "./sink.js";
 import { spansOfCommit } from "./spans.js";
 

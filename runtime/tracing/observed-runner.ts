@@ -1,6 +1,6 @@
 import type { Json } from "../../engine/core/json.js";
 import { describeFailure, type TaskRunner } from "../../task-runners/runner.js";
-import { machineOf, shortId } from "../ids.js";
+import { machineOf, shortId } from "../store/ids.js";
 import { attemptFields, type WorkerLog } from "./logger.js";
 import type { SpanSink } from "./sink.js";
 import { spansOfAttempt, type SpanRecord } from "./spans.js";

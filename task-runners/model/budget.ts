@@ -3,7 +3,7 @@ import { isJsonObject, type Json } from "../../engine/core/json.js";
 /**
  * Model budgets: limits on what one execution may spend on model calls, over all its
  * runs (Map iterations and Parallel branches included). Pure: the runtime keeps the
- * totals (runtime/usage.ts) and asks `exceededLimit` before each model call, so a call
+ * totals (runtime/commit/usage.ts) and asks `exceededLimit` before each model call, so a call
  * that would go over fails with `Stepwise.BudgetExceeded` before any request is sent.
  */
 export interface ModelBudget {

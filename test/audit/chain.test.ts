@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../engine/core/canonical.js";
 import type { HistoryEvent, HistoryEventType } from "../../engine/core/history.js";
 import type { Json } from "../../engine/core/json.js";
-import { sha256 } from "../../runtime/canonical.js";
+import { sha256 } from "../../runtime/store/canonical.js";
 import {
   anchoredGenesis,
   canonicalStored,

@@ -2,7 +2,7 @@ import { createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypt
 import { canonicalJson } from "../../engine/core/canonical.js";
 import type { HistoryEvent, HistoryEventType } from "../../engine/core/history.js";
 import type { Json } from "../../engine/core/json.js";
-import { sha256 } from "../../runtime/canonical.js";
+import { sha256 } from "../../runtime/store/canonical.js";
 import {
   chainEvents,
   eventCheck,

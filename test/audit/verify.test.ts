@@ -2,7 +2,7 @@ import { generateKeyPairSync, sign } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../engine/core/canonical.js";
 import type { HistoryEvent } from "../../engine/core/history.js";
-import { sha256 } from "../../runtime/canonical.js";
+import { sha256 } from "../../runtime/store/canonical.js";
 import { eventHash, type ChainIdentity } from "../../runtime/audit/chain.js";
 import { checkpointSignerOf } from "../../runtime/audit/checkpoints.js";
 import { AUDIT_FORMAT_V1, signedPayload, type AuditTrailer } from "../../runtime/audit/document.js";

@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeKeys } from "../../runtime/keys.js";
-import { ShardLayout } from "../../runtime/shards.js";
+import { makeKeys } from "../../runtime/store/keys.js";
+import { ShardLayout } from "../../runtime/shards/shards.js";
 import { REDIS_URL, startStack, type Stack } from "./stack.js";
 
 /**
@@ -49,7 +49,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-/** Entries of the activity's lists: one per shard (runtime/shards.ts). */
+/** Entries of the activity's lists: one per shard (runtime/shards/shards.ts). */
 async function listed(): Promise<number> {
   const count = Number(await redis.get(makeKeys(stack.prefix).shardCount));
   const lengths = await Promise.all(

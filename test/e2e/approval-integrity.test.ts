@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { canonicalJson } from "../../runtime/canonical.js";
+import { canonicalJson } from "../../runtime/store/canonical.js";
 import { API_KEYS, REDIS_URL, startStack, type Stack } from "./stack.js";
 
 /**

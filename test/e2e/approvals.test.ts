@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { canonicalJson } from "../../runtime/canonical.js";
+import { canonicalJson } from "../../runtime/store/canonical.js";
 import { API_KEYS, KEYS, startStack, type Stack } from "./stack.js";
 
 /**

@@ -13,10 +13,10 @@ import {
   withHash,
   type ChainIdentity,
 } from "../../runtime/audit/chain.js";
-import { pack, unpack } from "../../runtime/codec.js";
-import { shortId } from "../../runtime/ids.js";
-import { makeKeys, type Keys } from "../../runtime/keys.js";
-import { ShardLayout } from "../../runtime/shards.js";
+import { pack, unpack } from "../../runtime/store/codec.js";
+import { shortId } from "../../runtime/store/ids.js";
+import { makeKeys, type Keys } from "../../runtime/store/keys.js";
+import { ShardLayout } from "../../runtime/shards/shards.js";
 import { spawnBin } from "./processes.js";
 import { REDIS_URL, startStack, type Stack } from "./stack.js";
 
@@ -87,7 +87,7 @@ async function verify(
   return { code, output: spawned.output() };
 }
 
-/** The keys of an execution's shard, in the layout the service stored (runtime/shards.ts). */
+/** The keys of an execution's shard, in the layout the service stored (runtime/shards/shards.ts). */
 async function keysOf(stack: Stack, id: string): Promise<Keys> {
   const count = Number(await redis.get(makeKeys(stack.prefix).shardCount));
   return new ShardLayout(stack.prefix, count).keysOf(shortId(id));

@@ -1,8 +1,8 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeKeys, type Keys } from "../../runtime/keys.js";
-import { ShardLayout } from "../../runtime/shards.js";
-import { shortId } from "../../runtime/ids.js";
+import { makeKeys, type Keys } from "../../runtime/store/keys.js";
+import { ShardLayout } from "../../runtime/shards/shards.js";
+import { shortId } from "../../runtime/store/ids.js";
 import { verifyAudit } from "../../runtime/audit/verify.js";
 import { sample } from "./prometheus.js";
 import { KEYS, REDIS_URL, startStack, type Stack } from "./stack.js";
@@ -86,7 +86,7 @@ async function history(executionId: string): Promise<any[]> {
   return r.body.items as any[];
 }
 
-/** The keys of an execution's shard, in the layout the service stored (runtime/shards.ts). */
+/** The keys of an execution's shard, in the layout the service stored (runtime/shards/shards.ts). */
 async function keysOf(executionId: string): Promise<Keys> {
   const count = Number(await redis.get(makeKeys(stack.prefix).shardCount));
   return new ShardLayout(stack.prefix, count).keysOf(shortId(executionId));
@@ -103,7 +103,7 @@ describe("a poison execution fails alone", () => {
     const item = await stack.client.until(async () => {
       const found = await scanAll(`${keys.run(exec)}/*/2`);
       // Parked in its Wait (Started and the Continue that entered W, one batched commit:
-      // runtime/transition.ts, "Batching"): nothing writes it now.
+      // runtime/commit/transition.ts, "Batching"): nothing writes it now.
       return found[0] && (await redis.hget(found[0], "q")) === "1" ? found[0] : undefined;
     });
     await corrupt(item);

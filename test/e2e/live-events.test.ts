@@ -160,7 +160,7 @@ describe("GET /v1/approvals/events", () => {
     expect(change.data.event).toBe("approval.created");
     expect(change.data.approval.executionId).toBe(started.body.executionId);
     expect(change.data.approval.details).toEqual({ amount: 12 });
-    // One stream position per shard (runtime/shard-rooms.ts).
+    // One stream position per shard (runtime/shards/shard-rooms.ts).
     expect(change.id).toMatch(/^\d+-\d+(_\d+-\d+)*$/);
     const approval = change.data.approval;
     const decided = await stack.client.post(

@@ -71,7 +71,7 @@ async function keysOf(needle: string): Promise<string[]> {
 async function runToEnd(name: string): Promise<string> {
   const started = await stack.client.post("/v1/state-machines/wide/executions", {
     name,
-    // `note` is large enough to be stored once, by reference (runtime/payloads.ts).
+    // `note` is large enough to be stored once, by reference (runtime/payloads/history-payloads.ts).
     input: { items: [1, 2, 3], who: "Jane Doe", note: "n".repeat(3_000) },
   });
   const id = started.body.executionId as string;
@@ -100,7 +100,7 @@ describe("DELETE /v1/executions/:id", () => {
     ).approvalId as string;
     const before = await keysOf(":gone-one");
     // Record, history, journal, payloads: the runs went as they ended
-    // (runtime/ended-runs.ts, and a success's root run with its last commit); a
+    // (runtime/commit/ended-runs.ts, and a success's root run with its last commit); a
     // purge must still find what a crash left of them.
     expect(before.length).toBeGreaterThanOrEqual(4);
     expect(before.some((key) => key.includes(":p:"))).toBe(true);

@@ -93,7 +93,7 @@ describe("stepwise serve", () => {
       0,
     );
     expect(sample(metrics, "stepwise_transition_latency_seconds_count")).toBeGreaterThan(0);
-    // Lost job locks (runtime/lock-loss.ts): none in a run this small, but the series is there.
+    // Lost job locks (runtime/worker/lock-loss.ts): none in a run this small, but the series is there.
     expect(sample(metrics, "stepwise_job_locks_lost_total")).toBe(0);
     expect(sample(metrics, "stepwise_executions", { status: "SUCCEEDED" })).toBe(1);
     expect(sample(metrics, "process_resident_memory_bytes")).toBeGreaterThan(0);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stateMachineArn } from "../../runtime/ids.js";
+import { stateMachineArn } from "../../runtime/store/ids.js";
 import { startFakeServer, type FakeServer } from "./fake-server.js";
 import { startStack, type Stack } from "./stack.js";
 

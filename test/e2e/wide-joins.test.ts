@@ -12,7 +12,7 @@ import { exited, logLine, spawnBin, testPrefix, until, type Spawned } from "./pr
  * starts at most SPAWN_BATCH (1,000) children per step, the rest by ContinueJoin
  * steps from inputs kept apart, which the commit script writes in HSETs of 500;
  * the join's end collects its outputs in HMGETs of 1,000
- * (runtime/scripts/commit-transition.ts). Joins of 1,600 cross each of these
+ * (runtime/store/scripts/commit-transition.ts). Joins of 1,600 cross each of these
  * boundaries, as joins of 16,000 do: each ends SUCCEEDED, the process keeps its
  * pid, /health answers 200 throughout, and a small execution succeeds afterwards.
  * Through the API of the real `stepwise serve` (bin/stepwise.js) on real Redis.

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { StatesError } from "../../engine/core/errors.js";
 import type { Json } from "../../engine/core/json.js";
 import { approvalRequest, envelopeHash } from "../../engine/states/approval.js";
-import { applyDecision, type ApprovalRecord } from "../../runtime/approval-record.js";
+import { applyDecision, type ApprovalRecord } from "../../runtime/approvals/approval-record.js";
 
 const at = {
   executionId: "arn:aws:states:local:000000000000:execution:m:e",

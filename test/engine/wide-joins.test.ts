@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { State, StateMachineDefinition } from "../../engine/core/definition.js";
 import { SPAWN_BATCH } from "../../engine/flow/join.js";
-import { planOps } from "../../runtime/effects.js";
-import { encodeArgs } from "../../runtime/wire.js";
-import { EXECUTION_ARN_PREFIX } from "../../runtime/ids.js";
+import { planOps } from "../../runtime/commit/effects.js";
+import { encodeArgs } from "../../runtime/store/wire.js";
+import { EXECUTION_ARN_PREFIX } from "../../runtime/store/ids.js";
 
-/** The Redis driver's ops take ids of this deployment's ARN form (runtime/ids.ts). */
+/** The Redis driver's ops take ids of this deployment's ARN form (runtime/store/ids.ts). */
 const EXEC = `${EXECUTION_ARN_PREFIX}m:e`;
 import { effectsOf, execute, ofType, single, Stepper } from "./helpers.js";
 

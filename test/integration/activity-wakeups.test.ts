@@ -1,13 +1,13 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ActivityWakeups } from "../../runtime/activity-wakeups.js";
+import { ActivityWakeups } from "../../runtime/executions/activity-wakeups.js";
 import { createMachine, harness, type Harness } from "./helpers.js";
 import { CommandMonitor } from "./monitor.js";
 
 /**
  * A GetActivityTask long poll waits for a task without polling Redis: the commit
  * that adds a task to an activity's list publishes it, and the waiting polls look
- * again (runtime/activity-wakeups.ts). Counted with MONITOR on real Redis, on the
+ * again (runtime/executions/activity-wakeups.ts). Counted with MONITOR on real Redis, on the
  * default layout of 16 shards, where a look reads 16 list lengths; polling every
  * 50 ms, as polls did, would be 320 reads a second.
  */

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeKeys } from "../../runtime/keys.js";
-import { JobQueues } from "../../runtime/queues.js";
-import { bullConnection, RedisClient } from "../../runtime/redis.js";
-import { Scheduler } from "../../runtime/scheduler.js";
+import { makeKeys } from "../../runtime/store/keys.js";
+import { JobQueues } from "../../runtime/worker/queues.js";
+import { bullConnection, RedisClient } from "../../runtime/store/redis.js";
+import { Scheduler } from "../../runtime/worker/scheduler.js";
 import { resolveSettings } from "../../runtime/settings.js";
 import { createMachine, harness, type Harness, ONE_SHARD } from "./helpers.js";
 

@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { envelopeHash, type ApprovalEnvelope } from "../../engine/states/approval.js";
-import { makeKeys } from "../../runtime/keys.js";
+import { makeKeys } from "../../runtime/store/keys.js";
 import {
   createMachine,
   fullHistory,

@@ -13,10 +13,10 @@ import {
   withHash,
 } from "../../runtime/audit/chain.js";
 import { verifyAudit, type Verdict } from "../../runtime/audit/verify.js";
-import { pack, unpack } from "../../runtime/codec.js";
-import { shortId } from "../../runtime/ids.js";
+import { pack, unpack } from "../../runtime/store/codec.js";
+import { shortId } from "../../runtime/store/ids.js";
 import { createRedisRuntime, type RedisRuntime } from "../../runtime/runtime.js";
-import { startWorker, type StepwiseWorker } from "../../runtime/worker.js";
+import { startWorker, type StepwiseWorker } from "../../runtime/worker/worker.js";
 import {
   createMachine,
   deleteKeys,

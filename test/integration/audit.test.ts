@@ -13,9 +13,9 @@ import { signedPayload, type AuditTrailer } from "../../runtime/audit/document.j
 import { KEPT_IN_REDIS_WARNING, verifyAudit, type Verdict } from "../../runtime/audit/verify.js";
 import { versionHash } from "../../runtime/audit/versions.js";
 import { loadAuditSigner } from "../../runtime/audit/signing.js";
-import { RedisClient } from "../../runtime/redis.js";
-import { pack, unpack } from "../../runtime/codec.js";
-import { shortId } from "../../runtime/ids.js";
+import { RedisClient } from "../../runtime/store/redis.js";
+import { pack, unpack } from "../../runtime/store/codec.js";
+import { shortId } from "../../runtime/store/ids.js";
 import {
   createMachine,
   fullHistory,
@@ -131,7 +131,7 @@ describe("the history hash chain on Redis", () => {
     const changed = { ...definition, Comment: "edited" };
     await redis.hset(versionKey, "def", JSON.stringify(changed));
     expect(await verified(id)).toMatchObject({ ok: false, problem: { kind: "definition" } });
-    const { sha256 } = await import("../../runtime/canonical.js");
+    const { sha256 } = await import("../../runtime/store/canonical.js");
     const { canonicalJson } = await import("../../engine/core/canonical.js");
     // Its recorded hash too: the version chain no longer holds...
     await redis.hset(versionKey, "hash", sha256(canonicalJson(changed)));

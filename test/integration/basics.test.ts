@@ -1,9 +1,9 @@
-import { STATE_MACHINE_ARN_PREFIX } from "../../runtime/ids.js";
+import { STATE_MACHINE_ARN_PREFIX } from "../../runtime/store/ids.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { replay } from "../../engine/replay.js";
 import { compileProgram } from "../../engine/program.js";
 import { functionRunner } from "../../task-runners/function.js";
-import { RuntimeError } from "../../runtime/contract.js";
+import { RuntimeError } from "../../runtime/contract/index.js";
 import { handlers } from "./fixtures/handlers.js";
 import {
   createMachine,

@@ -1,4 +1,4 @@
-import { STATE_MACHINE_ARN_PREFIX } from "../../runtime/ids.js";
+import { STATE_MACHINE_ARN_PREFIX } from "../../runtime/store/ids.js";
 import { replay } from "../../engine/replay.js";
 import { compileProgram } from "../../engine/program.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RECORD_FIELDS } from "../../runtime/programs.js";
+import { RECORD_FIELDS } from "../../runtime/commit/execution-cache.js";
 import { createMachine, harness, type Harness, REDIS_URL } from "./helpers.js";
 import { CommandMonitor } from "./monitor.js";
 

@@ -4,7 +4,7 @@ import { jsonEqual, type Json } from "../../engine/core/json.js";
 import { runExecution } from "../../engine/drivers/memory.js";
 import type { TestCase } from "../../engine/testing/cases.js";
 import { validateDefinition } from "../../schema/index.js";
-import { executionArn } from "../../runtime/ids.js";
+import { executionArn } from "../../runtime/store/ids.js";
 import { mockRunner } from "../../task-runners/mock.js";
 import { loadCases } from "../conformance/load.js";
 import { harness, type Harness } from "./helpers.js";

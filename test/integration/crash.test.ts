@@ -16,7 +16,7 @@ import {
 } from "./helpers.js";
 
 // Workers are real processes that SIGKILL themselves at a named point
-// (runtime/crash.ts); a second worker must finish every execution correctly. The
+// (runtime/worker/crash.ts); a second worker must finish every execution correctly. The
 // second one runs in this process: it only has to find in Redis what the dead one
 // left, and starting a process for it cost more than the rest of a test. Each test
 // has its own key prefix and processes, so they run at once: most of a test is
@@ -138,7 +138,7 @@ describe.concurrent("a worker killed with SIGKILL loses nothing and applies noth
   }, 40_000);
 
   // The Map's last child's end makes its parent collect the children's outputs from the
-  // join's hash (runtime/scripts/commit-transition.ts, `collect`): a crash before that
+  // join's hash (runtime/store/scripts/commit-transition.ts, `collect`): a crash before that
   // commit, or after it and before the job is acknowledged, loses no output.
   it.each(["beforeCommit:collect", "afterCommit:collect"])(
     "(f) %s: around the commit that collects a Map's outputs",
@@ -149,7 +149,7 @@ describe.concurrent("a worker killed with SIGKILL loses nothing and applies noth
   );
 
   // A 400-state Pass chain runs as chained commits of batched steps inside one job
-  // (runtime/transition.ts, "Chaining", "Batching"); a crash in the middle of that chain
+  // (runtime/commit/transition.ts, "Chaining", "Batching"); a crash in the middle of that chain
   // must leave the run to be picked up again.
   it.each(["beforeCommit", "afterCommit"])(
     "(e) %s in the middle of a chain of transitions run by one job",

@@ -1,11 +1,11 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "../../engine/core/json.js";
-import { makeKeys } from "../../runtime/keys.js";
-import { JobQueues } from "../../runtime/queues.js";
-import { bullConnection } from "../../runtime/redis.js";
-import { longId, shortId, stepJobId } from "../../runtime/ids.js";
-import { unpack } from "../../runtime/codec.js";
+import { makeKeys } from "../../runtime/store/keys.js";
+import { JobQueues } from "../../runtime/worker/queues.js";
+import { bullConnection } from "../../runtime/store/redis.js";
+import { longId, shortId, stepJobId } from "../../runtime/store/ids.js";
+import { unpack } from "../../runtime/store/codec.js";
 import {
   createMachine,
   fullHistory,
@@ -17,7 +17,7 @@ import {
 
 /**
  * An ended Map iteration or Parallel branch is deleted once its parent took its
- * end in (runtime/ended-runs.ts, issue 21); the root run stays with the record.
+ * end in (runtime/commit/ended-runs.ts, issue 21); the root run stays with the record.
  */
 let h: Harness;
 let redis: Redis;

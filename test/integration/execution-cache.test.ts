@@ -1,14 +1,14 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { shortId } from "../../runtime/ids.js";
-import { referenced } from "../../runtime/payloads.js";
-import { RECORD_FIELDS, ExecutionCache } from "../../runtime/programs.js";
-import { RedisClient } from "../../runtime/redis.js";
-import { ShardLayout } from "../../runtime/shards.js";
+import { shortId } from "../../runtime/store/ids.js";
+import { referenced } from "../../runtime/payloads/history-payloads.js";
+import { RECORD_FIELDS, ExecutionCache } from "../../runtime/commit/execution-cache.js";
+import { RedisClient } from "../../runtime/store/redis.js";
+import { ShardLayout } from "../../runtime/shards/shards.js";
 import { createMachine, harness, type Harness, ONE_SHARD } from "./helpers.js";
 
 /**
- * A worker's cache of what never changes in an execution (programs.ts). A burst
+ * A worker's cache of what never changes in an execution (runtime/commit/execution-cache.ts). A burst
  * of fired timers ends thousands of executions it never saw: each is remembered
  * from the record its claim read, without a turn of the event loop when nothing
  * more must be read, and forgotten when it ends.
@@ -80,7 +80,7 @@ describe("the execution cache", () => {
     const { executionId } = await h.runtime.startExecution("m", { name: "c2", input: big });
     const exec = shortId(executionId);
     const record = await recordOf(exec);
-    // Past PAYLOAD_INLINE_CHARS the record refers to its input (payloads.ts).
+    // Past PAYLOAD_INLINE_CHARS the record refers to its input (runtime/payloads/history-payloads.ts).
     expect(referenced(record.in)).toBeDefined();
     const cache = new ExecutionCache(client, layout);
     const small = shortId(

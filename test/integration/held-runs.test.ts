@@ -2,17 +2,17 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "../../engine/core/json.js";
 import type { RunState } from "../../engine/core/run.js";
-import { HeldRuns } from "../../runtime/held-runs.js";
-import { commitTransition } from "../../runtime/scripts/commit-transition.js";
-import { loadTransition } from "../../runtime/scripts/load-transition.js";
-import { taskCallClaim } from "../../runtime/scripts/task-call-claim.js";
+import { HeldRuns } from "../../runtime/commit/held-runs.js";
+import { commitTransition } from "../../runtime/store/scripts/commit-transition.js";
+import { loadTransition } from "../../runtime/store/scripts/load-transition.js";
+import { taskCallClaim } from "../../runtime/store/scripts/task-call-claim.js";
 import { functionRunner } from "../../task-runners/function.js";
 import { createMachine, harness, type Harness, REDIS_URL } from "./helpers.js";
 import { CommandMonitor } from "./monitor.js";
 
 /**
  * A run that waits on a task its worker calls is stepped, once the result is
- * delivered, from the state the worker committed (runtime/held-runs.ts), not
+ * delivered, from the state the worker committed (runtime/commit/held-runs.ts), not
  * loaded again: an agent loop's turn is one round trip shorter.
  */
 const sha = (lua: string) => createHash("sha1").update(lua).digest("hex");

@@ -11,7 +11,11 @@ import type { StateMachineDefinition } from "../../engine/core/definition.js";
 import type { HistoryEvent } from "../../engine/core/history.js";
 import { createRedisRuntime, type RedisRuntime } from "../../runtime/runtime.js";
 import type { RuntimeSettings } from "../../runtime/settings.js";
-import { startWorker, type StepwiseWorker, type WorkerOptions } from "../../runtime/worker.js";
+import {
+  startWorker,
+  type StepwiseWorker,
+  type WorkerOptions,
+} from "../../runtime/worker/worker.js";
 
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -39,7 +43,7 @@ export interface Harness {
 /**
  * Tests that read a shard's keys by name (storage layout, scripts called by hand)
  * run on a deployment of one shard, whose keys `makeKeys(prefix)` and
- * `runtime.keys` name; the rest run on the default layout (runtime/shards.ts).
+ * `runtime.keys` name; the rest run on the default layout (runtime/shards/shards.ts).
  */
 export const ONE_SHARD = { shards: 1 } as const;
 

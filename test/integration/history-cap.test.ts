@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { replay } from "../../engine/replay.js";
 import { compileProgram } from "../../engine/program.js";
-import { exceedsHistoryCap } from "../../runtime/history-cap.js";
+import { exceedsHistoryCap } from "../../runtime/commit/history-cap.js";
 import { createMachine, fullHistory, harness, historyProblems, type Harness } from "./helpers.js";
 
 /**

@@ -2,7 +2,7 @@ import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { configureJsonataLimits, DEFAULT_JSONATA_LIMITS } from "../../engine/jsonata/limits.js";
-import { isLockLoss } from "../../runtime/lock-loss.js";
+import { isLockLoss } from "../../runtime/worker/lock-loss.js";
 import {
   createMachine,
   deleteKeys,
@@ -16,7 +16,7 @@ import {
 } from "./helpers.js";
 
 /**
- * A job that outlives its BullMQ lock (runtime/lock-loss.ts), on real Redis: the
+ * A job that outlives its BullMQ lock (runtime/worker/lock-loss.ts), on real Redis: the
  * errors BullMQ gives are the ones the worker counts, and a worker that loses a
  * lock warns once with the count, keeps it out of `onError`, and the execution
  * still ends once, its history intact.

@@ -3,10 +3,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Json } from "../../engine/core/json.js";
 import type { Join, RunState } from "../../engine/core/run.js";
 import { SPAWN_BATCH } from "../../engine/flow/join.js";
-import { pack, unpack } from "../../runtime/codec.js";
-import { runOfTask, shortId } from "../../runtime/ids.js";
-import { loadTransition } from "../../runtime/scripts/load-transition.js";
-import { RedisClient } from "../../runtime/redis.js";
+import { pack, unpack } from "../../runtime/store/codec.js";
+import { runOfTask, shortId } from "../../runtime/store/ids.js";
+import { loadTransition } from "../../runtime/store/scripts/load-transition.js";
+import { RedisClient } from "../../runtime/store/redis.js";
 import {
   createMachine,
   fullHistory,
@@ -22,8 +22,8 @@ import {
 // 1,200 items cross the boundaries a Map of 16,000 crosses: the join starts its children
 // in steps of at most SPAWN_BATCH (1,000; engine/flow/join.ts), the rest from kept inputs
 // by a ContinueJoin, and collects their outputs in HMGETs of 1,000 fields
-// (runtime/scripts/commit-transition.ts `collect`); its input, 4.9 KB of JSON, is past
-// INPUT_APART_CHARS (runtime/frame-input.ts). Larger Maps: `npx tsx bench/wide-joins.ts`.
+// (runtime/store/scripts/commit-transition.ts `collect`); its input, 4.9 KB of JSON, is past
+// INPUT_APART_CHARS (runtime/payloads/frame-input.ts). Larger Maps: `npx tsx bench/wide-joins.ts`.
 const ITEMS = SPAWN_BATCH + 200;
 const EARLY = 120; // end at once
 const MIDDLE = 1080; // items EARLY..MIDDLE-1 park on a token released in a second step
@@ -190,7 +190,7 @@ describe("a wide Map on Redis", () => {
     // 960 more outputs would add over 10 KB; only the counters' digits may change.
     expect(late - early).toBeLessThanOrEqual(4);
     // The Map's 1,200-item input is not in the state: it is kept apart, written once
-    // (runtime/frame-input.ts), and a load by a worker that holds it does not send it.
+    // (runtime/payloads/frame-input.ts), and a load by a worker that holds it does not send it.
     expect(late).toBeLessThan(1000);
     const key = h.runtime.keys.run(exec);
     const [input, version] = await redis.hmget(key, "in", "iv");

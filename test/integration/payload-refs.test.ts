@@ -15,7 +15,7 @@ import {
   ONE_SHARD,
 } from "./helpers.js";
 
-// Large payloads by reference on Redis (engine/core/payload-ref.ts, runtime/payload-refs.ts):
+// Large payloads by reference on Redis (engine/core/payload-ref.ts, runtime/payloads/payload-refs.ts):
 // stored with the commit of the step that made them, read back by a later step of another
 // worker (whose process never saw them), resolved whole for a task's resource.
 let h: Harness;

@@ -1,12 +1,12 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { shortId } from "../../runtime/ids.js";
+import { shortId } from "../../runtime/store/ids.js";
 import { createMachine, harness, type Harness, ONE_SHARD } from "./helpers.js";
 
 /**
  * What an execution waits on, as `GET /v1/executions/{id}` shows it. A parked
  * task's record keeps only its token, and its time only when that is not its
- * state's entry (runtime/effects.ts), so the state, its Resource and most times
+ * state's entry (runtime/commit/effects.ts), so the state, its Resource and most times
  * come from the run and the definition, also inside a Map.
  */
 let h: Harness;

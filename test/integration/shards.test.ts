@@ -1,9 +1,9 @@
 import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeKeys } from "../../runtime/keys.js";
+import { makeKeys } from "../../runtime/store/keys.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
-import { shardOfExecution, workerShardsFromEnv } from "../../runtime/shards.js";
-import { shortId } from "../../runtime/ids.js";
+import { shardOfExecution, workerShardsFromEnv } from "../../runtime/shards/shards.js";
+import { shortId } from "../../runtime/store/ids.js";
 import {
   createMachine,
   deleteKeys,

@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXECUTION_STATUSES } from "../../runtime/contract.js";
-import { makeKeys } from "../../runtime/keys.js";
+import { EXECUTION_STATUSES } from "../../runtime/contract/index.js";
+import { makeKeys } from "../../runtime/store/keys.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
 import { harness, REDIS_URL, type Harness, ONE_SHARD } from "./helpers.js";
 import { CommandMonitor } from "./monitor.js";

@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
-import type { ExecutionStatus } from "../../runtime/contract.js";
-import { unpack } from "../../runtime/codec.js";
-import { JobQueues } from "../../runtime/queues.js";
-import { RedisClient } from "../../runtime/redis.js";
-import { Scheduler } from "../../runtime/scheduler.js";
-import { STORAGE_VERSION } from "../../runtime/storage-version.js";
+import type { ExecutionStatus } from "../../runtime/contract/index.js";
+import { unpack } from "../../runtime/store/codec.js";
+import { JobQueues } from "../../runtime/worker/queues.js";
+import { RedisClient } from "../../runtime/store/redis.js";
+import { Scheduler } from "../../runtime/worker/scheduler.js";
+import { STORAGE_VERSION } from "../../runtime/store/storage-version.js";
 import { resolveSettings } from "../../runtime/settings.js";
 import { functionRunner } from "../../task-runners/function.js";
 import {
@@ -21,8 +21,8 @@ import {
 import { faultFields } from "../../runtime/tracing/logger.js";
 import { verifyAudit } from "../../runtime/audit/verify.js";
 
-// How runs are stored (runtime/codec.ts, runtime/scripts/run-state.ts) and how a
-// job goes on with its run's next transitions (runtime/transition.ts, "Chaining").
+// How runs are stored (runtime/store/codec.ts, runtime/store/lua/run-state.ts) and how a
+// job goes on with its run's next transitions (runtime/commit/transition.ts, "Chaining").
 
 let h: Harness;
 let redis: Redis;
@@ -64,7 +64,7 @@ describe("run storage", () => {
     const state = JSON.parse(unpack(big.s!));
     expect(state.current.name).toBe("Hold");
     expect(state.current.phase.output.blob).toBe(blob);
-    // The state's large input is kept apart, written once (runtime/transition.ts, storedState).
+    // The state's large input is kept apart, written once (runtime/commit/transition.ts, storedState).
     expect(state.current.input).toBeUndefined();
     expect(JSON.parse(unpack(big.in!)).blob).toBe(blob);
 
@@ -117,7 +117,7 @@ describe("run storage", () => {
   });
 });
 
-describe("payloads stored once (runtime/payloads.ts)", () => {
+describe("payloads stored once (runtime/payloads/history-payloads.ts)", () => {
   const CHAIN = 50;
   const chain = {
     StartAt: "P0",
@@ -362,7 +362,7 @@ describe("retention", () => {
   it("expires an ended execution's keys (its children's went as they ended), and prunes the indexes", async () => {
     await h.startWorker({ retentionSeconds: 1 });
     await createMachine(h.runtime, "fan", fan);
-    // One item large enough to be stored once, by reference (runtime/payloads.ts).
+    // One item large enough to be stored once, by reference (runtime/payloads/history-payloads.ts).
     const input = [1, 2, "x".repeat(2_000)];
     const { executionId } = await h.runtime.startExecution("fan", { input, name: "f" });
     expect((await h.runtime.waitForExecution(executionId, 5_000)).status).toBe("SUCCEEDED");
@@ -375,7 +375,7 @@ describe("retention", () => {
     ];
     // A success cannot be redriven: its root run went with its last commit.
     expect(await redis.exists(keys.run("fan:f"), keys.inbox("fan:f"))).toBe(0);
-    // Joined children are deleted by their parent's worker (runtime/ended-runs.ts).
+    // Joined children are deleted by their parent's worker (runtime/commit/ended-runs.ts).
     await until(async () => (await redis.keys(`${keys.base}r:fan:f/*`)).length === 0, 5_000);
     const children: string[] = [];
     for (const key of own) {

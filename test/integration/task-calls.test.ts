@@ -1,15 +1,18 @@
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import type { Json } from "../../engine/core/json.js";
-import { shortId, taskJobId } from "../../runtime/ids.js";
-import { taskJob } from "../../runtime/job-ids.js";
-import { JobQueues } from "../../runtime/queues.js";
-import { RedisClient } from "../../runtime/redis.js";
-import { taskCallClaim, type TaskCallClaimArgs } from "../../runtime/scripts/task-call-claim.js";
+import { shortId, taskJobId } from "../../runtime/store/ids.js";
+import { taskJob } from "../../runtime/store/job-ids.js";
+import { JobQueues } from "../../runtime/worker/queues.js";
+import { RedisClient } from "../../runtime/store/redis.js";
+import {
+  taskCallClaim,
+  type TaskCallClaimArgs,
+} from "../../runtime/store/scripts/task-call-claim.js";
 import { functionRunner } from "../../task-runners/function.js";
 import { createMachine, harnessPerTest, until, type Harness, ONE_SHARD } from "./helpers.js";
 
-// Task calls (runtime/task-jobs.ts, scripts/task-call-claim.ts): the worker whose
+// Task calls (runtime/worker/task-jobs.ts, store/scripts/task-call-claim.ts): the worker whose
 // commit scheduled a task calls it at once, under a claim that keeps any other
 // worker or queued job from calling it at the same time.
 let h: Harness;

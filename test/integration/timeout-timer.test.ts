@@ -5,7 +5,7 @@ import { createMachine, harness, ONE_SHARD, REDIS_URL, type Harness } from "./he
 /**
  * An execution's TimeoutSeconds is one schedule member (`t:<exec>#timeout`) while it
  * runs, and its end drops it; an execution whose definition has none never had one,
- * and its end does not look for it (runtime/effects.ts `noTimeout`).
+ * and its end does not look for it (runtime/commit/effects.ts `noTimeout`).
  */
 let h: Harness;
 let redis: Redis;

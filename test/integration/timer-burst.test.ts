@@ -1,10 +1,10 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stepJobId } from "../../runtime/ids.js";
-import { makeKeys } from "../../runtime/keys.js";
-import { JobQueues } from "../../runtime/queues.js";
-import { bullConnection, RedisClient } from "../../runtime/redis.js";
-import { Scheduler } from "../../runtime/scheduler.js";
+import { stepJobId } from "../../runtime/store/ids.js";
+import { makeKeys } from "../../runtime/store/keys.js";
+import { JobQueues } from "../../runtime/worker/queues.js";
+import { bullConnection, RedisClient } from "../../runtime/store/redis.js";
+import { Scheduler } from "../../runtime/worker/scheduler.js";
 import { resolveSettings } from "../../runtime/settings.js";
 import {
   createMachine,

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeKeys } from "../../runtime/keys.js";
-import { EndWaiters } from "../../runtime/waiters.js";
+import { makeKeys } from "../../runtime/store/keys.js";
+import { EndWaiters } from "../../runtime/executions/waiters.js";
 import { createMachine, fullHistory, harness, type Harness, ONE_SHARD } from "./helpers.js";
 
 /**

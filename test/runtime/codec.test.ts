@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pack, unpack } from "../../runtime/codec.js";
+import { pack, unpack } from "../../runtime/store/codec.js";
 import { seededRandom } from "../../engine/core/random.js";
 
 /** Random JSON text: nested objects/arrays, unicode, escapes, numbers. */

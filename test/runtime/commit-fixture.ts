@@ -1,5 +1,5 @@
-import type { Keys } from "../../runtime/keys.js";
-import type { CommitArgs, CommitOp } from "../../runtime/scripts/commit-transition.js";
+import type { Keys } from "../../runtime/store/keys.js";
+import type { CommitArgs, CommitOp } from "../../runtime/store/scripts/commit-transition.js";
 
 /** The inbox head the fixtures' runs hold and their commits consume. */
 export const HEAD = '{"type":"Continue"}';

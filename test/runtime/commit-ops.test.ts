@@ -1,22 +1,22 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { eventTemplate } from "../../runtime/event-template.js";
-import { stepJob, taskJob } from "../../runtime/job-ids.js";
-import { makeKeys, type Keys } from "../../runtime/keys.js";
-import { RedisClient } from "../../runtime/redis.js";
+import { eventTemplate } from "../../runtime/commit/event-template.js";
+import { stepJob, taskJob } from "../../runtime/store/job-ids.js";
+import { makeKeys, type Keys } from "../../runtime/store/keys.js";
+import { RedisClient } from "../../runtime/store/redis.js";
 import {
   commitTransition,
   type CommitArgs,
   type CommitOp,
   type CommitReply,
-} from "../../runtime/scripts/commit-transition.js";
-import { commitKeys } from "../../runtime/transition.js";
+} from "../../runtime/store/scripts/commit-transition.js";
+import { commitKeys } from "../../runtime/commit/transition.js";
 import { deleteKeys } from "../e2e/stack.js";
 import { commitArgs, HEAD } from "./commit-fixture.js";
 
 // Every op of commitTransition, run against Redis: what crosses the seam is one
-// typed map (runtime/wire.ts), and this is where each kind is seen to do what its
+// typed map (runtime/store/wire.ts), and this is where each kind is seen to do what its
 // type says. The table below is keyed by op: an op added without a test here
 // does not compile.
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { setConnectionLog, type ConnectionLog } from "../../runtime/connection-errors.js";
-import { RedisClient } from "../../runtime/redis.js";
+import { setConnectionLog, type ConnectionLog } from "../../runtime/store/connection-errors.js";
+import { RedisClient } from "../../runtime/store/redis.js";
 import { freePort } from "../e2e/processes.js";
 
 /**

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { planOps } from "../../runtime/effects.js";
-import { EXECUTION_ARN_PREFIX } from "../../runtime/ids.js";
+import { planOps } from "../../runtime/commit/effects.js";
+import { EXECUTION_ARN_PREFIX } from "../../runtime/store/ids.js";
 
 /**
  * The end of an execution names its timeout timer for the commit to drop only
- * when one can be armed: the definition has TimeoutSeconds (executions.ts and
+ * when one can be armed: the definition has TimeoutSeconds (runtime/executions/execution-store.ts and
  * redrive.ts arm it from nothing else). Without one, the commit skips the ZREM.
  */
 const EXEC = `${EXECUTION_ARN_PREFIX}m:e`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ExecutionLocks } from "../../runtime/locks.js";
+import { ExecutionLocks } from "../../runtime/commit/commit-locks.js";
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { makeKeys } from "../../runtime/keys.js";
-import type { JobQueues } from "../../runtime/queues.js";
-import type { RedisClient } from "../../runtime/redis.js";
-import { Scheduler } from "../../runtime/scheduler.js";
+import { makeKeys } from "../../runtime/store/keys.js";
+import type { JobQueues } from "../../runtime/worker/queues.js";
+import type { RedisClient } from "../../runtime/store/redis.js";
+import { Scheduler } from "../../runtime/worker/scheduler.js";
 import { resolveSettings } from "../../runtime/settings.js";
 
 /**

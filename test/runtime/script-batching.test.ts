@@ -1,18 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { makeKeys, type Keys } from "../../runtime/keys.js";
-import { RedisClient } from "../../runtime/redis.js";
-import { commitTransition, type CommitOp } from "../../runtime/scripts/commit-transition.js";
-import { loadTransition } from "../../runtime/scripts/load-transition.js";
-import { commitKeys } from "../../runtime/transition.js";
+import { makeKeys, type Keys } from "../../runtime/store/keys.js";
+import { RedisClient } from "../../runtime/store/redis.js";
+import { commitTransition, type CommitOp } from "../../runtime/store/scripts/commit-transition.js";
+import { loadTransition } from "../../runtime/store/scripts/load-transition.js";
+import { commitKeys } from "../../runtime/commit/transition.js";
 import { deleteKeys } from "../e2e/stack.js";
 import { CommandMonitor } from "../integration/monitor.js";
 import { commitArgs, HEAD } from "./commit-fixture.js";
 
 // Script calls made in one tick leave together, and the calls of one script share
-// one EVALSHA, each with its own keys, argument and reply (runtime/redis.ts,
-// "Batching"; scripts/prelude.ts `scriptLua`). Seen here on real Redis, with MONITOR.
+// one EVALSHA, each with its own keys, argument and reply (runtime/store/redis.ts,
+// "Batching"; store/lua/prelude.ts `scriptLua`). Seen here on real Redis, with MONITOR.
 
 const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const redis = new Redis(url);

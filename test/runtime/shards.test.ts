@@ -1,16 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { executionArn } from "../../runtime/ids.js";
-import { makeKeys } from "../../runtime/keys.js";
-import { mergeApprovalPages, mergePages } from "../../runtime/shard-rooms.js";
+import { executionArn } from "../../runtime/store/ids.js";
+import { makeKeys } from "../../runtime/store/keys.js";
+import { mergeApprovalPages, mergePages } from "../../runtime/shards/shard-rooms.js";
 import {
   servedShards,
   ShardLayout,
   shardOfExecution,
   shardsFromEnv,
   workerShardsFromEnv,
-} from "../../runtime/shards.js";
-import type { ApprovalRecord, ExecutionSummary } from "../../runtime/contract.js";
-import { decodeCursor } from "../../runtime/canonical.js";
+} from "../../runtime/shards/shards.js";
+import type { ApprovalRecord, ExecutionSummary } from "../../runtime/contract/index.js";
+import { decodeCursor } from "../../runtime/store/canonical.js";
 
 describe("the shard of an execution", () => {
   it("is pinned: a changed hash would look for every stored execution on the wrong shard", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { exceededLimit, parseBudget, usageOfOutput } from "../../task-runners/model/budget.js";
-import { budgetCheck, readUsage, usageOps } from "../../runtime/usage.js";
+import { budgetCheck, readUsage, usageOps } from "../../runtime/commit/usage.js";
 
 /** Budgets' pure parts: parsing, the limit a next call would exceed, the commit's ops. */
 const spent = { modelCalls: 2, inputTokens: 200, outputTokens: 20, costUsd: 0.5 };

@@ -1,6 +1,6 @@
 import { ErrorCode } from "bullmq";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { isLockLoss, lockLossReport } from "../../runtime/lock-loss.js";
+import { isLockLoss, lockLossReport } from "../../runtime/worker/lock-loss.js";
 
 /** An error as BullMQ's finishedErrors builds it: its message and numeric code. */
 function bullError(message: string, code: number): Error {

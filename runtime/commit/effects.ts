@@ -1,0 +1,336 @@
+import type { Effect } from "../../engine/core/effects.js";
+import type { ChildOutcome, RunEvent, RunEventBody } from "../../engine/core/events.js";
+import type { Json } from "../../engine/core/json.js";
+import type { RunState } from "../../engine/core/run.js";
+import { childRun } from "../../engine/step.js";
+import { isoTime } from "../../engine/core/timestamp.js";
+import { pack } from "../store/codec.js";
+import {
+  activityName,
+  taskMode,
+  waitsForCallback,
+  type TaskMode,
+} from "../../task-runners/resources.js";
+import { recordFields } from "../approvals/approval-record.js";
+import { executionOf, executionTimeoutTimer, member, randomToken, shortId } from "../store/ids.js";
+import { eventTemplate } from "./event-template.js";
+import type { CommitOp } from "../store/scripts/commit-transition.js";
+import { usageOps } from "./usage.js";
+import type { PayloadBatch } from "../payloads/history-payloads.js";
+
+/**
+ * Turns the effects of one step into the ops of `commitTransition` (`CommitOp`),
+ * so that everything they mean inside Redis commits atomically with
+ * the new state. The meaning of each effect follows the in-memory driver
+ * (engine/drivers/memory.ts), which is the reference.
+ */
+
+/** What a pending task remembers (tasks hash), for its task job and its callbacks. */
+export type TaskRecord = CalledTaskRecord | ParkedTaskRecord;
+
+/** A task a runner calls (`call`) or an activity worker polls for (`activity`). */
+export interface CalledTaskRecord {
+  resource: string;
+  stateName: string;
+  input: Json;
+  attempt: number;
+  /** Stable across Retry attempts of one state entry (engine/core/operation-key.ts). */
+  operationKey?: string;
+  /** The state entry's event id: the attempt's span hangs under that entry's (tracing/span-ids.ts). */
+  enteredEventId?: number;
+  mode: Exclude<TaskMode, "park">;
+  /** `.waitForTaskToken`: the call's own result is ignored; the callback completes the task. */
+  waits?: boolean;
+  token?: string;
+  timeoutSeconds?: number;
+  heartbeatSeconds?: number;
+  credentials?: Json;
+  /** When it was scheduled (ms): `pendingTasks` shows it. */
+  at?: number;
+  /** An activity task: the activity whose list holds it until a worker takes it. */
+  activity?: string;
+}
+
+/**
+ * A task that only parks the run until its token is answered (approvals). It may
+ * sit for days in a shared hash, so it keeps only what no one else knows: the
+ * state's name and resource are in the run state and the definition
+ * (`pendingTasks` reads them there), which keeps the entry about 80 bytes smaller.
+ */
+export interface ParkedTaskRecord {
+  mode: "park";
+  token: string;
+  /**
+   * When it was scheduled (ms), only when that is not when its state was entered
+   * (a Retry's later attempt): `pendingTasks` shows it, and the run state has the
+   * entry time. Most parked tasks are first attempts, which saves 23 bytes each.
+   */
+  at?: number;
+  approvalId?: string;
+  /** Records stored before 2026-12-02 carry these; newer ones leave them to the run. */
+  resource?: string;
+  stateName?: string;
+}
+
+export interface PlanOptions {
+  /** Overrides how resources are treated (tests route every resource to a mock runner). */
+  taskMode?: (resource: string) => TaskMode;
+  now: number;
+  /** Ended runs expire this long after (seconds; 0 = never). */
+  retentionSeconds?: number;
+  /** Approval changes go to the webhook outbox (settings.ts). */
+  approvalEvents?: boolean;
+  /** Where the record's large output is stored once (payloads/history-payloads.ts); inline without. */
+  payloads?: PayloadBatch;
+  /** What new task tokens start with: the shard's mark (keys.ts `tokenPrefix`). */
+  tokenPrefix?: string;
+  /**
+   * The execution's definition has no TimeoutSeconds, so no timeout timer was armed
+   * (executions/execution-store.ts, redrive.ts arm one only from it) and its end has none to drop.
+   */
+  noTimeout?: boolean;
+  /** When the execution started (ms): its score in the status indexes, which its end moves it between. */
+  startedMs?: number;
+}
+
+export function planOps(
+  run: RunState,
+  event: RunEvent,
+  effects: Effect[],
+  options: PlanOptions,
+): CommitOp[] {
+  const ops: CommitOp[] = [];
+  const modeOf = options.taskMode ?? taskMode;
+  const keepSeconds = options.retentionSeconds ?? 0;
+  const push = (runId: string, body: RunEventBody, front = false): void => {
+    ops.push({ op: "push", run: shortId(runId), event: JSON.stringify(body), front });
+  };
+  // A model call's spend joins the execution's totals in the commit of its result.
+  if (event.type === "TaskSucceeded" && event.usage) ops.push(...usageOps(event.usage));
+  for (const effect of effects) {
+    switch (effect.type) {
+      case "Continue":
+        push(effect.runId, { type: "Continue" });
+        break;
+      case "StorePayload":
+        if (!options.payloads) throw new Error("a StorePayload effect needs PlanOptions.payloads");
+        options.payloads.keep(effect.hash, effect.text);
+        break;
+      case "RunTask": {
+        const mode = modeOf(effect.resource);
+        // Activities and approvals answer through a token even without `.waitForTaskToken`.
+        const fresh = (): string => (options.tokenPrefix ?? "") + randomToken();
+        const token = effect.taskToken ?? (mode === "call" ? undefined : fresh());
+        // A parked task is only ever answered through its token (or an approval's
+        // decision); it may sit for days, so it stores only its token and time.
+        let record: TaskRecord;
+        if (mode === "park") {
+          record = { mode, token: token ?? fresh() };
+          const entered = run.current && Date.parse(run.current.enteredTime);
+          if (entered !== options.now) record.at = options.now;
+          if (effect.approval) record.approvalId = effect.approval.approvalId;
+        } else {
+          const called: CalledTaskRecord = {
+            resource: effect.resource,
+            stateName: effect.stateName,
+            input: effect.input,
+            attempt: effect.attempt,
+            operationKey: effect.operationKey,
+            mode,
+            at: options.now,
+          };
+          if (run.current) called.enteredEventId = run.current.enteredEventId;
+          if (token !== undefined) called.token = token;
+          if (waitsForCallback(effect.resource)) called.waits = true;
+          if (effect.timeoutSeconds !== undefined) called.timeoutSeconds = effect.timeoutSeconds;
+          if (effect.heartbeatSeconds !== undefined)
+            called.heartbeatSeconds = effect.heartbeatSeconds;
+          if (effect.credentials !== undefined) called.credentials = effect.credentials;
+          // Named in the record so that a task ended before any worker took it
+          // (a stop, a timeout) also leaves its activity's list (op `untask`).
+          if (mode === "activity") called.activity = activityName(effect.resource) ?? "";
+          record = called;
+        }
+        ops.push({
+          op: "task",
+          task: shortId(effect.taskId),
+          record: JSON.stringify(record),
+          mode,
+          token: record.token,
+          activity: mode === "activity" ? (activityName(effect.resource) ?? "") : undefined,
+        });
+        if (effect.approval && record.token !== undefined) {
+          ops.push(approvalOp(effect, record.token, effects, options));
+        }
+        break;
+      }
+      case "ArmTimer":
+        ops.push({ op: "arm", member: member.timer(shortId(effect.timerId)), at: effect.at });
+        break;
+      case "CancelTimer":
+        ops.push({ op: "disarm", member: member.timer(shortId(effect.timerId)) });
+        break;
+      case "CancelTask":
+        ops.push({ op: "untask", task: shortId(effect.taskId), why: "timedout" });
+        if (effect.approvalId) {
+          const status = event.type === "Stop" ? "CANCELLED" : "EXPIRED";
+          ops.push({ op: "closeApproval", id: effect.approvalId, status });
+        }
+        break;
+      case "SpawnChildren":
+        for (const child of effect.children) {
+          const state = pack(
+            JSON.stringify(childRun(effect.runId, child, run.lastEventId, run.seed)),
+          );
+          if (child.input === undefined) {
+            // A window's later child: its input is the one `KeepInputs` stored.
+            const join = shortId(child.runId.slice(0, child.runId.lastIndexOf("/")));
+            ops.push({
+              op: "spawnKept",
+              run: shortId(child.runId),
+              state,
+              join,
+              index: child.index,
+              started: eventTemplate({ type: "Started", input: null }, "input"),
+            });
+          } else {
+            const started: RunEventBody = { type: "Started", input: child.input };
+            ops.push({
+              op: "spawn",
+              run: shortId(child.runId),
+              state,
+              started: JSON.stringify(started),
+            });
+          }
+        }
+        break;
+      case "ContinueJoin":
+        push(effect.runId, { type: "ContinueJoin", prefix: effect.prefix });
+        break;
+      case "StopChildren":
+        ops.push({
+          op: "stopJoin",
+          join: shortId(effect.prefix),
+          started: effect.started,
+          event: JSON.stringify({ type: "Stop" } satisfies RunEventBody),
+        });
+        break;
+      case "CollectResults":
+        ops.push({
+          op: "collect",
+          join: shortId(effect.prefix),
+          total: effect.total,
+          event: eventTemplate(
+            { type: "ResultsCollected", prefix: effect.prefix, outputs: [] },
+            "outputs",
+          ),
+        });
+        break;
+      case "KeepInputs":
+        ops.push({
+          op: "keepInputs",
+          join: shortId(effect.prefix),
+          from: effect.from,
+          // map, not push(...list): a list as long as a Map's items would overflow the stack.
+          inputs: effect.inputs.map((input) => JSON.stringify(input)),
+          keepSeconds,
+        });
+        break;
+      case "KeepOutputs":
+        ops.push({
+          op: "keepOutputs",
+          join: shortId(effect.prefix),
+          outputs: effect.outputs.map(([index, output]) => [index, JSON.stringify(output)]),
+          keepSeconds,
+        });
+        break;
+      case "RunEnded":
+        if (effect.parent) {
+          const { runId, parent, outcome } = effect;
+          const told: ChildOutcome =
+            outcome.status === "SUCCEEDED" ? { status: "SUCCEEDED" } : outcome;
+          const ended: RunEventBody = {
+            type: "ChildEnded",
+            childRunId: runId,
+            index: parent.index,
+            outcome: told,
+          };
+          ops.push({
+            op: "joined",
+            join: shortId(runId.slice(0, runId.lastIndexOf("/"))),
+            index: parent.index,
+            output: outcome.status === "SUCCEEDED" ? JSON.stringify(outcome.output) : "null",
+            parent: shortId(parent.runId),
+            event: JSON.stringify(ended),
+            keepSeconds,
+          });
+          if (keepSeconds) ops.push({ op: "expire", seconds: keepSeconds });
+        } else {
+          ops.push(endOp(run, event, options, keepSeconds));
+        }
+        break;
+    }
+  }
+  return ops;
+}
+
+/** The execution's record when its root run ended: status, output or error and cause. */
+function endOp(
+  run: RunState,
+  event: RunEvent,
+  options: PlanOptions,
+  keepSeconds: number,
+): CommitOp {
+  const { now, payloads } = options;
+  const exec = executionOf(shortId(run.runId));
+  const end: CommitOp = {
+    op: "end",
+    exec,
+    status: run.status,
+    stoppedAt: isoTime(now),
+    ...(options.noTimeout ? {} : { timeoutMember: member.timer(executionTimeoutTimer(exec)) }),
+    keepSeconds,
+    ...(options.startedMs !== undefined ? { startedMs: options.startedMs } : {}),
+    // Nothing redrives a success: its final state would only take room.
+    dropRun: run.status === "SUCCEEDED",
+  };
+  if (run.status === "SUCCEEDED") {
+    const output = JSON.stringify(run.output ?? null);
+    end.output = payloads ? payloads.ref(output) : output;
+  } else if (run.status === "FAILED") {
+    end.error = run.error || undefined;
+    end.cause = run.cause || undefined;
+  } else if (event.type === "Stop") {
+    end.error = (event.error ?? (run.status === "TIMED_OUT" ? "States.Timeout" : "")) || undefined;
+    end.cause = event.cause || undefined;
+  }
+  return end;
+}
+
+/** The `approval` op: the record of an approval task, created in the commit that schedules it. */
+function approvalOp(
+  effect: Extract<Effect, { type: "RunTask" }>,
+  token: string,
+  effects: Effect[],
+  options: PlanOptions,
+): CommitOp {
+  // The task's own timers, armed in this same step: while they are armed no decision is late.
+  const timers = effects.flatMap((e) =>
+    e.type === "ArmTimer" &&
+    e.runId === effect.runId &&
+    e.purpose !== "wait" &&
+    e.purpose !== "retry"
+      ? [member.timer(shortId(e.timerId))]
+      : [],
+  );
+  const fields = recordFields(effect.approval!, {
+    run: shortId(effect.runId),
+    task: shortId(effect.taskId),
+    token,
+    timers,
+    now: options.now,
+    notify: options.approvalEvents ?? false,
+    keepSeconds: options.retentionSeconds ?? 0,
+  });
+  return { op: "approval", id: effect.approval!.approvalId, fields };
+}

@@ -1,0 +1,263 @@
+import { randomBytes } from "node:crypto";
+import { encodeCursor } from "../store/canonical.js";
+import {
+  RuntimeError,
+  type Caller,
+  type ExecutionStatus,
+  type ExecutionSummary,
+  type Runtime,
+} from "../contract/index.js";
+import type { Keys } from "../store/keys.js";
+import type { Queue } from "bullmq";
+import type { OperationJob } from "../worker/queues.js";
+import type { RedisClient } from "../store/redis.js";
+
+/**
+ * Bulk operations for incident response: stop, pause, resume or purge every
+ * execution of a filter, in the background, with progress readable while it runs
+ * (`GET /v1/operations/:id`).
+ *
+ * The request and its progress live in the hash `op:<id>`; a job on the
+ * `operations` queue carries it out in a worker, one page of the execution index
+ * at a time, saving its keyset cursor and counts after each page. A worker that
+ * dies mid-way hands the job back (BullMQ) and the next one goes on from the
+ * saved cursor; an execution of the page it was on may be acted on twice, which
+ * every action tolerates (a second stop is `skipped`). So an operation, like each
+ * of its actions, is safe to repeat.
+ */
+export const BULK_ACTIONS = ["stop", "pause", "resume", "purge"] as const;
+export type BulkAction = (typeof BULK_ACTIONS)[number];
+
+export interface BulkFilter {
+  stateMachine?: string;
+  status?: ExecutionStatus;
+  /** Only executions started before this instant (ISO 8601). */
+  startedBefore?: string;
+  /** Only executions that ended before this instant (purge). */
+  endedBefore?: string;
+}
+
+/** What an action passes on to each execution: a stop's error and cause, a pause's reason. */
+export interface BulkOptions {
+  error?: string;
+  cause?: string;
+  reason?: string;
+}
+
+export interface OperationRecord {
+  operationId: string;
+  action: BulkAction;
+  filter: BulkFilter;
+  status: "RUNNING" | "SUCCEEDED" | "FAILED";
+  /** Executions the filter matched so far. */
+  matched: number;
+  /** Acted on. */
+  done: number;
+  /** Already in the state asked for (a stop of an ended execution…). */
+  skipped: number;
+  failed: number;
+  /** The first failures, for a person to look at. */
+  errors: { executionId: string; error: string; message: string }[];
+  createdAt: string;
+  finishedAt?: string;
+  createdBy?: string;
+}
+
+const OPERATION_ID = /^op_[0-9a-f]{24}$/;
+const PAGE = 100;
+/** Executions acted on at once within a page. */
+const PARALLEL = 10;
+const MAX_ERRORS = 10;
+/** Conflicts that mean "nothing to do here": counted as skipped, not failed. */
+const SKIPPED: ReadonlySet<string> = new Set([
+  "ExecutionNotRunning",
+  "ExecutionNotPaused",
+  "ExecutionRunning",
+  "ExecutionDoesNotExist",
+]);
+
+export class OperationStore {
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: Keys,
+    private readonly queue: Queue<OperationJob>,
+    /** How long a finished operation's record is kept (seconds; 0 = forever). */
+    private readonly keepSeconds: number,
+  ) {}
+
+  async start(
+    action: BulkAction,
+    filter: BulkFilter,
+    options: BulkOptions,
+    caller?: Caller,
+  ): Promise<OperationRecord> {
+    const id = `op_${randomBytes(12).toString("hex")}`;
+    // What a bulk action is for, unless told otherwise: the executions it can change.
+    if (filter.status === undefined && action !== "purge") {
+      filter = { ...filter, status: action === "resume" ? "PAUSED" : "RUNNING" };
+    }
+    const fields: Record<string, string> = {
+      a: action,
+      f: JSON.stringify(filter),
+      o: JSON.stringify(options),
+      st: "RUNNING",
+      m: "0",
+      d: "0",
+      s: "0",
+      x: "0",
+      er: "[]",
+      t0: new Date().toISOString(),
+    };
+    if (caller) fields.by = caller.name;
+    await this.client.redis.hset(this.keys.operation(id), fields);
+    await this.queue.add("op", { id }, { jobId: id, attempts: 5 });
+    return this.get(id);
+  }
+
+  async get(id: string): Promise<OperationRecord> {
+    const f = OPERATION_ID.test(id) ? await this.client.redis.hgetall(this.keys.operation(id)) : {};
+    if (!f.a) throw new RuntimeError("OperationDoesNotExist", `Operation '${id}' does not exist`);
+    const record: OperationRecord = {
+      operationId: id,
+      action: f.a as BulkAction,
+      filter: JSON.parse(f.f ?? "{}") as BulkFilter,
+      status: f.st as OperationRecord["status"],
+      matched: Number(f.m ?? 0),
+      done: Number(f.d ?? 0),
+      skipped: Number(f.s ?? 0),
+      failed: Number(f.x ?? 0),
+      errors: JSON.parse(f.er ?? "[]") as OperationRecord["errors"],
+      createdAt: f.t0 ?? "",
+    };
+    if (f.t1) record.finishedAt = f.t1;
+    if (f.by) record.createdBy = f.by;
+    return record;
+  }
+
+  /**
+   * Carries the operation out, from where a previous attempt left it. `runtime`
+   * does each action as the API would, with the operation's creator as the caller.
+   */
+  async run(id: string, runtime: Runtime): Promise<void> {
+    const key = this.keys.operation(id);
+    const redis = this.client.redis;
+    const f = await redis.hgetall(key);
+    if (!f.a || f.st !== "RUNNING") return;
+    const action = f.a as BulkAction;
+    const filter = JSON.parse(f.f ?? "{}") as BulkFilter;
+    const options = JSON.parse(f.o ?? "{}") as BulkOptions;
+    const caller: Caller | undefined = f.by ? { name: f.by } : undefined;
+    const before = filter.startedBefore ?? filter.endedBefore;
+    // Keyset cursor: newest first, so "started before T" starts at T, not at the newest.
+    let cursor: string | undefined =
+      f.c ?? (before !== undefined ? encodeCursor({ s: Date.parse(before), m: "" }) : undefined);
+    const endedBefore =
+      filter.endedBefore !== undefined ? Date.parse(filter.endedBefore) : undefined;
+    for (;;) {
+      const page = await runtime.listExecutions({
+        ...(filter.stateMachine !== undefined ? { stateMachine: filter.stateMachine } : {}),
+        ...(filter.status !== undefined ? { status: filter.status } : {}),
+        ...(cursor !== undefined ? { cursor } : {}),
+        limit: PAGE,
+      });
+      const matched = page.items.filter(
+        (e) =>
+          endedBefore === undefined ||
+          (e.stoppedAt !== undefined && Date.parse(e.stoppedAt) < endedBefore),
+      );
+      const counts = { done: 0, skipped: 0, failed: 0 };
+      const errors: OperationRecord["errors"] = [];
+      for (let i = 0; i < matched.length; i += PARALLEL) {
+        await Promise.all(
+          matched.slice(i, i + PARALLEL).map(async (execution) => {
+            try {
+              await act(runtime, action, execution, options, caller);
+              counts.done++;
+            } catch (err) {
+              if (err instanceof RuntimeError && SKIPPED.has(err.code)) {
+                counts.skipped++;
+                return;
+              }
+              counts.failed++;
+              errors.push({
+                executionId: execution.executionId,
+                error: err instanceof RuntimeError ? err.code : "InternalError",
+                message: err instanceof Error ? err.message : String(err),
+              });
+            }
+          }),
+        );
+      }
+      const progress = redis.multi();
+      progress.hincrby(key, "m", matched.length);
+      progress.hincrby(key, "d", counts.done);
+      progress.hincrby(key, "s", counts.skipped);
+      progress.hincrby(key, "x", counts.failed);
+      if (page.nextCursor) progress.hset(key, "c", page.nextCursor);
+      await progress.exec();
+      if (errors.length > 0) await this.keepErrors(key, errors);
+      if (!page.nextCursor) break;
+      cursor = page.nextCursor;
+    }
+    await this.finish(key, "SUCCEEDED");
+  }
+
+  /** The last attempt failed: the operation ends FAILED with what it did so far. */
+  async fail(id: string, err: unknown): Promise<void> {
+    const key = this.keys.operation(id);
+    await this.keepErrors(key, [
+      {
+        executionId: "",
+        error: "InternalError",
+        message: err instanceof Error ? err.message : String(err),
+      },
+    ]);
+    await this.finish(key, "FAILED");
+  }
+
+  private async keepErrors(key: string, errors: OperationRecord["errors"]): Promise<void> {
+    const kept = JSON.parse(
+      (await this.client.redis.hget(key, "er")) ?? "[]",
+    ) as OperationRecord["errors"];
+    if (kept.length >= MAX_ERRORS) return;
+    await this.client.redis.hset(
+      key,
+      "er",
+      JSON.stringify([...kept, ...errors].slice(0, MAX_ERRORS)),
+    );
+  }
+
+  private async finish(key: string, status: "SUCCEEDED" | "FAILED"): Promise<void> {
+    const done = this.client.redis.multi().hset(key, "st", status, "t1", new Date().toISOString());
+    if (this.keepSeconds > 0) done.expire(key, this.keepSeconds);
+    await done.exec();
+  }
+}
+
+function act(
+  runtime: Runtime,
+  action: BulkAction,
+  execution: ExecutionSummary,
+  options: BulkOptions,
+  caller: Caller | undefined,
+): Promise<unknown> {
+  const id = execution.executionId;
+  const by = caller ? { caller } : {};
+  switch (action) {
+    case "stop":
+      return runtime.stopExecution(id, {
+        ...(options.error !== undefined ? { error: options.error } : {}),
+        ...(options.cause !== undefined ? { cause: options.cause } : {}),
+        ...by,
+      });
+    case "pause":
+      return runtime.pauseExecution(id, {
+        ...(options.reason !== undefined ? { reason: options.reason } : {}),
+        ...by,
+      });
+    case "resume":
+      return runtime.resumeExecution(id, by);
+    case "purge":
+      return runtime.purgeExecution(id);
+  }
+}

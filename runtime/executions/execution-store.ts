@@ -1,0 +1,532 @@
+import { randomHex } from "../../engine/drivers/entropy.js";
+import { pack, unpack } from "../store/codec.js";
+import type { RunEventBody } from "../../engine/core/events.js";
+import type { HistoryEvent } from "../../engine/core/history.js";
+import type { Json } from "../../engine/core/json.js";
+import { newRun } from "../../engine/step.js";
+import { DATA_LIMIT_BYTES } from "../../engine/step-context.js";
+import { eventCheck, genesisHash } from "../audit/chain.js";
+import { canonicalJson, decodeCursor, encodeCursor, inputDigest } from "../store/canonical.js";
+import {
+  EXECUTION_STATUSES,
+  RuntimeError,
+  type Caller,
+  type ExecutionRecord,
+  type ExecutionStatus,
+  type ExecutionSummary,
+  type Page,
+  type PauseInfo,
+  type StartResult,
+} from "../contract/index.js";
+import {
+  executionArn,
+  executionTimeoutTimer,
+  isValidExecutionName,
+  isValidName,
+  member,
+  randomToken,
+  shortId,
+  stateMachineArn,
+} from "../store/ids.js";
+import { stepJob } from "../store/job-ids.js";
+import type { Keys } from "../store/keys.js";
+import type { MachineStore } from "../definitions/machines.js";
+import {
+  PayloadBatch,
+  readHistoryEntries,
+  readJournalEntries,
+  readRecordText,
+} from "../payloads/history-payloads.js";
+import type { ExecutionCache } from "../commit/execution-cache.js";
+import type { JobQueues } from "../worker/queues.js";
+import type { RedisClient } from "../store/redis.js";
+import { indexStatuses } from "../store/scripts/index-statuses.js";
+import { requestStop } from "../store/scripts/request-stop.js";
+import { startExecution, type CreatedRun } from "../store/scripts/start-execution.js";
+import type { RuntimeSettings } from "../settings.js";
+import { advance, type TransitionDeps } from "../commit/transition.js";
+import type { ModelBudget } from "../../task-runners/model/budget.js";
+import { BUDGET_FIELD, readBudget, readUsage, USAGE_FIELDS } from "../commit/usage.js";
+import {
+  traceFields,
+  traceOfRecord,
+  TRACE_FIELDS,
+  type ExecutionTrace,
+} from "../tracing/trace-context.js";
+
+/** A name for a start that gives none: 20 random letters and digits. */
+export function newExecutionName(): string {
+  return randomToken()
+    .replace(/[^A-Za-z0-9]/g, "")
+    .slice(0, 20);
+}
+
+/**
+ * Executions: start (idempotent by name), read, list, history, stop, wait.
+ * The record is the hash `x:<machine>:<name>`: st status, sm machine, v version,
+ * in input, ih input hash, t0/t1 start/stop, out, err, cause, nm name, hc history count,
+ * hh history chain head (hash of event hc; the genesis until there is one, audit/chain.ts),
+ * tr/tp/ts the caller's trace id, span id and tracestate, when the start joined a caller's
+ * trace (an execution's own trace id is derived, tracing/trace-context.ts).
+ */
+export class ExecutionStore {
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: Keys,
+    private readonly machines: MachineStore,
+    private readonly queues: JobQueues,
+    private readonly executions: ExecutionCache,
+    private readonly settings: RuntimeSettings,
+  ) {}
+
+  /**
+   * `pinned` is the version (and alias) the start named: it runs that version,
+   * and the record and ExecutionStarted say so; otherwise the latest version runs.
+   */
+  async start(
+    machine: string,
+    options: {
+      input?: Json;
+      name?: string;
+      caller?: Caller;
+      pinned?: { version: number; alias?: string };
+      /** A restart: the execution it restarts, linked from the record and ExecutionStarted. */
+      restartedFrom?: string;
+      /** A fork (runtime/executions/fork.ts): its first event, in place of Started. */
+      forked?: Extract<RunEventBody, { type: "Forked" }>;
+      /** A fork's other runs, created with it (runtime/executions/fork.ts). */
+      restored?: CreatedRun[];
+      /** Limits on the model calls of this execution (runtime/commit/usage.ts). */
+      budget?: ModelBudget;
+      /** The caller's trace (its `traceparent`); without it the execution opens its own. */
+      trace?: ExecutionTrace;
+    },
+  ): Promise<StartResult> {
+    const latest = await this.machines.latest(machine);
+    const version = options.pinned?.version ?? latest;
+    const name = options.name ?? newExecutionName();
+    // The API checks names against the same pattern first; this guards direct callers.
+    if (!isValidExecutionName(name))
+      throw new TypeError(`'${name}' is not a valid execution name (AWS's rule, see ids.ts)`);
+    const input = options.input ?? {};
+    const inputText = JSON.stringify(input);
+    if (Buffer.byteLength(inputText) > DATA_LIMIT_BYTES) {
+      throw new RuntimeError("States.DataLimitExceeded", "The execution input exceeds 256 KiB");
+    }
+    const program = await this.executions.program(machine, version);
+    const arn = executionArn(machine, name);
+    const genesis = genesisHash({
+      executionArn: arn,
+      stateMachineVersionArn: stateMachineArn(machine, version),
+      definitionHash: await this.executions.definitionHash(machine, version),
+    });
+    const exec = shortId(arn);
+    const now = Date.now();
+    const startedAt = new Date(now).toISOString();
+    const timeout = program.definition.TimeoutSeconds;
+    // Who started it rides with the event into ExecutionStarted's details (transition.ts annotate).
+    // 128 random bits for States.UUID/$uuid/$random, kept in the run (and so in replay).
+    const started: RunEventBody = { type: "Started", input, seed: randomHex(16) };
+    if (options.caller) started.caller = options.caller.name;
+    if (options.restartedFrom !== undefined) started.restartedFrom = options.restartedFrom;
+    if (options.pinned) {
+      started.stateMachineVersionArn = stateMachineArn(machine, version);
+      if (options.pinned.alias !== undefined)
+        started.stateMachineAliasArn = stateMachineArn(machine, options.pinned.alias);
+    }
+    const first: RunEventBody = options.forked
+      ? { ...options.forked, ...(options.caller ? { caller: options.caller.name } : {}) }
+      : started;
+    // Beside the record for DescribeExecution and listings (ExecutionStarted, written
+    // with the start itself, is the durable account of which version ran), written
+    // with it: a caller's trace and the budget are there before any span, task or model call.
+    const record: Record<string, string | number> = options.trace ? traceFields(options.trace) : {};
+    if (options.pinned) record.pv = version;
+    if (options.pinned?.alias !== undefined) record.al = options.pinned.alias;
+    if (options.restartedFrom !== undefined) record.rf = options.restartedFrom;
+    if (options.forked)
+      record.fk = `${options.forked.sourceExecution}@${options.forked.sourceEventId}`;
+    if (options.budget !== undefined) record[BUDGET_FIELD] = JSON.stringify(options.budget);
+    // The input is stored once (payloads/history-payloads.ts): ExecutionStarted and the journal refer to the same text.
+    const payloads = new PayloadBatch();
+    const storedInput = payloads.ref(inputText);
+    const reply = await this.client.call(
+      startExecution,
+      {
+        execution: this.keys.execution(exec),
+        payloads: this.keys.payloads(exec),
+        run: this.keys.run(exec),
+        inbox: this.keys.inbox(exec),
+        schedule: this.keys.schedule,
+        stats: this.keys.stats,
+      },
+      {
+        base: this.keys.base,
+        exec,
+        name,
+        machine,
+        version,
+        input: storedInput,
+        payloads: payloads.toArgs(),
+        inputHash: inputDigest(canonicalJson(input)),
+        startedAt,
+        now,
+        leaseMs: this.settings.leaseMs,
+        state: pack(JSON.stringify(newRun(arn, ""))),
+        started: JSON.stringify(first),
+        timeout:
+          timeout !== undefined
+            ? { member: member.timer(executionTimeoutTimer(exec)), at: now + timeout * 1000 }
+            : undefined,
+        genesis,
+        genesisCheck: eventCheck(genesis),
+        record,
+        runs: options.restored,
+      },
+    );
+    if (reply.kind === "conflict") {
+      throw new RuntimeError(
+        "ExecutionAlreadyExists",
+        `Execution '${name}' of '${machine}' already exists with another input`,
+      );
+    }
+    const created = reply.kind === "created";
+    if (created) await this.queues.ensure(stepJob(exec, 0));
+    return { executionId: arn, startedAt: reply.startedAt, created };
+  }
+
+  /** The status alone (null when there is no such execution): what waiters re-check. */
+  async status(executionId: string): Promise<string | null> {
+    return this.client.redis.hget(this.keys.execution(execOf(executionId)), "st");
+  }
+
+  async describe(executionId: string): Promise<ExecutionRecord> {
+    const exec = execOf(executionId);
+    const fields = await this.client.redis.hgetall(this.keys.execution(exec));
+    if (!fields.st) throw notFound(executionId);
+    for (const field of ["in", "out"] as const) {
+      const value = fields[field];
+      if (value !== undefined)
+        fields[field] = await readRecordText(this.client, this.keys, exec, value);
+    }
+    return toRecord(executionId, fields);
+  }
+
+  /**
+   * A page of executions, newest first, read from the per-status indexes
+   * (`keys.executionsByStatus`): with a status, its own; without, all of them
+   * merged. Either way its cost is O(limit) whatever else the store holds.
+   * Items carry no input or output.
+   */
+  async list(options: {
+    stateMachine?: string;
+    pinnedVersion?: number;
+    alias?: string;
+    status?: ExecutionStatus;
+    cursor?: string;
+    limit?: number;
+  }): Promise<Page<ExecutionSummary>> {
+    const limit = Math.max(1, Math.min(options.limit ?? 100, 1000));
+    await this.statusIndexReady();
+    const indexes = (options.status ? [options.status] : EXECUTION_STATUSES).map((status) =>
+      this.keys.executionsByStatus(status, options.stateMachine),
+    );
+    // Newest first (start time, then id, both descending). The cursor is the last
+    // execution looked at, not a rank: executions started meanwhile do not shift pages.
+    let after: { s: number; m: string } | undefined;
+    if (options.cursor !== undefined) {
+      const c = decodeCursor(options.cursor);
+      if (!c || typeof c.s !== "number" || typeof c.m !== "string")
+        throw new RuntimeError("InvalidCursor", "The cursor is not valid");
+      after = { s: c.s, m: c.m };
+    }
+    const items: ExecutionSummary[] = [];
+    for (;;) {
+      const batch = await this.olderThan(indexes, after, limit + 1 - items.length);
+      if (batch.length === 0) return { items };
+      const pipeline = this.client.redis.pipeline();
+      for (const [exec] of batch) pipeline.hmget(this.keys.execution(exec), ...SUMMARY_FIELDS);
+      const rows = (await pipeline.exec()) ?? [];
+      for (let i = 0; i < batch.length; i++) {
+        const [exec, score] = batch[i]!;
+        const values = rows[i]?.[1] as (string | null)[] | undefined;
+        // Past retention (expired, index entry not pruned yet): skipped.
+        if (!values?.[0]) {
+          after = { s: score, m: exec };
+          continue;
+        }
+        if (!matches(values, options)) {
+          after = { s: score, m: exec };
+          continue;
+        }
+        if (items.length === limit) return { items, nextCursor: encodeCursor(after!) };
+        after = { s: score, m: exec };
+        items.push(toSummary(values));
+      }
+    }
+  }
+
+  private statusIndex: Promise<void> | undefined;
+
+  /** Indexes, once per deployment, the executions stored before the status indexes existed. */
+  private statusIndexReady(): Promise<void> {
+    this.statusIndex ??= (async () => {
+      const redis = this.client.redis;
+      if ((await redis.exists(this.keys.statusIndexBuilt)) === 1) return;
+      const slice = 1000;
+      for (let from = 0; ; from += slice) {
+        const { seen } = await this.client.call(
+          indexStatuses,
+          { executions: this.keys.executions },
+          { base: this.keys.base, from, count: slice },
+        );
+        if (seen < slice) break;
+      }
+      await redis.set(this.keys.statusIndexBuilt, "1");
+    })().catch((err: unknown) => {
+      this.statusIndex = undefined;
+      throw err;
+    });
+    return this.statusIndex;
+  }
+
+  /**
+   * Up to `count` entries of `indexes` after `after` in newest-first order, as
+   * [exec, start ms]. The indexes are read in one MULTI: an execution that moves
+   * from one status to another meanwhile is seen once, not twice or never.
+   */
+  private async olderThan(
+    indexes: readonly string[],
+    after: { s: number; m: string } | undefined,
+    count: number,
+  ): Promise<[string, number][]> {
+    const read = this.client.redis.multi();
+    for (const index of indexes) {
+      // Entries with the cursor's own start time (few: one millisecond's starts)
+      // are read whole and filtered by id; the older ones, `count` of them.
+      if (after) read.zrangebyscore(index, after.s, after.s);
+      read.zrevrangebyscore(
+        index,
+        after ? `(${after.s}` : "+inf",
+        "-inf",
+        "WITHSCORES",
+        "LIMIT",
+        0,
+        count,
+      );
+    }
+    const replies = ((await read.exec()) ?? []).map(([err, reply]) => {
+      if (err) throw err;
+      return reply as string[];
+    });
+    const entries: [string, number][] = [];
+    for (let r = 0; r < replies.length; r++) {
+      if (after) {
+        // The ties: members only, all with the cursor's start time. Redis orders
+        // equal scores by bytes (UTF-8), which JS string order is not.
+        const cursor = Buffer.from(after.m);
+        for (const exec of replies[r++]!) {
+          if (Buffer.compare(Buffer.from(exec), cursor) < 0) entries.push([exec, after.s]);
+        }
+      }
+      const flat = replies[r]!;
+      for (let i = 0; i < flat.length; i += 2) entries.push([flat[i]!, Number(flat[i + 1])]);
+    }
+    return newestFirst(entries).slice(0, count);
+  }
+
+  async history(
+    executionId: string,
+    options: { cursor?: string; limit?: number; reverse?: boolean },
+  ): Promise<Page<HistoryEvent>> {
+    const exec = execOf(executionId);
+    const hc = await this.client.redis.hget(this.keys.execution(exec), "hc");
+    if (hc === null) throw notFound(executionId);
+    const total = Number(hc);
+    const limit = Math.max(1, Math.min(options.limit ?? 100, 1000));
+    let start = options.reverse ? total - 1 : 0;
+    if (options.cursor !== undefined) {
+      const c = decodeCursor(options.cursor);
+      if (!c || typeof c.i !== "number" || c.i < 0 || c.i >= total) {
+        throw new RuntimeError("InvalidCursor", "The cursor is not valid");
+      }
+      start = c.i;
+    }
+    // Only events counted in `hc` are read: the list and the count change together in one script.
+    const from = options.reverse ? Math.max(0, start - limit + 1) : start;
+    const to = options.reverse ? start : Math.min(total - 1, start + limit - 1);
+    const raw =
+      total === 0 ? [] : await this.client.redis.lrangeBuffer(this.keys.history(exec), from, to);
+    // The chain hash stays out of the AWS-shaped history (the audit export has it).
+    const entries = await readHistoryEntries(this.client, this.keys, exec, raw);
+    const items = entries.map((entry) => entry.event);
+    if (options.reverse) items.reverse();
+    const page: Page<HistoryEvent> = { items };
+    const next = options.reverse ? from - 1 : to + 1;
+    if (options.reverse ? next >= 0 : next < total) page.nextCursor = encodeCursor({ i: next });
+    return page;
+  }
+
+  /** The execution's journal (`{runId, event}` in commit order), for deterministic replay. */
+  async journal(
+    executionId: string,
+  ): Promise<{ runId: string; event: import("../../engine/core/events.js").RunEvent }[]> {
+    const exec = execOf(executionId);
+    const raw = await this.client.redis.lrangeBuffer(this.keys.journal(exec), 0, -1);
+    return readJournalEntries(this.client, this.keys, exec, raw);
+  }
+
+  /**
+   * Stop: the Stop event goes in FRONT of the root run's inbox and this process
+   * commits it right away (same protocol as a worker's job), so the answer is the
+   * ABORTED record. The step cancels timers and tasks and stops the children.
+   */
+  async stop(
+    executionId: string,
+    options: { error?: string; cause?: string; caller?: Caller },
+    deps: TransitionDeps,
+  ): Promise<ExecutionRecord> {
+    const exec = execOf(executionId);
+    const stop: RunEventBody = { type: "Stop", status: "ABORTED" };
+    if (options.error !== undefined) stop.error = options.error;
+    if (options.cause !== undefined) stop.cause = options.cause;
+    if (options.caller) stop.caller = options.caller.name;
+    const reply = await this.client.call(
+      requestStop,
+      {
+        execution: this.keys.execution(exec),
+        run: this.keys.run(exec),
+        inbox: this.keys.inbox(exec),
+        schedule: this.keys.schedule,
+      },
+      {
+        base: this.keys.base,
+        run: exec,
+        event: JSON.stringify(stop),
+        leaseUntil: Date.now() + this.settings.leaseMs,
+      },
+    );
+    if (reply.kind === "missing") throw notFound(executionId);
+    if (reply.kind === "notRunning")
+      throw new RuntimeError("ExecutionNotRunning", `Execution '${executionId}' is not running`);
+    let seq = reply.seq;
+    for (let i = 0; i < 50; i++) {
+      const outcome = await advance(deps, exec, seq);
+      const record = await this.describe(executionId);
+      if (record.status !== "RUNNING") return record;
+      if (outcome === "committed" || outcome === "stale") {
+        seq = Number(await this.client.redis.hget(this.keys.run(exec), "q"));
+      }
+    }
+    // A worker is committing it concurrently; it will be ABORTED momentarily.
+    return this.wait(executionId, 5_000);
+  }
+
+  async wait(executionId: string, timeoutMs: number): Promise<ExecutionRecord> {
+    const deadline = Date.now() + timeoutMs;
+    let delay = 10;
+    for (;;) {
+      const record = await this.describe(executionId);
+      if (record.status !== "RUNNING" || Date.now() >= deadline) return record;
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.min(delay, Math.max(1, deadline - Date.now()))),
+      );
+      delay = Math.min(delay * 2, 200);
+    }
+  }
+}
+
+function notFound(executionId: string): RuntimeError {
+  return new RuntimeError("ExecutionDoesNotExist", `Execution '${executionId}' does not exist`);
+}
+
+/** Short id of an execution ARN; anything else does not exist. */
+export function execOf(executionId: string): string {
+  let exec: string;
+  try {
+    exec = shortId(executionId);
+  } catch {
+    throw notFound(executionId);
+  }
+  const [machine, name, ...rest] = exec.split(":");
+  if (rest.length > 0 || !machine || !name || !isValidName(machine) || !isValidExecutionName(name))
+    throw notFound(executionId);
+  return exec;
+}
+
+/** The record's fields a listing reads (`toSummary` takes them in this order). */
+const SUMMARY_FIELDS = ["st", "sm", "nm", "v", "t0", "t1", "err", "ps", "pv", "al"] as const;
+
+/** The record keeps RUNNING while paused (`ps` holds the pause): clients see PAUSED. */
+function statusOf(st: string | null | undefined, ps: string | null | undefined): ExecutionStatus {
+  return (st === "RUNNING" && ps ? "PAUSED" : (st ?? "RUNNING")) as ExecutionStatus;
+}
+
+/** A listing by version or alias keeps the executions started through it. */
+function matches(values: (string | null)[], filter: { pinnedVersion?: number; alias?: string }) {
+  if (filter.pinnedVersion !== undefined && values[8] !== String(filter.pinnedVersion))
+    return false;
+  return filter.alias === undefined || values[9] === filter.alias;
+}
+
+function toSummary([st, sm, nm, v, t0, t1, err, ps, pv, al]: (string | null)[]): ExecutionSummary {
+  const summary: ExecutionSummary = {
+    executionId: executionArn(sm ?? "", nm ?? ""),
+    name: nm ?? "",
+    stateMachine: sm ?? "",
+    version: Number(v ?? 0),
+    status: statusOf(st, ps),
+    startedAt: t0 ?? "",
+  };
+  if (err) summary.error = err;
+  if (t1) summary.stoppedAt = t1;
+  if (pv) summary.pinnedVersion = Number(pv);
+  if (al) summary.alias = al;
+  return summary;
+}
+
+function toRecord(executionId: string, f: Record<string, string>): ExecutionRecord {
+  const record: ExecutionRecord = {
+    executionId,
+    name: f.nm ?? "",
+    stateMachine: f.sm ?? "",
+    version: Number(f.v ?? 0),
+    status: statusOf(f.st, f.ps),
+    input: JSON.parse(f.in ?? "null") as Json,
+    startedAt: f.t0 ?? "",
+  };
+  if (f.out !== undefined) record.output = JSON.parse(f.out) as Json;
+  if (f.err !== undefined) record.error = f.err;
+  if (f.cause !== undefined) record.cause = f.cause;
+  if (f.t1 !== undefined) record.stoppedAt = f.t1;
+  if (f.ps !== undefined && f.st === "RUNNING") record.pause = JSON.parse(f.ps) as PauseInfo;
+  if (f.pv !== undefined) record.pinnedVersion = Number(f.pv);
+  if (f.al !== undefined) record.alias = f.al;
+  if (f.rf !== undefined) record.restartedFrom = f.rf;
+  if (f.rc !== undefined) record.redriveCount = Number(f.rc);
+  if (f.rd !== undefined) record.redrivenAt = f.rd;
+  if (f.hh !== undefined) record.historyHead = { eventId: Number(f.hc ?? 0), hash: f.hh };
+  record.traceId = traceOfRecord(executionId, f.t0, f[TRACE_FIELDS.traceId]).traceId;
+  if (f.fk !== undefined) {
+    const at = f.fk.lastIndexOf("@");
+    record.forkedFrom = { executionId: f.fk.slice(0, at), eventId: Number(f.fk.slice(at + 1)) };
+  }
+  const budget = readBudget(f[BUDGET_FIELD]);
+  if (budget) record.budget = budget;
+  // Shown once there is something to show: a budget, or a model call made.
+  if (budget || Object.values(USAGE_FIELDS).some((field) => f[field] !== undefined)) {
+    record.usage = readUsage(f);
+  }
+  return record;
+}
+
+/**
+ * Index entries in listing order: start time, then short id by bytes, both
+ * descending (the order of each index read backwards), each execution once.
+ */
+function newestFirst(entries: [string, number][]): [string, number][] {
+  const seen = new Set<string>();
+  return entries
+    .filter(([exec]) => !seen.has(exec) && seen.add(exec))
+    .sort(([a, s], [b, t]) => t - s || Buffer.compare(Buffer.from(b), Buffer.from(a)));
+}

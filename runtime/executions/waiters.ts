@@ -1,0 +1,185 @@
+import type { ExecutionRecord } from "../contract/index.js";
+import { longId } from "../store/ids.js";
+import type { RedisTarget } from "../store/redis.js";
+import { Subscription } from "../store/subscription.js";
+
+/**
+ * Waiting for executions to end (`POST …/executions?wait=`) without polling Redis.
+ *
+ * The commit script PUBLISHes an execution's short id on `<base>ended` when the
+ * execution ends (commit-transition.ts, op `end`), one channel per shard. One subscriber connection per
+ * runtime listens (a subscribed connection can do nothing else) and wakes the
+ * waiters of that execution, which then read the record once.
+ *
+ * Pub/sub is fire-and-forget: a message published while the subscriber is
+ * reconnecting is gone. So a waiter also re-checks every `fallbackMs`, and every
+ * waiter re-checks when the subscriber has reconnected; a lost message then costs
+ * at most `fallbackMs` of extra wait, never a wrong answer.
+ *
+ * A re-check reads the status only (one small field, not the record with its
+ * payloads), once per execution however many wait for it: concurrent checks of
+ * one execution share one read. The whole record is read once, to answer.
+ */
+export class EndWaiters {
+  private readonly waiters = new Map<string, Set<Waiter>>();
+  /**
+   * The last status read of each execution and when it started: a waiter re-checking
+   * within half an interval of it takes that read, so the waiters of one execution
+   * cost one read per interval between them. A message drops it (the status changed).
+   */
+  private readonly checks = new Map<string, { at: number; read: Promise<string | null> }>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private readonly subscription: Subscription;
+  private closed = false;
+
+  constructor(
+    target: RedisTarget,
+    channels: readonly string[],
+    private readonly fallbackMs = 1_000,
+  ) {
+    this.subscription = new Subscription(
+      target,
+      "stepwise-ended",
+      channels,
+      (exec) => {
+        const executionId = longId(exec);
+        this.checks.delete(executionId);
+        const set = this.waiters.get(executionId);
+        if (set) for (const waiter of set) waiter.wake();
+      },
+      () => this.wakeAll(),
+    );
+  }
+
+  /**
+   * Resolves with the record once the execution is no longer RUNNING, or with its
+   * RUNNING record when `timeoutMs` has passed (or the runtime closes).
+   */
+  wait(
+    executionId: string,
+    timeoutMs: number,
+    describe: () => Promise<ExecutionRecord>,
+    /** The execution's status alone (null: no such execution). */
+    status: () => Promise<string | null>,
+  ): Promise<ExecutionRecord> {
+    if (this.closed) return describe();
+    const waiting = this.run(executionId, timeoutMs, describe, status);
+    this.pending.add(waiting);
+    const forget = (): void => void this.pending.delete(waiting);
+    waiting.then(forget, forget);
+    return waiting;
+  }
+
+  /** Drops the subscriber connection and lets pending waits answer with the record as it is now. */
+  async close(): Promise<void> {
+    this.closed = true;
+    // Disconnecting first also releases waits still waiting for their subscription.
+    this.subscription.close();
+    this.wakeAll();
+    await Promise.allSettled([...this.pending]);
+  }
+
+  private async run(
+    executionId: string,
+    timeoutMs: number,
+    describe: () => Promise<ExecutionRecord>,
+    status: () => Promise<string | null>,
+  ): Promise<ExecutionRecord> {
+    const deadline = Date.now() + timeoutMs;
+    const waiter = new Waiter();
+    this.add(executionId, waiter);
+    try {
+      // Subscribed BEFORE the first read: an end committed between a read and the
+      // subscription would otherwise go unnoticed until the fallback re-read.
+      await this.subscription.ready();
+      for (;;) {
+        const current = await this.check(executionId, status);
+        const left = deadline - Date.now();
+        if (current !== "RUNNING" || left <= 0 || this.closed) return await describe();
+        await waiter.sleep(Math.min(left, this.fallbackMs));
+      }
+    } finally {
+      this.remove(executionId, waiter);
+    }
+  }
+
+  private check(executionId: string, status: () => Promise<string | null>): Promise<string | null> {
+    const now = Date.now();
+    const last = this.checks.get(executionId);
+    if (last && now - last.at < this.fallbackMs / 2) return last.read;
+    const read = status();
+    const entry = { at: now, read };
+    this.checks.set(executionId, entry);
+    // A failed read is not shared; nor is any read once nobody waits for the execution.
+    read.catch(() => this.checks.get(executionId) === entry && this.checks.delete(executionId));
+    return read;
+  }
+
+  private wakeAll(): void {
+    this.checks.clear();
+    for (const set of this.waiters.values()) for (const waiter of set) waiter.wake();
+  }
+
+  private add(executionId: string, waiter: Waiter): void {
+    let set = this.waiters.get(executionId);
+    if (!set) {
+      set = new Set();
+      this.waiters.set(executionId, set);
+    }
+    set.add(waiter);
+  }
+
+  private remove(executionId: string, waiter: Waiter): void {
+    waiter.cancel();
+    const set = this.waiters.get(executionId);
+    if (!set) return;
+    set.delete(waiter);
+    if (set.size === 0) {
+      this.waiters.delete(executionId);
+      this.checks.delete(executionId);
+    }
+  }
+
+  /** Executions with someone waiting (tests check that none is left behind). */
+  get size(): number {
+    return this.waiters.size;
+  }
+}
+
+/**
+ * One waiting request. A wake that arrives while the waiter is reading the record
+ * (not sleeping) is remembered, so the next sleep returns at once.
+ */
+export class Waiter {
+  private woken = false;
+  private resolve: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  wake(): void {
+    if (this.resolve) this.finish();
+    else this.woken = true;
+  }
+
+  sleep(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      this.resolve = resolve;
+      this.timer = setTimeout(() => this.finish(), ms);
+    });
+  }
+
+  cancel(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.resolve = undefined;
+  }
+
+  private finish(): void {
+    const resolve = this.resolve;
+    this.cancel();
+    resolve?.();
+  }
+}

@@ -1,0 +1,366 @@
+import type { EventTemplate } from "../../commit/event-template.js";
+import type { TaskMode } from "../../../task-runners/resources.js";
+import { END_EXECUTION_LUA, type ExecutionEnd } from "../lua/end-execution.js";
+import { APPROVAL_LUA } from "../lua/approval.js";
+import { RUN_STATE_LUA } from "../lua/run-state.js";
+import { defineScript } from "../lua/spec.js";
+
+/**
+ * commitTransition: the one atomic write of a transition (see runtime/commit/transition.ts
+ * for the protocol). Everything the step decided that lives in Redis happens here:
+ * the run's new state, seq + 1, history with execution-wide ids, the inbox pop,
+ * the journal entry, timers, task records, children, pushes to other runs' inboxes
+ * and the execution's end. Only enqueueing BullMQ jobs happens after, outside.
+ *
+ * Fences, in order: the run's seq (`stale`), the inbox head the step consumed
+ * (`headChanged`: a stop was put in front), and — when it appends history — the
+ * execution's history count and chain head (`raced`: another run of the same
+ * execution wrote history first). The events' chain hashes (runtime/audit/chain.ts)
+ * are computed in TypeScript from the head read with the count; the head moves
+ * here with the count, so the chain follows the ids and never forks.
+ */
+export interface CommitArgs {
+  /** The key prefix: other runs' keys are built from it (keys.ts). */
+  base: string;
+  /** The run (short id). */
+  run: string;
+  /** The seq the step started from. */
+  seq: number;
+  /** The inbox head the step consumed. */
+  head: string;
+  /**
+   * Several steps batched (runtime/commit/transition.ts, "Batching"): the head must be the
+   * inbox's only event (`crowded` otherwise), since the batch took the run's own
+   * Continues ahead of anything queued behind it.
+   */
+  alone?: boolean;
+  /** The new run state (stored form, run-state.ts). */
+  state: string;
+  /** The journal entries, one per step (stored form). */
+  journal: string[];
+  /**
+   * The JSON texts the state, events, journal entry and ops refer to (runtime/payloads/history-payloads.ts):
+   * SHA-256 hex → stored text, each set where absent.
+   */
+  payloads?: Record<string, string>;
+  /** History events to append (stored form, with their chain `hash`), ids historyCount + 1… */
+  events: string[];
+  /** The history count and chain head the events build on (only looked at with events). */
+  historyCount: number;
+  historyHead: string;
+  /** The last event's hash: the chain head after the commit. */
+  newHistoryHead: string;
+  now: number;
+  leaseMs: number;
+  tombstoneSeconds: number;
+  ops: CommitOp[];
+}
+
+/**
+ * What a step's effects mean inside Redis (runtime/commit/effects.ts plans them). Runs,
+ * tasks and joins are short ids; events and outputs are JSON texts stored as they are.
+ */
+export type CommitOp =
+  /** Deliver an event to a run's inbox (this run or another; `front`: ahead of the rest). */
+  | { op: "push"; run: string; event: string; front?: boolean }
+  /** Create a child run and start it with `started`. */
+  | { op: "spawn"; run: string; state: string; started: string }
+  /** As spawn, with the input a Map window kept in `ji:<join>` field `index` (taken out of it). */
+  | {
+      op: "spawnKept";
+      run: string;
+      state: string;
+      join: string;
+      index: number;
+      started: EventTemplate;
+    }
+  | { op: "arm"; member: string; at: number }
+  | { op: "disarm"; member: string }
+  /** Register a task: called (`call`), polled by an activity worker, or parked on its token. */
+  | { op: "task"; task: string; record: string; mode: TaskMode; token?: string; activity?: string }
+  /** Forget a task; its token answers `why` from now on. */
+  | { op: "untask"; task: string; why: "timedout" }
+  /**
+   * The execution ended (end-execution.ts). `dropRun`: the run's hash and inbox go
+   * too (nothing can redrive a success, so its final state is needed no more).
+   */
+  | ({ op: "end"; dropRun?: boolean } & ExecutionEnd)
+  /** This (child) run ended: its keys expire. */
+  | { op: "expire"; seconds: number }
+  /** The frame input kept apart from the state (run hash `in`, `iv`; runtime/payloads/frame-input.ts). */
+  | { op: "keepInput"; version: string; input: string }
+  | { op: "dropInput" }
+  /**
+   * This child run ended: keep its output (JSON, "null" unless it succeeded) in
+   * `jr:<join>` field `index` and, the first time only, push `event` (ChildEnded)
+   * to the parent.
+   */
+  | {
+      op: "joined";
+      join: string;
+      index: number;
+      output: string;
+      parent: string;
+      event: string;
+      keepSeconds: number;
+    }
+  /** Push `event` (a Stop) in front to each child `<join>/0..started-1` still running; drop `ji:<join>`. */
+  | { op: "stopJoin"; join: string; started: number; event: string }
+  /**
+   * Set these fields of `jr:<join>` where absent: the outputs of children that
+   * succeeded before a redrive reopened the join or a fork rebuilt it.
+   */
+  | {
+      op: "keepOutputs";
+      join: string;
+      outputs: [index: number, output: string][];
+      keepSeconds: number;
+    }
+  /** Keep the inputs of a Map window's later children in `ji:<join>`, fields from, from + 1… */
+  | { op: "keepInputs"; join: string; from: number; inputs: string[]; keepSeconds: number }
+  /**
+   * Put `event` in front of this run's inbox with the join's outputs 0..total-1
+   * in order ('null' where missing) as its JSON array, and delete `jr:<join>`.
+   */
+  | { op: "collect"; join: string; total: number; event: EventTemplate }
+  /** Create approval record `ap:<id>` with these fields and index it PENDING (approval-lua.ts). */
+  | { op: "approval"; id: string; fields: string[] }
+  /** A PENDING approval's task ended without a decision. */
+  | { op: "closeApproval"; id: string; status: "EXPIRED" | "CANCELLED" }
+  /** Add to the execution's model usage totals (runtime/commit/usage.ts); a decimal text. */
+  | { op: "usage"; field: string; amount: string };
+
+/**
+ * `fx`: the follow-up jobs (job-ids.ts) of every run that received an event and
+ * every task to call.
+ */
+export type CommitReply =
+  /** `head`: the run's next inbox event (none: absent), so a chained transition need not load it. */
+  | { kind: "committed"; seq: number; fx: string; head?: string }
+  /** The run is past the expected seq; `fx` are its last commit's follow-ups. */
+  | { kind: "stale"; seq: number; fx: string }
+  /** Another run wrote history first: step again on this count and head (unless paused meanwhile: load again). */
+  | { kind: "raced"; historyCount: number; historyHead: string; paused: boolean }
+  | { kind: "missing" }
+  | { kind: "headChanged" }
+  /** `alone` was asked and other events wait behind the head: commit one step at a time. */
+  | { kind: "crowded" };
+
+export const commitTransition = defineScript<CommitArgs, CommitReply>()({
+  name: "commitTransition",
+  keys: [
+    "run",
+    "inbox",
+    "execution",
+    "history",
+    "journal",
+    "payloads",
+    "schedule",
+    "tasks",
+    "tokens",
+  ],
+  replies: ["committed", "stale", "raced", "missing", "headChanged", "crowded"],
+  helpers: [RUN_STATE_LUA, END_EXECUTION_LUA, APPROVAL_LUA],
+  lua: `
+local base, self = ARG.base, ARG.run
+local runRead = redis.call('HMGET', KEY.run, 'q', 'n')
+local seq = runRead[1]
+if not seq then return reply('missing') end
+if tonumber(seq) ~= ARG.seq then
+  return reply('stale', {seq = tonumber(seq), fx = redis.call('HGET', KEY.run, 'fx') or ''})
+end
+if redis.call('LINDEX', KEY.inbox, 0) ~= ARG.head then return reply('headChanged') end
+if ARG.alone and redis.call('LLEN', KEY.inbox) > 1 then return reply('crowded') end
+local events = ARG.events
+-- The record's fields this commit writes, in one HSET at the end (with the
+-- execution's end, when it ends), and what an end needs of it, read with the fence.
+local recordFields, known = {}, nil
+if #events > 0 then
+  local x = redis.call('HMGET', KEY.execution, 'hc', 'hh', 'ps', 'st')
+  local hc, hh = tonumber(x[1] or '0'), x[2] or ''
+  if hc ~= ARG.historyCount or hh ~= ARG.historyHead then
+    return reply('raced', {historyCount = hc, historyHead = hh, paused = x[3] ~= false})
+  end
+  recordFields = {'hc', hc + #events, 'hh', ARG.newHistoryHead}
+  known = {st = x[4], ps = x[3], fields = recordFields}
+  for i = 1, #events, 1000 do
+    redis.call('RPUSH', KEY.history, unpack(events, i, math.min(i + 999, #events)))
+  end
+end
+if ARG.payloads then
+  for hash, text in pairs(ARG.payloads) do redis.call('HSETNX', KEY.payloads, hash, text) end
+  -- Written after the end (a late child's commit): it expires with the record.
+  local ttl = redis.call('PTTL', KEY.execution)
+  if ttl > 0 then redis.call('PEXPIRE', KEY.payloads, ttl) end
+end
+-- A run this commit drops (below) has its inbox deleted: no pop first.
+local drops = false
+for _, o in ipairs(ARG.ops) do drops = drops or (o.op == 'end' and o.dropRun == true) end
+if not drops then redis.call('LPOP', KEY.inbox) end
+local newSeq = tonumber(seq) + 1
+redis.call('RPUSH', KEY.journal, unpack(ARG.journal))
+local now = ARG.now
+local lease = now + ARG.leaseMs
+local ensure, woken = {}, {}
+local function runKey(run) return base .. KIND.run .. run end
+local function inboxKey(run) return base .. KIND.inbox .. run end
+local function wake(run)
+  if run == self or woken[run] then return end
+  woken[run] = true
+  local q = redis.call('HGET', runKey(run), 'q')
+  if not q then return end
+  redis.call('ZADD', KEY.schedule, lease, MEMBER.run .. run)
+  ensure[#ensure + 1] = stepJob(run, q)
+end
+local function start(run, state, started)
+  putState(runKey(run), state, nil, {'q', 0})
+  redis.call('RPUSH', inboxKey(run), started)
+  wake(run)
+end
+local function expireIn(key, seconds)
+  if seconds > 0 then redis.call('EXPIRE', key, seconds) end
+end
+for _, o in ipairs(ARG.ops) do
+  local op = o.op
+  if op == 'push' then
+    if o.run == self or redis.call('EXISTS', runKey(o.run)) == 1 then
+      redis.call(o.front and 'LPUSH' or 'RPUSH', inboxKey(o.run), o.event)
+      wake(o.run)
+    end
+  elseif op == 'spawn' then
+    start(o.run, o.state, o.started)
+  elseif op == 'spawnKept' then
+    local ji = base .. KIND.joinInputs .. o.join
+    -- Taken out as children start: the hash holds only the inputs still to start,
+    -- and Redis deletes it with the last one.
+    local input = redis.call('HGET', ji, o.index) or 'null'
+    redis.call('HDEL', ji, o.index)
+    start(o.run, o.state, fill(o.started, input))
+  elseif op == 'arm' then
+    if redis.call('ZADD', KEY.schedule, o.at, o.member) == 1 then
+      redis.call('HINCRBY', base .. KIND.stats, 'timers', 1)
+    end
+  elseif op == 'disarm' then
+    if redis.call('ZREM', KEY.schedule, o.member) == 1 then
+      redis.call('HINCRBY', base .. KIND.stats, 'timers', -1)
+    end
+  elseif op == 'task' then
+    redis.call('HSET', KEY.tasks, o.task, o.record)
+    if o.token then redis.call('HSET', KEY.tokens, o.token, o.task) end
+    if o.mode == 'call' then
+      redis.call('ZADD', KEY.schedule, lease, MEMBER.task .. o.task)
+      ensure[#ensure + 1] = taskJob(o.task)
+    elseif o.mode == 'activity' then
+      redis.call('RPUSH', base .. KIND.activity .. o.activity, o.task)
+      -- Wakes the long polls of this activity (runtime/executions/activity-wakeups.ts).
+      redis.call('PUBLISH', base .. KIND.activityReady, o.activity)
+    end
+  elseif op == 'untask' then
+    local rec = redis.call('HGET', KEY.tasks, o.task)
+    if rec then
+      redis.call('HDEL', KEY.tasks, o.task)
+      local r = cjson.decode(rec)
+      -- Not taken by a worker yet: out of the activity's list, or a poll would wade through it.
+      if r.activity then redis.call('LREM', base .. KIND.activity .. r.activity, 1, o.task) end
+      if r.token then
+        redis.call('HDEL', KEY.tokens, r.token)
+        redis.call('SET', base .. KIND.tombstone .. r.token, o.why, 'EX', ARG.tombstoneSeconds)
+      end
+    end
+    redis.call('ZREM', KEY.schedule, MEMBER.task .. o.task)
+  elseif op == 'end' then
+    -- A dropped run's hash and inbox are deleted below: no expiry to set on them.
+    endExecution(base, KEY.execution, KEY.schedule, o, o.dropRun == true
+      and {KEY.execution, KEY.history, KEY.journal}
+      or {KEY.run, KEY.inbox, KEY.execution, KEY.history, KEY.journal}, known)
+    recordFields = {}
+  elseif op == 'keepInput' then
+    redis.call('HSET', KEY.run, 'iv', o.version, 'in', o.input)
+  elseif op == 'dropInput' then
+    redis.call('HDEL', KEY.run, 'iv', 'in')
+  elseif op == 'joined' then
+    local jr = base .. KIND.joinResults .. o.join
+    if redis.call('HSETNX', jr, o.index, o.output) == 1 then
+      if redis.call('EXISTS', runKey(o.parent)) == 1 then
+        redis.call('RPUSH', inboxKey(o.parent), o.event)
+        wake(o.parent)
+      end
+    end
+    expireIn(jr, o.keepSeconds)
+  elseif op == 'stopJoin' then
+    local jr = base .. KIND.joinResults .. o.join
+    for c = 0, o.started - 1 do
+      if redis.call('HEXISTS', jr, c) == 0 then
+        local run = o.join .. '/' .. c
+        if redis.call('EXISTS', runKey(run)) == 1 then
+          redis.call('LPUSH', inboxKey(run), o.event)
+          wake(run)
+        end
+      end
+    end
+    -- A stopped join starts no more children: their kept inputs go.
+    redis.call('DEL', base .. KIND.joinInputs .. o.join)
+  elseif op == 'keepOutputs' then
+    local jr = base .. KIND.joinResults .. o.join
+    for _, kept in ipairs(o.outputs) do redis.call('HSETNX', jr, kept[1], kept[2]) end
+    if #o.outputs > 0 then expireIn(jr, o.keepSeconds) end
+  elseif op == 'keepInputs' then
+    local ji, inputs = base .. KIND.joinInputs .. o.join, o.inputs
+    for first = 1, #inputs, 500 do
+      local fields = {}
+      for k = first, math.min(first + 499, #inputs) do
+        fields[#fields + 1] = o.from + k - 1
+        fields[#fields + 1] = inputs[k]
+      end
+      redis.call('HSET', ji, unpack(fields))
+    end
+    expireIn(ji, o.keepSeconds)
+  elseif op == 'collect' then
+    local jr = base .. KIND.joinResults .. o.join
+    local parts = {}
+    for first = 0, o.total - 1, 1000 do
+      local fields = {}
+      for c = first, math.min(first + 999, o.total - 1) do fields[#fields + 1] = c end
+      local values = redis.call('HMGET', jr, unpack(fields))
+      for k = 1, #values do parts[#parts + 1] = values[k] or 'null' end
+    end
+    redis.call('DEL', jr)
+    redis.call('LPUSH', KEY.inbox, fill(o.event, '[' .. table.concat(parts, ',') .. ']'))
+  elseif op == 'approval' then
+    openApproval(base, o.id, o.fields)
+  elseif op == 'closeApproval' then
+    closeApproval(base, o.id, o.status, now)
+  elseif op == 'usage' then
+    redis.call('HINCRBYFLOAT', KEY.execution, o.field, o.amount)
+  elseif op == 'expire' then
+    redis.call('EXPIRE', KEY.run, o.seconds)
+    redis.call('EXPIRE', KEY.inbox, o.seconds)
+  else
+    return redis.error_reply('commitTransition: unknown op ' .. tostring(op))
+  end
+end
+if #recordFields > 0 then redis.call('HSET', KEY.execution, unpack(recordFields)) end
+if drops then
+  -- Whatever still arrives for it (a late child's end) is for a run that is over.
+  redis.call('DEL', KEY.run, KEY.inbox)
+  redis.call('ZREM', KEY.schedule, MEMBER.run .. self)
+  return reply('committed', {seq = newSeq, fx = table.concat(ensure, ' ')})
+end
+local head = redis.call('LINDEX', KEY.inbox, 0)
+if head then
+  redis.call('ZADD', KEY.schedule, lease, MEMBER.run .. self)
+  ensure[#ensure + 1] = stepJob(self, newSeq)
+else
+  redis.call('ZREM', KEY.schedule, MEMBER.run .. self)
+end
+local fx = table.concat(ensure, ' ')
+-- The seq and follow-ups in the state's HSET; no follow-ups: none kept.
+if fx == '' then
+  putState(KEY.run, ARG.state, runRead[2], {'q', newSeq})
+  redis.call('HDEL', KEY.run, 'fx')
+else
+  putState(KEY.run, ARG.state, runRead[2], {'q', newSeq, 'fx', fx})
+end
+return reply('committed', {seq = newSeq, fx = fx, head = head or nil})
+`,
+});

@@ -1,0 +1,93 @@
+import { RUN_STATE_LUA } from "../lua/run-state.js";
+import { defineScript } from "../lua/spec.js";
+
+export interface LoadArgs {
+  /** The version of the run's frame input the caller holds, if it holds one. */
+  inputVersion?: string;
+  /**
+   * Fields of the execution's record to send too (commit/execution-cache.ts `RECORD_FIELDS`):
+   * asked by a process that has not cached the execution, which would otherwise
+   * read them in a round trip of their own.
+   */
+  recordFields?: readonly string[];
+}
+
+/**
+ * What a transition needs, read in one consistent snapshot. Absent fields are
+ * absent in Redis. `input` is the frame input kept apart from the state (field
+ * `in`, runtime/payloads/frame-input.ts), sent only when its version is not the caller's.
+ */
+export type LoadReply =
+  | {
+      kind: "loaded";
+      /** Stored form (codec.ts). */
+      state?: string;
+      seq: number;
+      /** The inbox head: the event the next transition takes. */
+      head?: string;
+      /** The last commit's follow-ups (job-ids.ts). */
+      fx?: string;
+      input?: string;
+      inputVersion?: string;
+      /** The execution's history count and chain head (runtime/audit/chain.ts, '' when none). */
+      historyCount: number;
+      historyHead: string;
+      /** The execution is paused (store/scripts/pause-execution.ts). */
+      paused: boolean;
+      /** The `recordFields` asked for that the record has, by name. */
+      record?: Record<string, string>;
+    }
+  | { kind: "missing" };
+
+/** What a load finds (`LoadReply` "loaded" without its kind): a claim hands it out too (claim-due.ts). */
+export type LoadSnapshot = Omit<Extract<LoadReply, { kind: "loaded" }>, "kind">;
+
+/**
+ * Lua helper: loadedOf(runKey, execKey, run, head, inputVersion, recordFields)
+ * builds the snapshot of a run whose hash was read with HMGET(runKey,
+ * unpack(RUN_READ)) into \`run\` and whose inbox head is \`head\`: two reads, the
+ * run hash (seq, follow-ups, input version and, mostly, the whole state) and the
+ * record (history count, pause, chain head and the fields asked).
+ */
+export const LOAD_LUA = `${RUN_STATE_LUA}
+local function loadedOf(runKey, execKey, run, head, inputVersion, recordFields)
+  local input = nil
+  if run[3] and run[3] ~= inputVersion then input = redis.call('HGET', runKey, 'in') end
+  local fields = {'hc', 'ps', 'hh'}
+  for _, name in ipairs(recordFields or {}) do fields[#fields + 1] = name end
+  local x = redis.call('HMGET', execKey, unpack(fields))
+  local record = nil
+  if recordFields then
+    record = {}
+    for i, name in ipairs(recordFields) do
+      if x[3 + i] then record[name] = x[3 + i] end
+    end
+  end
+  return {
+    state = stateOf(runKey, run) or nil,
+    seq = tonumber(run[1]),
+    head = head or nil,
+    fx = run[2] or nil,
+    input = input or nil,
+    inputVersion = run[3] or nil,
+    historyCount = tonumber(x[1] or '0'),
+    historyHead = x[3] or '',
+    paused = x[2] ~= false,
+    record = record,
+  }
+end
+`;
+
+/** loadTransition: one consistent snapshot of what a transition needs (runtime/commit/transition.ts). */
+export const loadTransition = defineScript<LoadArgs, LoadReply>()({
+  name: "loadTransition",
+  keys: ["run", "inbox", "execution"],
+  replies: ["loaded", "missing"],
+  helpers: [LOAD_LUA],
+  lua: `
+local run = redis.call('HMGET', KEY.run, unpack(RUN_READ))
+if not run[1] then return reply('missing') end
+local head = redis.call('LINDEX', KEY.inbox, 0)
+return reply('loaded', loadedOf(KEY.run, KEY.execution, run, head, ARG.inputVersion, ARG.recordFields))
+`,
+});

@@ -1,0 +1,92 @@
+import { RUN_STATE_LUA } from "../lua/run-state.js";
+import { STATUS_INDEX_LUA } from "../lua/status-index.js";
+import { defineScript } from "../lua/spec.js";
+
+/** A run created idle beside others, with its state (stored form) and first event (JSON). */
+export interface CreatedRun {
+  /** Short id. */
+  run: string;
+  state: string;
+  event: string;
+}
+
+/** Creates the runs idle: the root's first step wakes them (engine/flow/fork-resume.ts). */
+export const CREATE_RUNS_LUA = `
+local function createRuns(base, runs)
+  for _, r in ipairs(runs or {}) do
+    local key = base .. KIND.run .. r.run
+    putState(key, r.state, nil, {'q', 0})
+    redis.call('RPUSH', base .. KIND.inbox .. r.run, r.event)
+  end
+end
+`;
+
+export interface StartArgs {
+  base: string;
+  /** The execution (short id) and its name. */
+  exec: string;
+  name: string;
+  machine: string;
+  version: number;
+  /** JSON text, or a reference to it in `payloads` (runtime/payloads/history-payloads.ts). */
+  input: string;
+  /** Large JSON texts stored once (SHA-256 hex → stored text). */
+  payloads?: Record<string, string>;
+  /** What makes a second start with the same name the same start (runtime/executions/execution-store.ts). */
+  inputHash: string;
+  startedAt: string;
+  /** startedAt in ms. */
+  now: number;
+  leaseMs: number;
+  /** The root run's state (stored form) and its first event. */
+  state: string;
+  started: string;
+  /** The execution timeout's schedule member and due time, when it has one. */
+  timeout?: { member: string; at: number };
+  /** The history chain's genesis hash (runtime/audit/chain.ts): the chain head until the first event, kept as `hg`. */
+  genesis: string;
+  /** Its check (chain.ts `eventCheck`), kept as `hg`: the export recomputes the genesis and compares. */
+  genesisCheck: string;
+  /** More fields of the record: its trace, pinned version or alias, budget, origin (runtime/executions/execution-store.ts). */
+  record?: Record<string, string | number>;
+  /** A fork's other runs (runtime/executions/fork.ts), created with the execution. */
+  runs?: CreatedRun[];
+}
+
+export type StartReply =
+  | { kind: "created"; startedAt: string }
+  /** The same name with the same input: the existing execution. */
+  | { kind: "existed"; startedAt: string }
+  | { kind: "conflict" };
+
+/**
+ * startExecution: creates an execution, its root run and its first event, once.
+ * Idempotent by name: the same name with the same input hash is the existing execution.
+ */
+export const startExecution = defineScript<StartArgs, StartReply>()({
+  name: "startExecution",
+  keys: ["execution", "payloads", "run", "inbox", "schedule", "stats"],
+  replies: ["created", "existed", "conflict"],
+  helpers: [RUN_STATE_LUA, STATUS_INDEX_LUA, CREATE_RUNS_LUA],
+  lua: `
+local existing = redis.call('HMGET', KEY.execution, 'ih', 't0')
+if existing[1] then
+  if existing[1] == ARG.inputHash then return reply('existed', {startedAt = existing[2]}) end
+  return reply('conflict')
+end
+redis.call('HSET', KEY.execution, 'st', 'RUNNING', 'sm', ARG.machine, 'v', ARG.version, 'in', ARG.input,
+  'ih', ARG.inputHash, 't0', ARG.startedAt, 'hc', 0, 'nm', ARG.name, 'hh', ARG.genesis, 'hg', ARG.genesisCheck)
+for field, value in pairs(ARG.record or {}) do redis.call('HSET', KEY.execution, field, value) end
+for hash, text in pairs(ARG.payloads or {}) do redis.call('HSETNX', KEY.payloads, hash, text) end
+putState(KEY.run, ARG.state, nil, {'q', 0})
+redis.call('RPUSH', KEY.inbox, ARG.started)
+redis.call('HINCRBY', KEY.stats, 'RUNNING', 1)
+moveStatusIndex(ARG.base, ARG.exec, '', 'RUNNING', ARG.now)
+redis.call('ZADD', KEY.schedule, ARG.now + ARG.leaseMs, MEMBER.run .. ARG.exec)
+createRuns(ARG.base, ARG.runs)
+if ARG.timeout and redis.call('ZADD', KEY.schedule, ARG.timeout.at, ARG.timeout.member) == 1 then
+  redis.call('HINCRBY', KEY.stats, 'timers', 1)
+end
+return reply('created', {startedAt = ARG.startedAt})
+`,
+});
