@@ -3,7 +3,7 @@ import type { RuntimeErrorName } from "../runtime/contract/index.js";
 /**
  * The one registry of REST errors (after fastify's lib/errors.js): every name a
  * client can see in `{error, message, details}` has its HTTP status, a message
- * template and a one-line description here. `test/e2e/errors-documented.test.ts`
+ * template and a one-line description here. `test/e2e/errors.test.ts` ("the error registry is documented")
  * checks that each entry appears in the OpenAPI document and in api/README.md, and
  * the type below forces every runtime error name to have an entry.
  *

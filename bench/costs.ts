@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { Redis } from "ioredis";
 import type { StateMachineDefinition } from "../engine/core/definition.js";
 import type { RedisRuntime } from "../runtime/runtime.js";
+import { EXECUTION_FIELDS, STATS_FIELDS } from "../runtime/store/fields.js";
 import {
   endCounter,
   pct,
@@ -46,7 +47,7 @@ async function timerBurst(n: number): Promise<void> {
     // Every shard has its own schedule and counts (runtime/shards/shards.ts).
     const shards = (await runtime.shardLayout()).shards;
     const armed = async (): Promise<number> =>
-      (await Promise.all(shards.map((k) => redis.hget(k.stats, "timers")))).reduce(
+      (await Promise.all(shards.map((k) => redis.hget(k.stats, STATS_FIELDS.timers)))).reduce(
         (a, b) => a + Number(b),
         0,
       );
@@ -85,7 +86,7 @@ async function timerBurst(n: number): Promise<void> {
     for (let i = 0; i < n; i += 5000) {
       const pipe = redis.pipeline();
       for (let j = i; j < Math.min(n, i + 5000); j++)
-        pipe.hget(layout.keysOf(`nap:b${j}`).execution(`nap:b${j}`), "t1");
+        pipe.hget(layout.keysOf(`nap:b${j}`).execution(`nap:b${j}`), EXECUTION_FIELDS.stoppedAt);
       for (const [, t1] of (await pipe.exec()) ?? []) ends.push(Date.parse(String(t1)));
     }
     ends.sort((a, b) => a - b);

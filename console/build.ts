@@ -2,7 +2,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { build } from "esbuild";
+import { build, type BuildOptions } from "esbuild";
 
 /**
  * Builds the console into console/dist/: one hashed JS bundle, one hashed CSS
@@ -21,10 +21,9 @@ export interface BuiltFile {
   gzipBytes: number;
 }
 
-export async function buildConsole(outDir = CONSOLE_DIST): Promise<BuiltFile[]> {
-  await rm(outDir, { recursive: true, force: true });
-  await mkdir(outDir, { recursive: true });
-  const result = await build({
+/** esbuild's options for the bundle (test/console/shapes.test.ts reads what goes in). */
+export function consoleBuildOptions(outDir: string) {
+  return {
     entryPoints: { app: join(here, "src/main.tsx") },
     outdir: outDir,
     entryNames: "[name]-[hash]",
@@ -38,7 +37,13 @@ export async function buildConsole(outDir = CONSOLE_DIST): Promise<BuiltFile[]> 
     metafile: true,
     logLevel: "warning",
     absWorkingDir: resolve(here, ".."),
-  });
+  } satisfies BuildOptions;
+}
+
+export async function buildConsole(outDir = CONSOLE_DIST): Promise<BuiltFile[]> {
+  await rm(outDir, { recursive: true, force: true });
+  await mkdir(outDir, { recursive: true });
+  const result = await build(consoleBuildOptions(outDir));
   const outputs = Object.keys(result.metafile.outputs).map((p) => basename(p));
   const js = outputs.find((n) => n.endsWith(".js"));
   const css = outputs.find((n) => n.endsWith(".css"));

@@ -1,8 +1,9 @@
 import type { QueryLanguage, State } from "./core/definition.js";
 import type { Effect } from "./core/effects.js";
 import type { RunEvent, RunOutcome } from "./core/events.js";
-import type { DetailsArg } from "./core/history-details.js";
+import type { DetailsArg, HistoryDetails } from "./core/history-details.js";
 import {
+  HISTORY_FORMAT_AWS,
   HistoryWriter,
   STATE_ENTERED,
   STATE_EXITED,
@@ -37,6 +38,8 @@ export class StepContext {
   readonly random: DeferredRandom;
   /** `variables()` merged once per step; `assign` drops it. */
   private visible: Readonly<Record<string, Json>> | undefined;
+  /** The variables assigned in this step, for the state's exit event (HISTORY_FORMAT_AWS). */
+  private assigned: Record<string, Json> | undefined;
 
   constructor(
     readonly program: Program,
@@ -56,6 +59,14 @@ export class StepContext {
     if (event.type === "Started" && event.seed !== undefined && run.seed === undefined) {
       this.run.seed = event.seed;
     }
+    if (
+      event.type === "Started" &&
+      event.historyFormat === HISTORY_FORMAT_AWS &&
+      !run.parent &&
+      run.lastEventId === 0
+    ) {
+      this.run.historyFormat = HISTORY_FORMAT_AWS;
+    }
     this.history = new HistoryWriter(event.eventId, this.run.lastEventId, event.time);
     this.scope = scopeOf(program, this.run.scope);
     // A fork's run goes on with the source's draws. (A `Forked` event without `run`,
@@ -65,6 +76,11 @@ export class StepContext {
       this.run.runId,
       restored ? this.run.random : run.random,
     );
+  }
+
+  /** The run writes AWS's history (core/history.ts `HISTORY_FORMAT_AWS`). */
+  get aws(): boolean {
+    return this.run.historyFormat === HISTORY_FORMAT_AWS;
   }
 
   get now(): number {
@@ -136,6 +152,32 @@ export class StepContext {
   assign(values: Record<string, Json>): void {
     this.run.variables = { ...this.run.variables, ...values };
     this.visible = undefined;
+    if (this.aws) this.assigned = { ...this.assigned, ...values };
+  }
+
+  /**
+   * The variables assigned in this step so far, which the state's exit event records;
+   * taken away (a Wait assigns as it enters and exits in a later step: it keeps them
+   * in its phase and hands them back with `restoreAssigned`).
+   */
+  takeAssigned(): Record<string, Json> | undefined {
+    const assigned = this.assigned;
+    this.assigned = undefined;
+    return assigned;
+  }
+
+  restoreAssigned(assigned: Record<string, Json> | undefined): void {
+    if (assigned !== undefined) this.assigned = { ...assigned, ...this.assigned };
+  }
+
+  /** `<Kind>StateExited`'s details: the state's name, its output and what it assigned. */
+  exitDetails(name: string, output: string): HistoryDetails["PassStateExited"] {
+    const assigned = this.takeAssigned();
+    if (assigned === undefined || Object.keys(assigned).length === 0) return { name, output };
+    const assignedVariables: Record<string, string> = {};
+    for (const [key, value] of Object.entries(assigned))
+      assignedVariables[key] = JSON.stringify(value);
+    return { name, output, assignedVariables };
   }
 
   emit(effect: Effect): void {
@@ -145,6 +187,19 @@ export class StepContext {
   /** Writes a history event of `type` with its details (core/history-details.ts); returns its id. */
   record<T extends HistoryEventType>(type: T, ...[details]: DetailsArg<T>): number {
     return this.history.add(type, details);
+  }
+
+  /**
+   * Writes an event the run's next event does not follow (HISTORY_FORMAT_AWS: AWS's
+   * `<Kind>StateSucceeded`, which the state's exit does not follow); else as `record`.
+   */
+  recordAside<T extends HistoryEventType>(type: T, ...[details]: DetailsArg<T>): number {
+    return this.aws ? this.history.addAside(type, details) : this.history.add(type, details);
+  }
+
+  /** The run's next history event follows event `eventId` (HISTORY_FORMAT_AWS links). */
+  follow(eventId: number): void {
+    this.history.relink(eventId);
   }
 
   /** A serial number unique within this run, for task and timer ids. */
@@ -169,6 +224,7 @@ export class StepContext {
    * Parallel takes up its children, engine/flow/redrive-join.ts).
    */
   place(name: string, input: Json, inputText?: string): void {
+    const after = this.history.lastId;
     const enteredEventId = this.record(STATE_ENTERED[this.state(name).Type], {
       name,
       input: inputText ?? jsonText(input),
@@ -180,6 +236,7 @@ export class StepContext {
       enteredEventId,
       phase: { kind: "entering" },
     };
+    if (this.aws) this.run.current.enteredAfter = after;
   }
 
   /** Leaves the current state with `output`: follow `Next`, or end the run at `End`. */
@@ -201,7 +258,7 @@ export class StepContext {
         `The state/task '${this.frame.name}' returned a result with a size exceeding the maximum number of bytes service limit.`,
       );
     }
-    this.record(STATE_EXITED[kind], { name: this.frame.name, output: text });
+    this.record(STATE_EXITED[kind], this.exitDetails(this.frame.name, text));
     if (next !== undefined) this.enter(next, output, text);
     else this.endRun({ status: "SUCCEEDED", output }, text);
   }
@@ -234,10 +291,15 @@ export class StepContext {
     const run = this.run;
     delete run.current;
     endRunState(run, outcome);
+    const last = this.history.lastId;
     if (!run.parent) this.recordExecutionEnd(outcome, outputText);
     else if (run.iteration !== undefined) this.recordIterationEnd(outcome);
     const effect: Effect = { type: "RunEnded", runId: run.runId, outcome };
-    if (run.parent) effect.parent = run.parent;
+    if (run.parent) {
+      effect.parent = run.parent;
+      // What the parent's next events follow in AWS's history (its last event, its end).
+      if (this.aws) effect.eventIds = { last, end: this.history.lastId };
+    }
     this.emit(effect);
   }
 

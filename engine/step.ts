@@ -95,6 +95,7 @@ export function childRun(
     ...(child.iteration !== undefined ? { iteration: child.iteration } : {}),
   });
   if (seed !== undefined) run.seed = seed;
+  if (child.historyFormat !== undefined) run.historyFormat = child.historyFormat;
   run.lastEventId = child.previousEventId ?? parentLastEventId;
   return run;
 }
@@ -142,6 +143,8 @@ function advanceRun(
           : {}),
         ...(event.restartedFrom !== undefined ? { restartedFrom: event.restartedFrom } : {}),
       });
+      // AWS: the first state's StateEntered follows no event (previousEventId 0).
+      if (ctx.aws) ctx.follow(0);
     }
     ctx.enter(ctx.scope.startAt, event.input);
     return ctx.finish();

@@ -2,7 +2,11 @@
  * Prints how Stepwise agrees with the results recorded against AWS Step Functions
  * in test/conformance/data (or DIR): validation verdicts, then executions (per
  * feature) from three sources: the recorded cases, the recorded task cases (mocked
- * service calls) and the worked examples of AWS's documentation. A report of
+ * service calls) and the worked examples of AWS's documentation, then whole
+ * execution histories: each case of histories.jsonl run again (AWS's history format)
+ * and shaped as the AWS endpoint's GetExecutionHistory shapes it, compared event by
+ * event (test/conformance/histories.ts), with the first difference of each history
+ * that differs, grouped by kind. A report of
  * agreement, not a gate: the test suite is what gates CI.
  * Missing data is an error, though: a report of nothing must not pass for one.
  *
@@ -10,7 +14,9 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { HISTORY_FORMAT_AWS } from "../engine/core/history.js";
 import { parseCases, runCases, type CaseResult } from "../engine/testing/cases.js";
+import { compareHistories, historyReport, parseHistories } from "../test/conformance/histories.js";
 import { validationConformance } from "./conformance-validation.js";
 
 const DATA_FILES = [
@@ -18,6 +24,7 @@ const DATA_FILES = [
   "cases.jsonl",
   "task-cases.jsonl",
   "docs-examples.jsonl",
+  "histories.jsonl",
 ] as const;
 
 /** The three sources of executions, in the order they are printed. */
@@ -74,6 +81,13 @@ async function main(): Promise<void> {
     console.log(`== ${label}`);
     for (const line of summary(file, results)) console.log(line);
   }
+  console.log("== execution histories (AWS, GetExecutionHistory event by event)");
+  const histories = await compareHistories(
+    parseHistories(readFileSync(join(dir, "histories.jsonl"), "utf8")),
+    parseCases(readFileSync(join(dir, "cases.jsonl"), "utf8")),
+    { run: { historyFormat: HISTORY_FORMAT_AWS } },
+  );
+  for (const line of historyReport(histories)) console.log(line);
 }
 
 main().catch((err) => {

@@ -1,5 +1,4 @@
-import { checkRedrivable } from "../../runtime/executions/redrive.js";
-import type { HistoryEvent } from "../../engine/core/history.js";
+import { redrivability } from "../../runtime/executions/redrive.js";
 import type { Json } from "../../engine/core/json.js";
 import {
   EXECUTION_STATUSES,
@@ -12,6 +11,7 @@ import {
 import { isValidExecutionName, stateMachineArn } from "../../runtime/store/ids.js";
 import { parseExecutionArn, parseStateMachineArn, type StateMachineRef } from "./arns.js";
 import { awsError } from "./errors.js";
+import { awsEvent } from "./history.js";
 import {
   epochSeconds,
   jsonString,
@@ -223,20 +223,6 @@ async function list(body: Body, ctx: AwsContext): Promise<unknown> {
     : { executions };
 }
 
-/** A stored event as GetExecutionHistory shows it: epoch-seconds timestamps, data optional. */
-export function awsEvent(event: HistoryEvent, includeData: boolean): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...event, timestamp: epochSeconds(event.timestamp) };
-  if (!includeData) {
-    for (const [key, details] of Object.entries(event)) {
-      if (!key.endsWith("EventDetails") || typeof details !== "object" || details === null)
-        continue;
-      const { input: _input, output: _output, ...rest } = details as Record<string, Json>;
-      out[key] = rest;
-    }
-  }
-  return out;
-}
-
 async function history(body: Body, ctx: AwsContext): Promise<unknown> {
   const arn = requiredString(body, "executionArn", { max: 256 });
   const limit = pageSize(body);
@@ -270,22 +256,21 @@ async function machineForExecution(body: Body, ctx: AwsContext): Promise<unknown
   };
 }
 
-/** AWS's redriveStatus and, when it cannot be redriven, why. */
+/**
+ * AWS's redriveStatus and, when it cannot be redriven, why (the runtime's
+ * `redrivability`). A running execution, paused or not, in AWS's words: AWS clients
+ * know no PAUSED.
+ */
 function redriveStatus(r: ExecutionRecord): Record<string, string> {
-  try {
-    checkRedrivable(r, Date.now());
-    return { redriveStatus: "REDRIVABLE" };
-  } catch (err) {
-    if (r.status === "RUNNING" || r.status === "PAUSED")
-      return {
-        redriveStatus: "NOT_REDRIVABLE",
-        redriveStatusReason: "Execution is RUNNING and cannot be redriven",
-      };
-    return {
-      redriveStatus: "NOT_REDRIVABLE",
-      redriveStatusReason: err instanceof Error ? err.message : String(err),
-    };
-  }
+  const answer = redrivability(r, Date.now());
+  if (answer.redrivable) return { redriveStatus: "REDRIVABLE" };
+  return {
+    redriveStatus: "NOT_REDRIVABLE",
+    redriveStatusReason:
+      r.status === "RUNNING" || r.status === "PAUSED"
+        ? "Execution is RUNNING and cannot be redriven"
+        : answer.reason,
+  };
 }
 
 async function redrive(body: Body, ctx: AwsContext): Promise<unknown> {

@@ -1,12 +1,11 @@
 import type { StateMachineDefinition } from "../../engine/core/definition.js";
-import type { Json } from "../../engine/core/json.js";
-import { canonicalJson, sha256 } from "../../runtime/store/canonical.js";
 import {
   RuntimeError,
   type StateMachineDetail,
   type StateMachineType,
 } from "../../runtime/contract/index.js";
-import { AWS_ACCOUNT, isValidName, stateMachineArn } from "../../runtime/store/ids.js";
+import { defaultRoleArn } from "../../runtime/definitions/machine-create.js";
+import { isValidName, stateMachineArn } from "../../runtime/store/ids.js";
 import { check, definitionSource } from "../definition.js";
 import { parseStateMachineArn, unqualifiedStateMachine } from "./arns.js";
 import { awsError, invalidField } from "./errors.js";
@@ -32,12 +31,6 @@ import type { ActionTable, AwsContext } from "./protocol.js";
 const TYPES: readonly StateMachineType[] = ["STANDARD", "EXPRESS"];
 /** AWS's definition quota (1 MiB). */
 const MAX_DEFINITION = 1024 * 1024;
-
-/** What DescribeStateMachine shows for a role nobody named. */
-/** The role a state machine created without one reports (the deployment's account). */
-export function defaultRole(): string {
-  return `arn:aws:iam::${AWS_ACCOUNT}:role/stepwise`;
-}
 
 /** The definition text, validated; InvalidDefinition in AWS's wording otherwise. */
 export function readDefinition(
@@ -72,10 +65,6 @@ function versionDescription(body: Body, publish: boolean | undefined): string | 
   return description;
 }
 
-function hashOf(definition: StateMachineDefinition): string {
-  return sha256(canonicalJson(definition as unknown as Json));
-}
-
 /** The machine a (possibly qualified) ARN names here; another region or account names none. */
 export function ours<T extends { ours: boolean; name: string }>(ref: T): T {
   if (!ref.ours) {
@@ -84,6 +73,11 @@ export function ours<T extends { ours: boolean; name: string }>(ref: T): T {
   return ref;
 }
 
+/**
+ * One runtime call (machine-create.ts has the rule): an identical create answers the
+ * existing machine, its tags and publication as they are; another is
+ * StateMachineAlreadyExists.
+ */
 async function create(body: Body, ctx: AwsContext): Promise<unknown> {
   const name = readName(body);
   const definition = readDefinition(body, ctx);
@@ -92,40 +86,29 @@ async function create(body: Body, ctx: AwsContext): Promise<unknown> {
   const tags = tagList(body);
   const publish = optionalBoolean(body, "publish");
   const description = versionDescription(body, publish);
-  let creationDate: string;
+  let created;
   try {
-    const created = await ctx.runtime.createStateMachine(name, definition, {
+    created = await ctx.runtime.createStateMachineIdempotent(name, definition, {
       type,
+      tags,
       ...(roleArn !== undefined ? { roleArn } : {}),
+      ...(publish ? { publish } : {}),
+      ...(description !== undefined ? { versionDescription: description } : {}),
       ...(ctx.caller ? { caller: ctx.caller } : {}),
     });
-    creationDate = created.createdAt;
-    await ctx.runtime.tagResource({ kind: "stateMachine", name }, tags);
   } catch (err) {
     if (!(err instanceof RuntimeError) || err.code !== "StateMachineAlreadyExists") throw err;
-    // AWS: creating again what exists, identically, answers the existing machine.
-    const existing = await ctx.runtime.getStateMachine(name);
-    if (
-      existing.definitionHash !== hashOf(definition) ||
-      existing.type !== type ||
-      (roleArn !== undefined && roleArn !== (existing.roleArn ?? defaultRole()))
-    ) {
-      throw awsError(
-        "StateMachineAlreadyExists",
-        `State Machine Already Exists: '${stateMachineArn(name)}'`,
-      );
-    }
-    creationDate = existing.machineCreatedAt;
+    throw awsError(
+      "StateMachineAlreadyExists",
+      `State Machine Already Exists: '${stateMachineArn(name)}'`,
+    );
   }
   const out: Record<string, unknown> = {
     stateMachineArn: stateMachineArn(name),
-    creationDate: epochSeconds(creationDate),
+    creationDate: epochSeconds(created.machineCreatedAt),
   };
-  if (publish) {
-    const published = await ctx.runtime.publishStateMachineVersion(name, {
-      ...(description !== undefined ? { description } : {}),
-    });
-    out.stateMachineVersionArn = stateMachineArn(name, published.version);
+  if (created.published) {
+    out.stateMachineVersionArn = stateMachineArn(name, created.published.version);
   }
   return out;
 }
@@ -141,7 +124,7 @@ export function describeBody(
     name: machine.name,
     status: "ACTIVE",
     definition: JSON.stringify(machine.definition),
-    roleArn: machine.roleArn ?? defaultRole(),
+    roleArn: machine.roleArn ?? defaultRoleArn(),
     type: machine.type,
     creationDate: epochSeconds(version ? version.publishedAt : machine.machineCreatedAt),
     loggingConfiguration: { level: "OFF", includeExecutionData: false },

@@ -6,8 +6,9 @@ import {
 } from "../../engine/states/approval.js";
 import { mayDecide } from "../../runtime/approvals/approval-record.js";
 import { RuntimeError, type Approver } from "../../runtime/contract/index.js";
-import { anyJson, errorResponses, nameSchema, page, pagingQuery } from "../schemas.js";
+import { approvalRecord, errorResponses, nameSchema, page, pagingQuery } from "../schemas.js";
 import type { PluginOptions } from "../server.js";
+import type * as Shapes from "../shapes.js";
 
 /**
  * The approval inbox (DESIGN.md "Human approval"): list and read approval records,
@@ -22,60 +23,6 @@ const approvalParams = {
   type: "object",
   required: ["approvalId"],
   properties: { approvalId: { type: "string", pattern: APPROVAL_ID_PATTERN } },
-} as const;
-
-const decision = {
-  type: "object",
-  required: ["approver", "decision", "comment", "decidedAt"],
-  properties: {
-    approver: { type: "string" },
-    decision: { type: "string", enum: ["APPROVE", "REJECT"] },
-    comment: { type: ["string", "null"] },
-    decidedAt: { type: "string", format: "date-time" },
-  },
-} as const;
-
-export const approvalRecord = {
-  type: "object",
-  required: [
-    "approvalId",
-    "executionId",
-    "stateMachine",
-    "stateName",
-    "enteredEventId",
-    "subject",
-    "details",
-    "approvers",
-    "requiredApprovals",
-    "policy",
-    "createdAt",
-    "expiresAt",
-    "status",
-    "decisions",
-    "envelopeHash",
-  ],
-  properties: {
-    approvalId: { type: "string" },
-    executionId: { type: "string" },
-    stateMachine: { type: "string" },
-    stateName: { type: "string" },
-    enteredEventId: { type: "integer" },
-    subject: { type: "string" },
-    details: anyJson,
-    approvers: { type: "array", items: { type: "string" } },
-    requiredApprovals: { type: "integer" },
-    policy: { type: ["string", "null"] },
-    createdAt: { type: "string", format: "date-time" },
-    expiresAt: { type: ["string", "null"], format: "date-time" },
-    status: { type: "string", enum: APPROVAL_STATUSES },
-    decisions: { type: "array", items: decision },
-    envelopeHash: {
-      type: "string",
-      description:
-        "Lowercase hex SHA-256 of the RFC 8785 canonical JSON of {executionId, stateName, enteredEventId, subject, details, approvers, requiredApprovals, policy, expiresAt}.",
-    },
-    closedAt: { type: "string", format: "date-time" },
-  },
 } as const;
 
 /** Without API keys the service is loopback-only and whoever decides is `local`. */
@@ -117,7 +64,7 @@ export const approvalsPlugin: FastifyPluginAsync<PluginOptions> = async (app, { 
         response: { 200: page(approvalRecord), ...errorResponses },
       },
     },
-    async (request) => {
+    async (request): Promise<Shapes.Page<Shapes.ApprovalRecord>> => {
       const { status, approver, stateMachine, cursor, limit } = request.query;
       const page = await runtime.listApprovals({
         ...(status !== undefined ? { status } : {}),
@@ -144,7 +91,7 @@ export const approvalsPlugin: FastifyPluginAsync<PluginOptions> = async (app, { 
         response: { 200: approvalRecord, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request): Promise<Shapes.ApprovalRecord> => {
       const record = await runtime.getApproval(request.params.approvalId);
       // Another group's approval is answered as absent: its existence is not theirs either.
       if (!mayDecide(record, approverOf(request))) {
@@ -181,7 +128,7 @@ export const approvalsPlugin: FastifyPluginAsync<PluginOptions> = async (app, { 
         response: { 200: approvalRecord, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request): Promise<Shapes.ApprovalRecord> => {
       const { decision, envelopeHash, comment } = request.body;
       return runtime.decideApproval(request.params.approvalId, approverOf(request), {
         decision,

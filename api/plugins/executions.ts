@@ -23,6 +23,7 @@ import {
   pagingQuery,
 } from "../schemas.js";
 import type { PluginOptions } from "../server.js";
+import type * as Shapes from "../shapes.js";
 import { bareInput } from "../shape-hints.js";
 
 /**
@@ -208,7 +209,7 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
         response: { 200: page(executionSummary), ...errorResponses },
       },
     },
-    async (request) => {
+    async (request): Promise<Shapes.Page<Shapes.ExecutionSummary>> => {
       const { stateMachine, status, cursor, limit } = request.query;
       return runtime.listExecutions({
         ...(stateMachine !== undefined ? { stateMachine } : {}),
@@ -230,7 +231,7 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
         response: { 200: executionDetail, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request): Promise<Shapes.ExecutionDetail> => {
       const { executionId } = request.params;
       const record = await runtime.describeExecution(executionId);
       const pending = record.status === "RUNNING" ? await runtime.pendingTasks(executionId) : [];
@@ -296,7 +297,7 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
         response: { 200: executionRecord, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request): Promise<Shapes.ExecutionRecord> => {
       const body = request.body ?? {};
       return runtime.stopExecution(request.params.executionId, {
         ...(body.error !== undefined ? { error: body.error } : {}),
@@ -324,7 +325,7 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
         response: { 200: executionRecord, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request): Promise<Shapes.ExecutionRecord> => {
       const body = request.body ?? {};
       return runtime.pauseExecution(request.params.executionId, {
         ...(body.reason !== undefined ? { reason: body.reason } : {}),
@@ -345,7 +346,7 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
         response: { 200: executionRecord, ...errorResponses },
       },
     },
-    async (request) =>
+    async (request): Promise<Shapes.ExecutionRecord> =>
       runtime.resumeExecution(request.params.executionId, {
         ...(request.caller ? { caller: request.caller } : {}),
       }),
@@ -488,7 +489,7 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
         response: { 200: executionRecord, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request): Promise<Shapes.ExecutionRecord> => {
       const body = request.body ?? {};
       return runtime.redriveExecution(request.params.executionId, {
         ...(body.clientToken !== undefined ? { clientToken: body.clientToken } : {}),

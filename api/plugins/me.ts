@@ -1,7 +1,8 @@
 import type { FastifyPluginAsync } from "fastify";
-import { permissionsOf, SCOPES, type Permission } from "../auth.js";
-import { errorResponses } from "../schemas.js";
+import { permissionsOf, type Permission } from "../auth.js";
+import { errorResponses, me } from "../schemas.js";
 import type { PluginOptions } from "../server.js";
+import type * as Shapes from "../shapes.js";
 
 /**
  * `GET /v1/me`: who the presented key is and what it may do, so a client (the
@@ -9,25 +10,6 @@ import type { PluginOptions } from "../server.js";
  * do. With no keys configured (the loopback-only service), everyone is `admin`.
  */
 const PERMISSIONS = permissionsOf("admin");
-
-const me = {
-  type: "object",
-  required: ["name", "scope", "permissions", "groups", "authenticated"],
-  properties: {
-    name: { type: ["string", "null"], description: "The key's name; null without keys." },
-    scope: { type: "string", enum: SCOPES },
-    permissions: { type: "array", items: { type: "string", enum: PERMISSIONS } },
-    groups: {
-      type: "array",
-      items: { type: "string" },
-      description: "Approver groups of the key (STEPWISE_APPROVER_GROUPS).",
-    },
-    authenticated: {
-      type: "boolean",
-      description: "False when the service has no API keys (loopback only).",
-    },
-  },
-} as const;
 
 export const mePlugin: FastifyPluginAsync<PluginOptions> = async (app) => {
   app.get(
@@ -40,7 +22,7 @@ export const mePlugin: FastifyPluginAsync<PluginOptions> = async (app) => {
         response: { 200: me, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request): Promise<Shapes.Me> => {
       const caller = request.caller;
       if (!caller) {
         return {

@@ -14,6 +14,7 @@ import {
   stateMachineSummary,
 } from "../schemas.js";
 import type { PluginOptions } from "../server.js";
+import type * as Shapes from "../shapes.js";
 import type { ModelBudget } from "../../task-runners/model/budget.js";
 
 /**
@@ -248,7 +249,7 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
         response: { 200: page(stateMachineSummary), ...errorResponses },
       },
     },
-    async (request) => {
+    async (request): Promise<Shapes.Page<Shapes.StateMachineSummary>> => {
       const { cursor, limit } = request.query;
       return runtime.listStateMachines({
         ...(cursor !== undefined ? { cursor } : {}),

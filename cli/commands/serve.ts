@@ -13,8 +13,8 @@ import {
 import { startWorker, type StepwiseWorker } from "../../runtime/worker/worker.js";
 import { workerMetrics } from "../../runtime/worker/worker-metrics.js";
 import {
-  startApprovalWebhooks,
-  type ApprovalWebhooks,
+  startApprovalWebhookRelay,
+  type ApprovalWebhookRelay,
 } from "../../runtime/approvals/approval-webhooks.js";
 import { defaultRunners, functionRunner, servedBy } from "../../task-runners/index.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
@@ -176,7 +176,7 @@ export const serveCommand: Command = {
 
     let worker: StepwiseWorker | undefined;
     let failures: FailureLog | undefined;
-    let webhooks: ApprovalWebhooks | undefined;
+    let webhooks: ApprovalWebhookRelay | undefined;
     let closing: Promise<void> | undefined;
     // In an API process, closing the server while node:cluster's primary has not yet
     // answered its listen throws inside Node (a null handle) and the listen never
@@ -284,7 +284,7 @@ export const serveCommand: Command = {
             ),
         });
         webhooks = config.webhook
-          ? await startApprovalWebhooks({
+          ? await startApprovalWebhookRelay({
               ...runtime.settings,
               ...config.webhook,
               egress: tasks.egress,

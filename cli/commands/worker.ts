@@ -1,6 +1,6 @@
 import { createRegistry } from "../../api/metrics.js";
 import { runtimeSettings, workerOptions } from "../../config/service.js";
-import { startApprovalWebhooks } from "../../runtime/approvals/approval-webhooks.js";
+import { startApprovalWebhookRelay } from "../../runtime/approvals/approval-webhooks.js";
 import { failureFields, logFailedExecutions } from "../../runtime/worker/failure-log.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
 import { clusterSeedUrl } from "../serve-redis.js";
@@ -135,7 +135,7 @@ export const workerCommand: Command = {
       log.error({ err, kind }, `${kind} contained: ${errorText(err)}`),
     );
     const webhooks = config.webhook
-      ? await startApprovalWebhooks({
+      ? await startApprovalWebhookRelay({
           ...runtime.settings,
           ...config.webhook,
           egress: config.tasks.egress,

@@ -1,5 +1,6 @@
 import type { Json } from "./json.js";
-import type { RunOutcome } from "./events.js";
+import type { ChildEventIds, RunOutcome } from "./events.js";
+import type { HistoryFormat } from "./history.js";
 import type { ParentLink } from "./run.js";
 import type { ApprovalRequest } from "../states/approval.js";
 
@@ -82,7 +83,17 @@ export type Effect =
    * The run ended: the driver finishes the execution, or keeps a child's output for
    * its parent's join (`CollectResults`) and tells the parent, once, with `ChildEnded`.
    */
-  | { type: "RunEnded"; runId: string; parent?: ParentLink; outcome: RunOutcome };
+  | {
+      type: "RunEnded";
+      runId: string;
+      parent?: ParentLink;
+      outcome: RunOutcome;
+      /**
+       * A child's last events (HISTORY_FORMAT_AWS), for its parent: the driver passes
+       * them on in `ChildEnded`.
+       */
+      eventIds?: ChildEventIds;
+    };
 
 export type TimerPurpose = "wait" | "retry" | "taskTimeout" | "heartbeat" | "approvalExpiry";
 
@@ -97,6 +108,8 @@ export interface ChildSpec {
   iteration?: number;
   /** The event the child's first event follows (its MapIterationStarted); else the parent's last. */
   previousEventId?: number;
+  /** The shape of the history the child writes: its parent's (core/history.ts). */
+  historyFormat?: HistoryFormat;
 }
 
 export type EffectType = Effect["type"];

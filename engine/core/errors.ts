@@ -33,6 +33,11 @@ export class StatesError extends Error {
    * Error and Input in a Catch").
    */
   readonly hasCause: boolean;
+  /**
+   * The field whose evaluation failed (`Output/result`, `Items`), where one did: AWS's
+   * EvaluationFailed event names it (`location`).
+   */
+  location?: string;
   constructor(
     readonly error: string,
     cause: string | undefined,

@@ -1,3 +1,4 @@
+import type { HistoryFormat } from "./history.js";
 import type { Json } from "./json.js";
 import type { TimerPurpose } from "./effects.js";
 import type { RunState } from "./run.js";
@@ -43,6 +44,12 @@ export type RunEvent =
       stateMachineAliasArn?: string;
       /** Stepwise's: the execution this one restarts (same version, same input). */
       restartedFrom?: string;
+      /**
+       * The shape of the history the execution writes (core/history.ts): a new
+       * execution's start names the current one; journals without it are older and
+       * replay to the history they wrote.
+       */
+      historyFormat?: HistoryFormat;
     })
   /**
    * The first event of a fork (runtime/executions/fork.ts): the run takes what the source's
@@ -127,7 +134,14 @@ export type RunEvent =
       status: "PENDING" | "APPROVED" | "REJECTED";
       decisions: ApprovalDecision[];
     })
-  | (Base & { type: "ChildEnded"; childRunId: string; index: number; outcome: ChildOutcome })
+  | (Base & {
+      type: "ChildEnded";
+      childRunId: string;
+      index: number;
+      outcome: ChildOutcome;
+      /** Where the child's history ended (the `RunEnded` effect's), for HISTORY_FORMAT_AWS links. */
+      eventIds?: ChildEventIds;
+    })
   /**
    * The outputs of a join's children, in index order (null for a failed child), that
    * the driver kept while they ended; the answer to a `CollectResults` effect.
@@ -223,6 +237,17 @@ export type ChildOutcome =
   | { status: "SUCCEEDED" }
   | { status: "FAILED"; error?: string; cause?: string }
   | { status: "ABORTED" };
+
+/**
+ * The last events a child run wrote, which its parent's next events follow in AWS's
+ * history (core/history.ts, HISTORY_FORMAT_AWS): `last`, its last event before it
+ * ended, and `end`, its own end event (a Map iteration's MapIterationSucceeded…; a
+ * Parallel branch writes none: `last` again).
+ */
+export interface ChildEventIds {
+  last: number;
+  end: number;
+}
 
 export type RunEventType = RunEvent["type"];
 

@@ -39,6 +39,8 @@ type Fixed = {
   };
   ExecutionRedriven: { redriveCount: number };
   WaitStateAborted: Nothing;
+  /** AWS's EvaluationFailedEventDetails: `location` names the field, where there is one. */
+  EvaluationFailed: { error: string; cause: string; location?: string; state: string };
   ActivityScheduled: {
     resource: string;
     input: Text;
@@ -102,7 +104,14 @@ type Fixed = {
 
 export type HistoryDetails = Fixed & {
   [K in `${StateKind}StateEntered`]: { name: string; input: Text };
-} & { [K in `${StateKind}StateExited`]: { name: string; output: Text } };
+} & {
+  [K in `${StateKind}StateExited`]: {
+    name: string;
+    output: Text;
+    /** The variables the state assigned, each value as JSON text (HISTORY_FORMAT_AWS). */
+    assignedVariables?: Record<string, Text>;
+  };
+};
 
 /** The details argument of `record(type, …)`: omitted for events that record nothing. */
 export type DetailsArg<T extends HistoryEventType> = Nothing extends HistoryDetails[T]

@@ -14,6 +14,35 @@ export interface HistoryEvent {
   [detailsKey: `${string}EventDetails`]: Record<string, Json | undefined> | undefined;
 }
 
+/**
+ * The shape of the history an execution writes, fixed when it starts: its root
+ * `Started` event carries it (core/events.ts), its runs keep it (`RunState.historyFormat`)
+ * and hand it to their children. Absent, the history is written as Stepwise wrote it
+ * before, so that the journals of executions started then replay to the history they
+ * wrote (test/golden). `HISTORY_FORMAT_AWS` is AWS's, as its recorded histories show it
+ * (test/conformance/data/histories.jsonl):
+ *
+ * - `previousEventId` links as AWS links it: a run's first state follows the event it
+ *   hangs from (0 at the top level: not ExecutionStarted; a Map iteration's
+ *   MapIterationStarted; a Parallel branch's ParallelStateStarted); a Map's next
+ *   iteration starts from the last event of the iteration that made room, not from
+ *   that iteration's MapIterationSucceeded; `<Kind>StateSucceeded` and the state's
+ *   exit both follow the last child's end; a failed join's `<Kind>StateFailed` (and a
+ *   retry's `<Kind>StateStarted`) follows the failed child's last event;
+ * - `<Kind>StateExited` carries the variables the state assigned (`assignedVariables`,
+ *   each value as JSON text);
+ * - a JSONata evaluation error (States.QueryEvaluationError) writes `EvaluationFailed`
+ *   with the error, the cause, the field (`location`) and the state, then, in a Map or
+ *   Parallel state, `<Kind>StateFailed`;
+ * - `<Kind>StateFailed` is written once the state gives up (not before each retry);
+ * - a Map iteration's or Parallel branch's error that came without a cause stays
+ *   without one in its parent (ExecutionFailed without `cause`, a catcher's error
+ *   output without `Cause`), where the earlier format gave it an empty one;
+ * - a Map's `ToleratedFailure…` fields are read after MapStateStarted, not before.
+ */
+export const HISTORY_FORMAT_AWS = 2;
+export type HistoryFormat = typeof HISTORY_FORMAT_AWS;
+
 export type StateKind =
   "Pass" | "Task" | "Choice" | "Wait" | "Succeed" | "Fail" | "Parallel" | "Map";
 
@@ -51,6 +80,8 @@ export type HistoryEventType =
   | `${StateKind}StateEntered`
   | `${StateKind}StateExited`
   | "WaitStateAborted"
+  /** A state's own evaluation failed (AWS: a JSONata expression, States.QueryEvaluationError). */
+  | "EvaluationFailed"
   | "ActivityScheduled"
   | "ActivityStarted"
   | "ActivitySucceeded"
@@ -147,6 +178,7 @@ function keyOf(type: HistoryEventType): `${string}EventDetails` | undefined {
       return "mapIterationFailedEventDetails";
     case "MapIterationAborted":
       return "mapIterationAbortedEventDetails";
+    case "EvaluationFailed":
     case "ParallelStateFailed":
     case "MapStateFailed":
       return "evaluationFailedEventDetails";
@@ -187,13 +219,24 @@ export class HistoryWriter {
 
   /** Appends an event; returns its id. `previousEventId` chains through this run. */
   add(type: HistoryEventType, details?: Record<string, Json | undefined>): number {
+    const id = this.addAside(type, details);
+    this.previous = id;
+    return id;
+  }
+
+  /** Appends an event that the run's next event does not follow (it follows this one's previous). */
+  addAside(type: HistoryEventType, details?: Record<string, Json | undefined>): number {
     const id = this.nextId++;
     const key = detailsKey(type);
     const event = new RecordedEvent(id, this.previous, this.timestamp, type);
     if (key && details) event[key] = details;
     this.events.push(event);
-    this.previous = id;
     return id;
+  }
+
+  /** The next event follows event `previous` (0: none). */
+  relink(previous: number): void {
+    this.previous = previous;
   }
 
   get lastId(): number {

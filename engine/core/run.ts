@@ -1,4 +1,5 @@
 import type { PayloadPolicy } from "./payload-ref.js";
+import type { HistoryFormat } from "./history.js";
 import type { Json } from "./json.js";
 
 /**
@@ -51,6 +52,12 @@ export interface RunBase {
   iteration?: number;
   /** The random seed of the execution (the root's Started event), passed to children. */
   seed?: string;
+  /**
+   * The shape of the history the run writes (core/history.ts `HISTORY_FORMAT_AWS`):
+   * the root's from its `Started` event, a child's from its parent. Absent: as
+   * Stepwise wrote histories before it had one.
+   */
+  historyFormat?: HistoryFormat;
   /** Draws taken from the random stream so far. */
   random: number;
   /** Id of the last history event this run wrote (`previousEventId` of its next). */
@@ -99,6 +106,8 @@ export interface Frame {
   input: Json;
   enteredTime: string;
   enteredEventId: number;
+  /** The event its StateEntered followed (HISTORY_FORMAT_AWS: an evaluation failure follows it too). */
+  enteredAfter?: number;
   phase: Phase;
   /** Attempts made per retrier (index-aligned with `Retry`). */
   retries?: number[];
@@ -119,7 +128,13 @@ export type Phase =
       /** An approval's expiry: its firing fails the task with Stepwise.ApprovalExpired. */
       expiryTimerId?: string;
     }
-  | { kind: "waiting"; timerId: string; output: Json }
+  | {
+      kind: "waiting";
+      timerId: string;
+      output: Json;
+      /** The variables the Wait assigned on entering, for its exit's history event. */
+      assigned?: Record<string, Json>;
+    }
   | { kind: "backoff"; timerId: string }
   | { kind: "children"; join: Join }
   /** Every child ended; waiting for `ResultsCollected` (the driver delivers it next). */

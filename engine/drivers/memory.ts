@@ -1,8 +1,8 @@
 import type { PayloadPolicy } from "../core/payload-ref.js";
 import type { StateMachineDefinition } from "../core/definition.js";
 import type { Effect } from "../core/effects.js";
-import type { RunEvent, RunEventBody, RunOutcome } from "../core/events.js";
-import type { HistoryEvent } from "../core/history.js";
+import type { ChildEventIds, RunEvent, RunEventBody, RunOutcome } from "../core/events.js";
+import { HISTORY_FORMAT_AWS, type HistoryEvent, type HistoryFormat } from "../core/history.js";
 import type { Json } from "../core/json.js";
 import type { ExecutionContext, ParentLink, RunState } from "../core/run.js";
 import type { ForkPlan } from "../fork.js";
@@ -58,6 +58,12 @@ export interface MemoryRunOptions {
   executionArn?: string;
   stateMachineArn?: string;
   roleArn?: string;
+  /**
+   * The shape of the history a new execution writes (core/history.ts): AWS's
+   * (`HISTORY_FORMAT_AWS`, the default) or, with `"legacy"`, the shape Stepwise wrote
+   * before it, as journals recorded then replay to.
+   */
+  historyFormat?: HistoryFormat | "legacy";
   /** Told of each transition's history events as they are recorded (progress displays). */
   onHistory?: (events: readonly HistoryEvent[]) => void;
   /**
@@ -215,7 +221,14 @@ class MemoryDriver {
       runId: root.runId,
       event: fork
         ? { ...fork.root }
-        : { type: "Started", input: this.execution.input, seed: this.execution.seed },
+        : {
+            type: "Started",
+            input: this.execution.input,
+            seed: this.execution.seed,
+            ...(this.options.historyFormat !== "legacy"
+              ? { historyFormat: this.options.historyFormat ?? HISTORY_FORMAT_AWS }
+              : {}),
+          },
     });
     for (const { run, event } of fork?.restored ?? []) this.park(run, event);
     const timeout = this.program.definition.TimeoutSeconds;
@@ -390,7 +403,8 @@ class MemoryDriver {
         break;
       }
       case "RunEnded":
-        if (effect.parent) this.childEnded(effect.runId, effect.parent, effect.outcome);
+        if (effect.parent)
+          this.childEnded(effect.runId, effect.parent, effect.outcome, effect.eventIds);
         else this.outcome = effect.outcome;
         break;
     }
@@ -410,17 +424,26 @@ class MemoryDriver {
   }
 
   /** Keeps the child's output for its parent's join, and tells the parent once. */
-  private childEnded(runId: string, parent: ParentLink, outcome: RunOutcome): void {
+  private childEnded(
+    runId: string,
+    parent: ParentLink,
+    outcome: RunOutcome,
+    eventIds: ChildEventIds | undefined,
+  ): void {
     const prefix = runId.slice(0, runId.lastIndexOf("/"));
     let ended = this.joins.get(prefix);
     if (!ended) this.joins.set(prefix, (ended = new Map()));
     if (ended.has(parent.index)) return;
     ended.set(parent.index, outcome.status === "SUCCEEDED" ? outcome.output : null);
     const { output: _, ...told } = outcome as RunOutcome & { output?: Json };
-    this.queue.push({
-      runId: parent.runId,
-      event: { type: "ChildEnded", childRunId: runId, index: parent.index, outcome: told },
-    });
+    const event: RunEventBody = {
+      type: "ChildEnded",
+      childRunId: runId,
+      index: parent.index,
+      outcome: told,
+    };
+    if (eventIds) event.eventIds = eventIds;
+    this.queue.push({ runId: parent.runId, event });
   }
 
   private startTask(effect: Extract<Effect, { type: "RunTask" }>): void {

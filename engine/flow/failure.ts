@@ -16,8 +16,15 @@ function isRecoverable(state: State): state is Recoverable {
  * A state raised an error: retry it (Task, Parallel, Map with a matching retrier
  * that has attempts left), else hand it to the first matching catcher, else fail
  * the run. Retry counters live in the frame so that a restart loses none.
+ * `givingUp` runs once the state is not retried, before its catcher or its failure
+ * (HISTORY_FORMAT_AWS writes `<Kind>StateFailed` there).
  */
-export function handleStateError(ctx: StepContext, state: State, err: StatesError): void {
+export function handleStateError(
+  ctx: StepContext,
+  state: State,
+  err: StatesError,
+  givingUp?: () => void,
+): void {
   if (isRecoverable(state)) {
     const frame = ctx.frame;
     const decision = decideRetry(state.Retry, frame.retries, err.error, ctx.random);
@@ -40,13 +47,19 @@ export function handleStateError(ctx: StepContext, state: State, err: StatesErro
       });
       return;
     }
+    givingUp?.();
     const catcher = findCatcher(state.Catch, err.error);
     if (catcher) {
       recover(ctx, state, catcher, err);
       return;
     }
-  }
-  ctx.endRun({ status: "FAILED", error: err.error, cause: err.cause });
+  } else givingUp?.();
+  // HISTORY_FORMAT_AWS: an error that came without a cause ends the run without one.
+  ctx.endRun(
+    ctx.aws && !err.hasCause
+      ? { status: "FAILED", error: err.error }
+      : { status: "FAILED", error: err.error, cause: err.cause },
+  );
 }
 
 function recover(ctx: StepContext, state: Recoverable, catcher: Catcher, err: StatesError): void {
@@ -54,17 +67,47 @@ function recover(ctx: StepContext, state: Recoverable, catcher: Catcher, err: St
     ? { Error: err.error, Cause: err.cause }
     : { Error: err.error };
   let output: Json;
+  // The exit records what the catcher assigns, not what the failed state did.
+  ctx.takeAssigned();
   try {
     output = catchOutput(ctx, state, catcher, ctx.frame.input, errorOutput);
   } catch (e) {
     if (e instanceof StatesError) {
+      recordEvaluationFailed(ctx, state, e);
       ctx.endRun({ status: "FAILED", error: e.error, cause: e.cause });
       return;
     }
     throw e;
   }
-  ctx.record(`${state.Type}StateExited`, { name: ctx.frame.name, output: JSON.stringify(output) });
+  ctx.record(`${state.Type}StateExited`, ctx.exitDetails(ctx.frame.name, JSON.stringify(output)));
   ctx.enter(catcher.Next, output);
+}
+
+/**
+ * HISTORY_FORMAT_AWS: a JSONata evaluation error of the state's own fields is written
+ * as AWS writes it, `EvaluationFailed` with the field (`location`) and the state.
+ * A Wait evaluates its fields once entered, so the event follows its WaitStateEntered;
+ * other states evaluate theirs as they are entered: while nothing followed their
+ * StateEntered, the event follows what the StateEntered followed (AWS's recordings).
+ * Returns whether it wrote one.
+ */
+export function recordEvaluationFailed(ctx: StepContext, state: State, err: StatesError): boolean {
+  if (!ctx.aws || err.error !== "States.QueryEvaluationError") return false;
+  const frame = ctx.frame;
+  if (
+    state.Type !== "Wait" &&
+    frame.enteredAfter !== undefined &&
+    ctx.history.lastId === frame.enteredEventId
+  ) {
+    ctx.follow(frame.enteredAfter);
+  }
+  ctx.record("EvaluationFailed", {
+    error: err.error,
+    cause: err.cause,
+    ...(err.location !== undefined ? { location: err.location } : {}),
+    state: frame.name,
+  });
+  return true;
 }
 
 /**
@@ -76,20 +119,36 @@ export function failWith(
   state: State,
   error: string | undefined,
   cause: string | undefined,
+  givingUp?: () => void,
 ): void {
   if (error === undefined) {
+    givingUp?.();
     ctx.endRun(cause === undefined ? { status: "FAILED" } : { status: "FAILED", cause });
     return;
   }
-  handleStateError(ctx, state, new StatesError(error, cause ?? ""));
+  // A child's failure without a cause has none (HISTORY_FORMAT_AWS; before, an empty one).
+  handleStateError(ctx, state, new StatesError(error, ctx.aws ? cause : (cause ?? "")), givingUp);
 }
 
-/** Runs `body`, routing a StatesError it raises through Retry/Catch. */
+/**
+ * Runs `body`, routing a StatesError it raises through Retry/Catch. HISTORY_FORMAT_AWS:
+ * a JSONata evaluation error is written first (`EvaluationFailed`), and a Map or
+ * Parallel state that then gives up writes `<Kind>StateFailed`, as AWS does.
+ */
 export function guarded(ctx: StepContext, state: State, body: () => void): void {
   try {
     body();
   } catch (e) {
-    if (e instanceof StatesError) handleStateError(ctx, state, e);
-    else throw e;
+    if (!(e instanceof StatesError)) throw e;
+    const evaluation = recordEvaluationFailed(ctx, state, e);
+    const type = state.Type;
+    handleStateError(
+      ctx,
+      state,
+      e,
+      evaluation && (type === "Map" || type === "Parallel")
+        ? () => ctx.record(`${type}StateFailed`, { error: e.error, cause: e.cause })
+        : undefined,
+    );
   }
 }

@@ -1,5 +1,5 @@
 import type { ChildSpec } from "../core/effects.js";
-import type { ChildOutcome } from "../core/events.js";
+import type { ChildEventIds, ChildOutcome } from "../core/events.js";
 import type { Json } from "../core/json.js";
 import type { Join } from "../core/run.js";
 import type { ChildScopes } from "../program.js";
@@ -115,6 +115,7 @@ export function startChild(
     outer: join.outer,
   };
   if (input !== undefined) spec.input = input;
+  if (ctx.run.historyFormat !== undefined) spec.historyFormat = ctx.run.historyFormat;
   if (children.iterations) {
     spec.iteration = index;
     spec.previousEventId = ctx.record("MapIterationStarted", { name: ctx.frame.name, index });
@@ -134,6 +135,11 @@ export type JoinVerdict =
  * parent should do, starting the next child of a Map's window when one is waiting.
  * The driver delivers each child's end once (it keeps the ends, see `CollectResults`),
  * so the join only counts them; an end for a child that never started is stale.
+ *
+ * `ended` (HISTORY_FORMAT_AWS): the child's last events, which the parent's next
+ * event follows, as in AWS's history: a failure that fails the state, and the next
+ * child's MapIterationStarted, follow the child's last event; anything else (the
+ * state's success, once every child ended) follows the child's end event.
  */
 export function applyChildEnded(
   ctx: StepContext,
@@ -141,10 +147,12 @@ export function applyChildEnded(
   index: number,
   outcome: ChildOutcome,
   children: ChildScopes,
+  ended?: ChildEventIds,
 ): { join: Join; verdict: JoinVerdict } {
   if (index >= join.started || join.succeeded + join.failed >= join.started) {
     return { join, verdict: { kind: "pending" } };
   }
+  if (ended) ctx.follow(ended.end);
   const j: Join = { ...join };
   if (outcome.status === "SUCCEEDED") {
     j.succeeded += 1;
@@ -153,6 +161,7 @@ export function applyChildEnded(
     const tolerated =
       j.toleratedFailureCount !== undefined || j.toleratedFailurePercentage !== undefined;
     if (!tolerated || exceedsTolerance(j)) {
+      if (ended) ctx.follow(ended.last);
       stopRunning(ctx, j);
       const verdict: JoinVerdict = { kind: "failed", exceededTolerance: tolerated };
       if (outcome.status === "FAILED") {
@@ -166,6 +175,7 @@ export function applyChildEnded(
   if (j.started < j.total) {
     const next = j.started;
     j.started += 1;
+    if (ended) ctx.follow(ended.last);
     // No input: the driver gives the child the one it keeps (KeepInputs).
     const spec = startChild(ctx, j, children, next, undefined);
     ctx.emit({ type: "SpawnChildren", runId: ctx.run.runId, children: [spec] });

@@ -53,6 +53,7 @@ function wrongType(
   return queryEvaluationError(
     ctx,
     `The field '${field}' must be of type '${expected}' but was: ${JSON.stringify(evaluated.value)}`,
+    field,
   );
 }
 
@@ -96,6 +97,7 @@ function numberField(
     throw queryEvaluationError(
       ctx,
       `The value ${value} of the field '${field}'${source} is out of range: it must be between ${MINIMUM[field]} and ${max}.`,
+      field,
     );
   }
   return value;
@@ -149,6 +151,7 @@ export const jsonataLanguage: LanguageIO = {
         throw queryEvaluationError(
           ctx,
           `The Timestamp field cannot be parsed as an ISO-8601 extended offset date-time format string: ${timestamp}`,
+          "Timestamp",
         );
       }
       until = at;

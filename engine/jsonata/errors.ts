@@ -11,8 +11,15 @@ import type { JsonataError } from "./runtime.js";
  *   … threw an error during evaluation. T1006: Attempted to invoke a non-function
  *   … returned an unexpected result type. Expected 'array', but was 'string' for value: "s"
  */
-export function queryEvaluationError(ctx: StepContext, message: string): StatesError {
-  return new StatesError("States.QueryEvaluationError", `${ctx.causePrefix()} ${message}`);
+export function queryEvaluationError(
+  ctx: StepContext,
+  message: string,
+  /** The field that failed (`Output/result`), for the EvaluationFailed event's `location`. */
+  location?: string,
+): StatesError {
+  const error = new StatesError("States.QueryEvaluationError", `${ctx.causePrefix()} ${message}`);
+  if (location !== undefined) error.location = location;
+  return error;
 }
 
 function subject(expression: string, field: string): string {
@@ -20,7 +27,11 @@ function subject(expression: string, field: string): string {
 }
 
 export function returnedNothing(ctx: StepContext, expression: string, field: string): StatesError {
-  return queryEvaluationError(ctx, `${subject(expression, field)} returned nothing (undefined).`);
+  return queryEvaluationError(
+    ctx,
+    `${subject(expression, field)} returned nothing (undefined).`,
+    field,
+  );
 }
 
 export function threwError(
@@ -32,6 +43,7 @@ export function threwError(
   return queryEvaluationError(
     ctx,
     `${subject(expression, field)} threw an error during evaluation. ${describeError(error)}`,
+    field,
   );
 }
 
@@ -45,6 +57,7 @@ export function unexpectedType(
   return queryEvaluationError(
     ctx,
     `${subject(expression, field)} returned an unexpected result type. Expected '${expected}', but was '${typeName(value)}' for value: ${shown(value)}`,
+    field,
   );
 }
 
@@ -56,6 +69,7 @@ export function unsupportedResult(
   return queryEvaluationError(
     ctx,
     `${subject(expression, field)} returned an unsupported result type.`,
+    field,
   );
 }
 

@@ -34,7 +34,7 @@ export function succeedChildren<S extends ParallelState | MapState>(
   state: S,
   results: Json[],
 ): void {
-  ctx.record(`${state.Type}StateSucceeded`);
+  ctx.recordAside(`${state.Type}StateSucceeded`);
   guarded(ctx, state, () => {
     ctx.exit(state.Type, state, io(ctx, state).result(ctx, state, ctx.frame.input, results));
   });
@@ -58,20 +58,28 @@ export function childrenState<S extends ParallelState | MapState>(
     onChildEnded(ctx, state, index, outcome) {
       const phase = ctx.frame.phase;
       if (phase.kind !== "children") return;
+      const event = ctx.event;
+      const ended = ctx.aws && event.type === "ChildEnded" ? event.eventIds : undefined;
       const { join, verdict } = applyChildEnded(
         ctx,
         phase.join,
         index,
         outcome,
         childScopesOf(ctx),
+        ended,
       );
       ctx.setPhase({ kind: "children", join });
       // The outputs stay with the driver until now; the state ends when they arrive.
       if (verdict.kind === "complete") collectResults(ctx, join);
       else if (verdict.kind === "failed") {
         const { error, cause } = spec.failure(verdict);
-        ctx.record(`${spec.kind}StateFailed`, { error, cause });
-        failWith(ctx, state, error, cause);
+        const failed = () => ctx.record(`${spec.kind}StateFailed`, { error, cause });
+        // AWS writes it once the state gives up, not before each retry.
+        if (ctx.aws) failWith(ctx, state, error, cause, failed);
+        else {
+          failed();
+          failWith(ctx, state, error, cause);
+        }
       }
     },
 

@@ -22,20 +22,25 @@ function start(ctx: StepContext, state: MapState): void {
   }
   const { items, effective } = lang.mapItems(ctx, state, raw);
   const maxConcurrency = lang.number(ctx, state, "MaxConcurrency", raw) ?? 0;
-  const toleratedFailureCount = lang.number(ctx, state, "ToleratedFailureCount", raw);
-  const toleratedFailurePercentage = lang.number(ctx, state, "ToleratedFailurePercentage", raw);
-  if (toleratedFailureCount !== undefined && toleratedFailureCount < 0) {
-    throw runtime(ctx, "ToleratedFailureCount cannot be negative.");
-  }
-  if (
-    toleratedFailurePercentage !== undefined &&
-    (toleratedFailurePercentage < 0 || toleratedFailurePercentage > 100)
-  ) {
-    throw runtime(ctx, "ToleratedFailurePercentage must be between 0 and 100.");
-  }
+  // HISTORY_FORMAT_AWS: AWS reads the failure tolerance once the Map has started
+  // (MapStateStarted, then the failure), as its recordings show.
+  const tolerance = () => {
+    const count = lang.number(ctx, state, "ToleratedFailureCount", raw);
+    const percentage = lang.number(ctx, state, "ToleratedFailurePercentage", raw);
+    if (count !== undefined && count < 0) {
+      throw runtime(ctx, "ToleratedFailureCount cannot be negative.");
+    }
+    if (percentage !== undefined && (percentage < 0 || percentage > 100)) {
+      throw runtime(ctx, "ToleratedFailurePercentage must be between 0 and 100.");
+    }
+    return { count, percentage };
+  };
+  const early = ctx.aws ? undefined : tolerance();
   const selected = items.map((item, i) => lang.mapItemInput(ctx, state, effective, item, i));
   const inputs = state.ItemBatcher ? batchItems(ctx, state, selected, raw) : selected;
   ctx.record("MapStateStarted", { length: inputs.length });
+  const { count: toleratedFailureCount, percentage: toleratedFailurePercentage } =
+    early ?? tolerance();
   const plan: Parameters<typeof openJoin>[1] = {
     inputs,
     maxConcurrency: Math.max(0, maxConcurrency),

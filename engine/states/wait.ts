@@ -9,7 +9,13 @@ export const wait: StateHandler<WaitState> = {
     guarded(ctx, state, () => {
       const { until, output } = io(ctx, state).wait(ctx, state, ctx.frame.input);
       const timerId = ctx.newTimerId();
-      ctx.setPhase({ kind: "waiting", timerId, output });
+      // What it assigned goes into its exit's history event, steps later.
+      const assigned = ctx.takeAssigned();
+      ctx.setPhase(
+        assigned === undefined
+          ? { kind: "waiting", timerId, output }
+          : { kind: "waiting", timerId, output, assigned },
+      );
       ctx.emit({ type: "ArmTimer", runId: ctx.run.runId, timerId, at: until, purpose: "wait" });
     });
   },
@@ -17,6 +23,7 @@ export const wait: StateHandler<WaitState> = {
   onTimer(ctx, state, timerId) {
     const phase = ctx.frame.phase;
     if (phase.kind !== "waiting" || phase.timerId !== timerId) return;
+    ctx.restoreAssigned(phase.assigned);
     ctx.exit("Wait", state, phase.output);
   },
 };

@@ -1,24 +1,18 @@
-import type { Json } from "../../engine/core/json.js";
 import type {
   ApprovalDecision,
   ApprovalEnvelope,
   ApprovalRequest,
   ApprovalStatus,
 } from "../../engine/states/approval.js";
+import { APPROVAL_FIELDS, fromStored, toStored } from "../store/fields.js";
 
 /**
  * An approval record as Redis keeps it and as the API shows it. The pure part:
- * the fields of the hash `ap:<id>`, reading them back, and what one decision
- * makes of a record. runtime/approvals/approval-store.ts does the I/O.
- *
- * Hash fields: `env` the request (JSON: id, envelope, hash, createdAt; never
- * changes), `st` status, `ds` decisions (JSON array), `n` how many, `cl` when it
- * left PENDING (ms), `t0` created (ms, the index score), `ix` its index dims,
- * `run`/`task`/`tok` the run, task and token it answers, `tm` the schedule
- * members of the task's timers, `nt` '1' to notify the webhook, `keep` seconds
- * it stays readable once ended (0 = forever), `bad` set (JSON: at, why) when a
- * decision found the record no longer matching what the history recorded at
- * ApprovalRequested (runtime/approvals/approval-store.ts): such a record takes no decision.
+ * the fields of the hash `ap:<id>` (store/fields.ts `APPROVAL_FIELDS` names and
+ * explains them), reading them back, and what one decision makes of a record.
+ * runtime/approvals/approval-store.ts does the I/O; it flags a record that no
+ * longer matches what the history recorded at ApprovalRequested (`tampered`):
+ * such a record takes no decision.
  */
 export interface ApprovalRecord extends ApprovalEnvelope {
   approvalId: string;
@@ -50,32 +44,21 @@ export function recordFields(
     keepSeconds: number;
   },
 ): string[] {
-  return [
-    "env",
-    JSON.stringify(request),
-    "st",
-    "PENDING",
-    "ds",
-    "[]",
-    "n",
-    "0",
-    "t0",
-    String(Date.parse(request.createdAt)),
-    "ix",
-    indexDims(request.approvers, request.stateMachine).join(" "),
-    "run",
-    at.run,
-    "task",
-    at.task,
-    "tok",
-    at.token,
-    "tm",
-    at.timers.join(" "),
-    "nt",
-    at.notify ? "1" : "0",
-    "keep",
-    String(at.keepSeconds),
-  ];
+  const fields = toStored(APPROVAL_FIELDS, {
+    request: JSON.stringify(request),
+    status: "PENDING",
+    decisions: "[]",
+    decisionCount: "0",
+    createdAt: String(Date.parse(request.createdAt)),
+    indexDims: indexDims(request.approvers, request.stateMachine).join(" "),
+    run: at.run,
+    task: at.task,
+    token: at.token,
+    timers: at.timers.join(" "),
+    notify: at.notify ? "1" : "0",
+    keepSeconds: String(at.keepSeconds),
+  });
+  return Object.entries(fields).flat();
 }
 
 export interface StoredApproval {
@@ -86,9 +69,11 @@ export interface StoredApproval {
   task: string;
 }
 
-export function readRecord(fields: Record<string, string>): StoredApproval | undefined {
-  if (!fields.env || !fields.st) return undefined;
-  const request = JSON.parse(fields.env) as ApprovalRequest;
+/** The record from its hash (HGETALL); undefined when there is none (or it expired). */
+export function readRecord(hash: Record<string, string>): StoredApproval | undefined {
+  const fields = fromStored(APPROVAL_FIELDS, hash);
+  if (!fields.request || !fields.status) return undefined;
+  const request = JSON.parse(fields.request) as ApprovalRequest;
   const record: ApprovalRecord = {
     approvalId: request.approvalId,
     executionId: request.executionId,
@@ -102,12 +87,17 @@ export function readRecord(fields: Record<string, string>): StoredApproval | und
     policy: request.policy,
     createdAt: request.createdAt,
     expiresAt: request.expiresAt,
-    status: fields.st as ApprovalStatus,
-    decisions: JSON.parse(fields.ds ?? "[]") as ApprovalDecision[],
+    status: fields.status as ApprovalStatus,
+    decisions: JSON.parse(fields.decisions ?? "[]") as ApprovalDecision[],
     envelopeHash: request.envelopeHash,
   };
-  if (fields.cl) record.closedAt = new Date(Number(fields.cl)).toISOString();
-  return { record, n: Number(fields.n ?? 0), run: fields.run ?? "", task: fields.task ?? "" };
+  if (fields.closedAt) record.closedAt = new Date(Number(fields.closedAt)).toISOString();
+  return {
+    record,
+    n: Number(fields.decisionCount ?? 0),
+    run: fields.run ?? "",
+    task: fields.task ?? "",
+  };
 }
 
 /**

@@ -18,6 +18,7 @@ import {
   type DecisionInput,
   type StoredApproval,
 } from "./approval-record.js";
+import { APPROVAL_FIELDS, EXECUTION_FIELDS } from "../store/fields.js";
 import { longId } from "../store/ids.js";
 import type { Keys } from "../store/keys.js";
 import type { JobQueues } from "../worker/queues.js";
@@ -227,7 +228,7 @@ export class ApprovalStore {
    * The envelope hash the history recorded at ApprovalRequested, recomputed from the
    * envelope that event recorded; the record's envelope and hash must hash to the
    * same. Otherwise the record was changed behind the runtime's back: it refuses
-   * decisions (ApprovalTampered, nothing recorded) and is flagged (field `bad`).
+   * decisions (ApprovalTampered, nothing recorded) and is flagged (`tampered`).
    */
   private async requestedHash(approvalId: string, stored: StoredApproval): Promise<string> {
     const { record } = stored;
@@ -249,7 +250,7 @@ export class ApprovalStore {
     if (problem !== undefined || recorded === undefined) {
       await this.client.redis.hset(
         this.keys.approval(approvalId),
-        "bad",
+        APPROVAL_FIELDS.tampered,
         JSON.stringify({ at: new Date().toISOString(), why: problem }),
       );
       throw new RuntimeError(
@@ -270,7 +271,11 @@ export class ApprovalStore {
     stored: StoredApproval,
   ): Promise<{ envelope: ApprovalEnvelope; hash: string } | undefined> {
     const exec = stored.run.split("/")[0] ?? "";
-    const total = Number((await this.client.redis.hget(this.keys.execution(exec), "hc")) ?? "0");
+    const count = await this.client.redis.hget(
+      this.keys.execution(exec),
+      EXECUTION_FIELDS.historyCount,
+    );
+    const total = Number(count ?? "0");
     const batch = 200;
     const first = Math.max(0, Math.min(stored.record.enteredEventId, total) - 1);
     for (let from = first; from < total; from += batch) {

@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import type { Redis } from "ioredis";
 import { UnrecoverableError, Queue, Worker, type Job } from "bullmq";
 import type { ApprovalRecord } from "./approval-record.js";
 import { readRecord } from "./approval-record.js";
@@ -43,7 +44,8 @@ export interface ApprovalWebhookOptions extends RedisTarget {
   onError?: (err: unknown) => void;
 }
 
-export interface ApprovalWebhooks {
+/** The running relay (one per shard's outbox) and its sender; `close` stops both. */
+export interface ApprovalWebhookRelay {
   close(): Promise<void>;
 }
 
@@ -59,24 +61,25 @@ interface WebhookJob {
   shard?: number;
 }
 
+/** An outbox entry as Redis streams answer it: its id and its fields, flat. */
+type OutboxEntry = [id: string, flat: string[]];
+
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`. */
 export function signature(secret: string, body: string, unixSeconds: number): string {
   const mac = createHmac("sha256", secret).update(`${unixSeconds}.${body}`).digest("hex");
   return `t=${unixSeconds},v1=${mac}`;
 }
 
-export async function startApprovalWebhooks(
+/**
+ * Starts the relay of every shard's outbox into the webhook queue, and the worker
+ * that sends the queue's jobs to `options.url`.
+ */
+export async function startApprovalWebhookRelay(
   options: ApprovalWebhookOptions,
-): Promise<ApprovalWebhooks> {
+): Promise<ApprovalWebhookRelay> {
   // Each shard has its outbox (approvals live with their executions); the jobs go to one queue.
   const control = makeKeys(options.prefix);
   const onError = options.onError ?? ((err: unknown) => console.error("approval webhook:", err));
-  const base = options.retryBaseMs ?? 1000;
-  const send = outbound({
-    policy: options.egress ?? DEFAULT_EGRESS,
-    maxResponseBytes: 64 * 1024,
-  });
-  const retryFor = options.retryForMs ?? 24 * 3600_000;
   // The relay blocks on its stream read; the sender reads records on its own connection.
   const reader = bullConnection(options, "stepwise-approval-reader");
   const layout = new ShardLayout(
@@ -89,7 +92,31 @@ export async function startApprovalWebhooks(
     prefix: control.bullPrefix,
     streams: { events: { maxLen: 0 } },
   });
+  await createGroups(reader, layout);
+  const worker = webhookSender(options, control, layout, reader, onError);
+  const relay = { stopped: false };
   const consumer = `relay-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  const loop = Promise.all(
+    layout.shards.map((keys) =>
+      relayOutbox(options, keys, layout, queue, consumer, relay, onError),
+    ),
+  );
+  await worker.waitUntilReady();
+  return {
+    async close() {
+      relay.stopped = true;
+      await loop;
+      await worker.close();
+      await queue.close();
+      (worker.opts.connection as { disconnect?: () => void }).disconnect?.();
+      queueConnection.disconnect();
+      reader.disconnect();
+    },
+  };
+}
+
+/** The relays' consumer group on every shard's outbox (made with the stream if need be). */
+async function createGroups(reader: Redis, layout: ShardLayout): Promise<void> {
   for (const keys of layout.shards) {
     try {
       await reader.xgroup("CREATE", keys.approvalEvents, GROUP, "0", "MKSTREAM");
@@ -97,27 +124,46 @@ export async function startApprovalWebhooks(
       if (!String(err).includes("BUSYGROUP")) throw err;
     }
   }
+}
 
-  /**
-   * Approvals whose webhook the egress policy refused: told once each, since every
-   * later event of the same approval is refused for the same reason (bounded memory).
-   */
-  const refusedFor = new Set<string>();
-  const refused = (job: Job<WebhookJob>, err: EgressRefused): never => {
-    if (!refusedFor.has(job.data.approvalId)) {
-      if (refusedFor.size >= 1000) refusedFor.clear();
-      refusedFor.add(job.data.approvalId);
-      onError(
-        new Error(
-          `approval ${job.data.approvalId}: ${job.data.event} not sent to ${options.url}: ${err.message} (STEPWISE_EGRESS_ALLOW opens it); not retried`,
-        ),
-      );
-    }
-    // A policy does not change between attempts: retrying would only repeat the refusal.
-    throw new UnrecoverableError(err.message);
-  };
+/** The worker that POSTs each job's event with the approval's record, retried with backoff. */
+function webhookSender(
+  options: ApprovalWebhookOptions,
+  control: Keys,
+  layout: ShardLayout,
+  reader: Redis,
+  onError: (err: unknown) => void,
+): Worker<WebhookJob> {
+  const base = options.retryBaseMs ?? 1000;
+  const deliver = deliverer(options, control, layout, reader, onError);
+  const worker = new Worker<WebhookJob>(QUEUE, deliver, {
+    connection: bullConnection(options, "stepwise-approval-webhook-worker"),
+    prefix: control.bullPrefix,
+    concurrency: 8,
+    settings: {
+      backoffStrategy: (attemptsMade: number) =>
+        Math.min(base * 2 ** Math.max(0, attemptsMade - 1), 3600_000),
+    },
+  });
+  worker.on("error", onError);
+  return worker;
+}
 
-  const deliver = async (job: Job<WebhookJob>): Promise<void> => {
+/** Sends one job: the approval as it is now, signed; a refusal by the egress policy is final. */
+function deliverer(
+  options: ApprovalWebhookOptions,
+  control: Keys,
+  layout: ShardLayout,
+  reader: Redis,
+  onError: (err: unknown) => void,
+): (job: Job<WebhookJob>) => Promise<void> {
+  const retryFor = options.retryForMs ?? 24 * 3600_000;
+  const send = outbound({
+    policy: options.egress ?? DEFAULT_EGRESS,
+    maxResponseBytes: 64 * 1024,
+  });
+  const refused = refusals(options.url, onError);
+  return async (job) => {
     if (Date.now() - job.timestamp > retryFor) {
       throw new UnrecoverableError(`gave up after ${retryFor} ms: ${job.data.event}`);
     }
@@ -151,92 +197,105 @@ export async function startApprovalWebhooks(
       throw new Error(`${options.url} answered ${response.status}`);
     }
   };
+}
 
-  const worker = new Worker<WebhookJob>(QUEUE, deliver, {
-    connection: bullConnection(options, "stepwise-approval-webhook-worker"),
-    prefix: control.bullPrefix,
-    concurrency: 8,
-    settings: {
-      backoffStrategy: (attemptsMade: number) =>
-        Math.min(base * 2 ** Math.max(0, attemptsMade - 1), 3600_000),
-    },
-  });
-  worker.on("error", onError);
-
-  let stopped = false;
-  /** Moves one shard's outbox into jobs, blocking on its own connection. */
-  const relay = async (keys: Keys): Promise<void> => {
-    const redis = bullConnection(options, "stepwise-approval-outbox");
-    while (!stopped) {
-      try {
-        const [, claimed] = (await redis.xautoclaim(
-          keys.approvalEvents,
-          GROUP,
-          consumer,
-          CLAIM_IDLE_MS,
-          "0",
-          "COUNT",
-          100,
-        )) as [string, [string, string[]][]];
-        const mine = (await redis.xreadgroup(
-          "GROUP",
-          GROUP,
-          consumer,
-          "COUNT",
-          100,
-          "BLOCK",
-          200,
-          "STREAMS",
-          keys.approvalEvents,
-          ">",
-        )) as [string, [string, string[]][]][] | null;
-        const entries = [...claimed, ...(mine?.[0]?.[1] ?? [])];
-        if (entries.length === 0) continue;
-        await queue.addBulk(
-          entries.map(([id, flat]) => {
-            const f: Record<string, string> = {};
-            for (let i = 0; i + 1 < flat.length; i += 2) f[flat[i]!] = flat[i + 1]!;
-            return {
-              name: f.e ?? "approval.changed",
-              data: {
-                event: f.e ?? "approval.changed",
-                approvalId: f.id ?? "",
-                shard: keys.shard,
-              },
-              opts: {
-                jobId: layout.count === 1 ? `apev-${id}` : `apev-${keys.shard}-${id}`,
-                attempts: 64,
-                backoff: { type: "custom" },
-                // Kept a day after it is sent, so an entry moved twice still makes one job.
-                removeOnComplete: { age: 24 * 3600 },
-                removeOnFail: { age: 24 * 3600 },
-              },
-            };
-          }),
-        );
-        const ids = entries.map(([id]) => id);
-        await redis.xack(keys.approvalEvents, GROUP, ...ids);
-        await redis.xdel(keys.approvalEvents, ...ids);
-      } catch (err) {
-        if (stopped) break;
-        onError(err);
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
+/**
+ * Approvals whose webhook the egress policy refused: told once each, since every
+ * later event of the same approval is refused for the same reason (bounded memory).
+ * The job fails for good: a policy does not change between attempts.
+ */
+function refusals(
+  url: string,
+  onError: (err: unknown) => void,
+): (job: Job<WebhookJob>, err: EgressRefused) => never {
+  const refusedFor = new Set<string>();
+  return (job, err) => {
+    if (!refusedFor.has(job.data.approvalId)) {
+      if (refusedFor.size >= 1000) refusedFor.clear();
+      refusedFor.add(job.data.approvalId);
+      onError(
+        new Error(
+          `approval ${job.data.approvalId}: ${job.data.event} not sent to ${url}: ${err.message} (STEPWISE_EGRESS_ALLOW opens it); not retried`,
+        ),
+      );
     }
-    redis.disconnect();
+    // A policy does not change between attempts: retrying would only repeat the refusal.
+    throw new UnrecoverableError(err.message);
   };
-  const loop = Promise.all(layout.shards.map(relay));
-  await worker.waitUntilReady();
+}
 
+/** Moves one shard's outbox into jobs, blocking on its own connection, until `relay.stopped`. */
+async function relayOutbox(
+  options: ApprovalWebhookOptions,
+  keys: Keys,
+  layout: ShardLayout,
+  queue: Queue<WebhookJob>,
+  consumer: string,
+  relay: { stopped: boolean },
+  onError: (err: unknown) => void,
+): Promise<void> {
+  const redis = bullConnection(options, "stepwise-approval-outbox");
+  while (!relay.stopped) {
+    try {
+      const entries = await takeEntries(redis, keys, consumer);
+      if (entries.length === 0) continue;
+      await queue.addBulk(entries.map((entry) => webhookJob(entry, keys, layout)));
+      const ids = entries.map(([id]) => id);
+      await redis.xack(keys.approvalEvents, GROUP, ...ids);
+      await redis.xdel(keys.approvalEvents, ...ids);
+    } catch (err) {
+      if (relay.stopped) break;
+      onError(err);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+  redis.disconnect();
+}
+
+/** The entries a dead relay left unacknowledged, then new ones (waiting up to 200 ms). */
+async function takeEntries(redis: Redis, keys: Keys, consumer: string): Promise<OutboxEntry[]> {
+  const [, claimed] = (await redis.xautoclaim(
+    keys.approvalEvents,
+    GROUP,
+    consumer,
+    CLAIM_IDLE_MS,
+    "0",
+    "COUNT",
+    100,
+  )) as [string, OutboxEntry[]];
+  const mine = (await redis.xreadgroup(
+    "GROUP",
+    GROUP,
+    consumer,
+    "COUNT",
+    100,
+    "BLOCK",
+    200,
+    "STREAMS",
+    keys.approvalEvents,
+    ">",
+  )) as [string, OutboxEntry[]][] | null;
+  return [...claimed, ...(mine?.[0]?.[1] ?? [])];
+}
+
+/** The webhook job of an outbox entry, its id made from the entry's. */
+function webhookJob([id, flat]: OutboxEntry, keys: Keys, layout: ShardLayout) {
+  const f: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) f[flat[i]!] = flat[i + 1]!;
   return {
-    async close() {
-      stopped = true;
-      await loop;
-      await worker.close();
-      await queue.close();
-      (worker.opts.connection as { disconnect?: () => void }).disconnect?.();
-      queueConnection.disconnect();
-      reader.disconnect();
+    name: f.e ?? "approval.changed",
+    data: {
+      event: f.e ?? "approval.changed",
+      approvalId: f.id ?? "",
+      shard: keys.shard,
+    },
+    opts: {
+      jobId: layout.count === 1 ? `apev-${id}` : `apev-${keys.shard}-${id}`,
+      attempts: 64,
+      backoff: { type: "custom" },
+      // Kept a day after it is sent, so an entry moved twice still makes one job.
+      removeOnComplete: { age: 24 * 3600 },
+      removeOnFail: { age: 24 * 3600 },
     },
   };
 }

@@ -2,6 +2,7 @@ import { sign } from "node:crypto";
 import type { Json } from "../../engine/core/json.js";
 import { RuntimeError, type ExecutionRecord } from "../contract/index.js";
 import { shortId, stateMachineArn } from "../store/ids.js";
+import { EXECUTION_FIELDS, storedFields, VERSION_FIELDS } from "../store/fields.js";
 import type { Keys } from "../store/keys.js";
 import type { RedisClient } from "../store/redis.js";
 import { readHistoryEntries } from "../payloads/history-payloads.js";
@@ -29,9 +30,14 @@ async function versionChain(
   upTo: number,
 ): Promise<VersionLink[]> {
   const pipeline = client.redis.pipeline();
-  for (let v = 1; v <= upTo; v++) {
-    pipeline.hmget(keys.machineVersion(name, v), "hash", "createdAt", "by", "pvh", "vh");
-  }
+  const fields = storedFields(VERSION_FIELDS, [
+    "definitionHash",
+    "createdAt",
+    "createdBy",
+    "previousVersionHash",
+    "versionHash",
+  ]);
+  for (let v = 1; v <= upTo; v++) pipeline.hmget(keys.machineVersion(name, v), ...fields);
   const links: VersionLink[] = [];
   for (const [i, [, row]] of ((await pipeline.exec()) ?? []).entries()) {
     const [definitionHash, createdAt, createdBy, previous, hash] = row as (string | null)[];
@@ -52,9 +58,9 @@ async function versionChain(
 /**
  * The audit export of an execution (document.ts has the format), as lines
  * without their newlines. The count, head, genesis and status are read together
- * (one HMGET: the scripts that append history set `hc` and `hh` in one step, and
- * the commit that ends an execution its status with its last event), and
- * exactly those `hc` events are exported, so the signed head is the last
+ * (one HMGET: the scripts that append history set the count and head in one
+ * step, and the commit that ends an execution its status with its last event),
+ * and exactly those events are exported, so the signed head is the last
  * exported event's hash even while the execution goes on.
  */
 export async function exportAudit(
@@ -66,10 +72,7 @@ export async function exportAudit(
   const exec = shortId(record.executionId);
   const [hcText, hh, hg, st] = await client.redis.hmget(
     keys.execution(exec),
-    "hc",
-    "hh",
-    "hg",
-    "st",
+    ...storedFields(EXECUTION_FIELDS, ["historyCount", "historyHead", "genesisCheck", "status"]),
   );
   if (hcText === null) {
     throw new RuntimeError(
@@ -80,8 +83,7 @@ export async function exportAudit(
   const count = Number(hcText);
   const [def, definitionHash] = await client.redis.hmget(
     keys.machineVersion(record.stateMachine, record.version),
-    "def",
-    "hash",
+    ...storedFields(VERSION_FIELDS, ["definition", "definitionHash"]),
   );
   const header: AuditHeader = {
     type: "header",

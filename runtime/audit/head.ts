@@ -1,5 +1,6 @@
 import type { HistoryEvent } from "../../engine/core/history.js";
 import { pack } from "../store/codec.js";
+import { EXECUTION_FIELDS, storedFields } from "../store/fields.js";
 import type { Keys } from "../store/keys.js";
 import type { HistoryHead } from "../commit/commit-locks.js";
 import type { RedisClient } from "../store/redis.js";
@@ -16,7 +17,10 @@ export async function loadHistoryHead(
   keys: Keys,
   exec: string,
 ): Promise<HistoryHead> {
-  const [hc, hh] = await client.redis.hmget(keys.execution(exec), "hc", "hh");
+  const [hc, hh] = await client.redis.hmget(
+    keys.execution(exec),
+    ...storedFields(EXECUTION_FIELDS, ["historyCount", "historyHead"]),
+  );
   return { count: Number(hc ?? 0), hash: hh ?? "" };
 }
 

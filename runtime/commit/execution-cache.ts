@@ -7,7 +7,14 @@ import { readRecordText, referenced } from "../payloads/history-payloads.js";
 import { LoadedPayloads } from "../payloads/payload-refs.js";
 import type { PayloadPolicy } from "../../engine/core/payload-ref.js";
 import type { RedisClient } from "../store/redis.js";
-import { traceOfRecord, TRACE_FIELDS, type ExecutionTrace } from "../tracing/trace-context.js";
+import {
+  byName,
+  EXECUTION_FIELDS,
+  storedFields,
+  VERSION_FIELDS,
+  type ExecutionField,
+} from "../store/fields.js";
+import { traceOfRecord, type ExecutionTrace } from "../tracing/trace-context.js";
 
 export interface LoadedExecution {
   context: ExecutionContext;
@@ -17,20 +24,24 @@ export interface LoadedExecution {
 }
 
 /**
- * The fields of an execution's record its context is built from. A transition of
- * an execution this process has not cached reads them with its run
- * (store/scripts/load-transition.ts), not in a round trip of their own.
+ * The fields of an execution's record its context is built from, by name
+ * (store/fields.ts). A transition of an execution this process has not cached
+ * reads them with its run (store/scripts/load-transition.ts), not in a round trip
+ * of their own.
  */
 export const RECORD_FIELDS = [
-  "sm",
-  "v",
-  "nm",
-  "t0",
-  "in",
-  TRACE_FIELDS.traceId,
-  TRACE_FIELDS.parentSpanId,
-  TRACE_FIELDS.traceState,
-] as const;
+  "machine",
+  "version",
+  "name",
+  "startedAt",
+  "input",
+  "traceId",
+  "parentSpanId",
+  "traceState",
+] as const satisfies readonly ExecutionField[];
+
+/** The record's `RECORD_FIELDS` it has, by name. */
+export type RecordFields = Partial<Record<ExecutionField, string>>;
 
 /**
  * What never changes once an execution started: its context (`$$.Execution…`)
@@ -66,12 +77,12 @@ export class ExecutionCache {
     if (hit) return hit;
     const values = await this.client.redis.hmget(
       this.layout.keysOf(exec).execution(exec),
-      ...RECORD_FIELDS,
+      ...storedFields(EXECUTION_FIELDS, RECORD_FIELDS),
     );
-    const record: Record<string, string> = {};
-    RECORD_FIELDS.forEach((field, i) => {
-      if (values[i] != null) record[field] = values[i];
-    });
+    const record: RecordFields = {};
+    for (const [name, value] of Object.entries(byName(RECORD_FIELDS, values))) {
+      if (value !== null) record[name as ExecutionField] = value;
+    }
     return this.remember(exec, record);
   }
 
@@ -86,12 +97,12 @@ export class ExecutionCache {
   }
 
   /** Caches `exec` from its record's `RECORD_FIELDS` (absent ones left out), read elsewhere. */
-  async remember(exec: string, record: Partial<Record<string, string>>): Promise<LoadedExecution> {
+  async remember(exec: string, record: RecordFields): Promise<LoadedExecution> {
     const hit = this.executions.get(exec);
     if (hit) return hit;
     const fields = contextFields(exec, record);
-    const program = await this.program(fields.sm, Number(fields.v));
-    const text = await readRecordText(this.client, this.layout.keysOf(exec), exec, fields.in);
+    const program = await this.program(fields.machine, Number(fields.version));
+    const text = await readRecordText(this.client, this.layout.keysOf(exec), exec, fields.input);
     return this.executions.get(exec) ?? this.cache(exec, fields, record, program, text);
   }
 
@@ -100,13 +111,13 @@ export class ExecutionCache {
    * version is compiled and the input is in the record. Undefined otherwise. A
    * burst of fired timers remembers every execution it ends (all are cold).
    */
-  rememberNow(exec: string, record: Partial<Record<string, string>>): LoadedExecution | undefined {
+  rememberNow(exec: string, record: RecordFields): LoadedExecution | undefined {
     const hit = this.executions.get(exec);
     if (hit) return hit;
     const fields = contextFields(exec, record);
-    const program = this.compiled.get(`${fields.sm}@${fields.v}`);
-    if (!program || referenced(fields.in)) return undefined;
-    return this.cache(exec, fields, record, program, fields.in);
+    const program = this.compiled.get(`${fields.machine}@${fields.version}`);
+    if (!program || referenced(fields.input)) return undefined;
+    return this.cache(exec, fields, record, program, fields.input);
   }
 
   /** The cached execution, if cached (`get` without a turn of the event loop). */
@@ -116,14 +127,11 @@ export class ExecutionCache {
 
   private cache(
     exec: string,
-    { sm: machine, nm: name, t0: startTime }: ContextFields,
-    record: Partial<Record<string, string>>,
+    { machine, name, startedAt: startTime }: ContextFields,
+    { traceId, parentSpanId, traceState }: RecordFields,
     program: Program,
     inputText: string,
   ): LoadedExecution {
-    const traceId = record[TRACE_FIELDS.traceId];
-    const parentSpanId = record[TRACE_FIELDS.parentSpanId];
-    const traceState = record[TRACE_FIELDS.traceState];
     const context: ExecutionContext = {
       executionId: executionArn(machine, name),
       name,
@@ -168,7 +176,10 @@ export class ExecutionCache {
     let program = this.programs.get(id);
     if (!program) {
       program = this.client.redis
-        .hmget(this.layout.control.machineVersion(machine, version), "def", "hash")
+        .hmget(
+          this.layout.control.machineVersion(machine, version),
+          ...storedFields(VERSION_FIELDS, ["definition", "definitionHash"]),
+        )
         .then(([def, hash]) => {
           if (!def) throw new Error(`state machine ${id} has no definition`);
           if (hash) this.hashes.set(id, hash);
@@ -192,18 +203,14 @@ export class ExecutionCache {
 }
 
 /** The record fields an execution's context is built from. */
-interface ContextFields {
-  sm: string;
-  v: string;
-  nm: string;
-  t0: string;
-  in: string;
-}
+type ContextFields = Required<
+  Pick<RecordFields, "machine" | "version" | "name" | "startedAt" | "input">
+>;
 
 /** `record`'s context fields; a record without them all is no execution's. */
-function contextFields(exec: string, record: Partial<Record<string, string>>): ContextFields {
-  const { sm, v, nm, t0, in: input } = record;
-  if (!sm || !v || !nm || !t0 || input == null)
+function contextFields(exec: string, record: RecordFields): ContextFields {
+  const { machine, version, name, startedAt, input } = record;
+  if (!machine || !version || !name || !startedAt || input == null)
     throw new Error(`execution '${exec}' has no record`);
-  return { sm, v, nm, t0, in: input };
+  return { machine, version, name, startedAt, input };
 }

@@ -6,6 +6,7 @@ import {
 } from "../../task-runners/model/budget.js";
 import type { Json } from "../../engine/core/json.js";
 import type { CommitOp } from "../store/scripts/commit-transition.js";
+import { EXECUTION_FIELDS } from "../store/fields.js";
 
 /**
  * Where an execution keeps its model budget and what it spent: fields of the execution
@@ -14,12 +15,12 @@ import type { CommitOp } from "../store/scripts/commit-transition.js";
  * that consumes the model task's result (`usage` op of commitTransition), so they
  * are exactly what the history has committed, crash or not.
  */
-export const BUDGET_FIELD = "bg";
+export const BUDGET_FIELD = EXECUTION_FIELDS.budget;
 export const USAGE_FIELDS: Readonly<Record<keyof MeteredUsage, string>> = {
-  modelCalls: "mc",
-  inputTokens: "mi",
-  outputTokens: "mo",
-  costUsd: "mu",
+  modelCalls: EXECUTION_FIELDS.modelCalls,
+  inputTokens: EXECUTION_FIELDS.inputTokens,
+  outputTokens: EXECUTION_FIELDS.outputTokens,
+  costUsd: EXECUTION_FIELDS.costUsd,
 };
 const ORDER = ["modelCalls", "inputTokens", "outputTokens", "costUsd"] as const;
 

@@ -11,12 +11,20 @@ import {
   type StateMachineType,
   type StateMachineVersion,
 } from "../contract/index.js";
-import { versionHash } from "../audit/versions.js";
 import { isValidName } from "../store/ids.js";
 import type { Keys } from "../store/keys.js";
 import type { RedisClient } from "../store/redis.js";
 import type { ModelBudget } from "../../task-runners/model/budget.js";
-import { BUDGET_FIELD, readBudget } from "../commit/usage.js";
+import { readBudget } from "../commit/usage.js";
+import { MACHINE_FIELDS as M, VERSION_FIELDS as V, storedFields } from "../store/fields.js";
+import {
+  existingMachine,
+  insertMachine,
+  mismatch,
+  newVersionFields,
+  type CreatedStateMachine,
+  type CreateStateMachineOptions,
+} from "./machine-create.js";
 
 /**
  * State machines: each version is stored once with its content hash and never
@@ -37,6 +45,11 @@ export class MachineStore {
     private readonly keys: Keys,
   ) {}
 
+  /**
+   * Creates the state machine (version 1, or the next number of a name used before);
+   * StateMachineAlreadyExists when one of this name exists, identical or not (REST's
+   * POST: a new version is an update). machine-create.ts has the rule.
+   */
   async create(
     name: string,
     definition: StateMachineDefinition,
@@ -44,27 +57,62 @@ export class MachineStore {
   ): Promise<StateMachineSummary> {
     checkName(name);
     const def = validated(definition);
-    const createdAt = new Date().toISOString();
-    // HSETNX claims the name atomically: two concurrent creates cannot both win.
-    const claimed = await this.client.redis.hsetnx(this.keys.machine(name), "latest", "0");
-    if (claimed === 0)
-      throw new RuntimeError("StateMachineAlreadyExists", `State machine '${name}' already exists`);
-    const fields: Record<string, string> = { ty: options.type ?? "STANDARD" };
-    if (options.roleArn !== undefined) fields.role = options.roleArn;
-    if (options.budget !== undefined) fields[BUDGET_FIELD] = JSON.stringify(options.budget);
-    await this.client.redis.hset(this.keys.machine(name), fields);
-    return this.addVersion(name, def, createdAt, options.caller?.name);
+    const inserted = await insertMachine(
+      this.client,
+      this.keys,
+      name,
+      def,
+      definitionHashOf(def),
+      options,
+    );
+    if (!inserted) throw alreadyExists(name);
+    const {
+      created: _created,
+      machineCreatedAt: _at,
+      published: _published,
+      ...summary
+    } = inserted;
+    return summary;
+  }
+
+  /**
+   * AWS's CreateStateMachine: creates the machine with its tags and, with `publish`,
+   * publishes its version, at once. A machine of this name that is what the create
+   * asks for (machine-create.ts `mismatch`) is answered as it is (`created: false`),
+   * nothing applied again; another is StateMachineAlreadyExists.
+   */
+  async createIdempotent(
+    name: string,
+    definition: StateMachineDefinition,
+    options: CreateStateMachineOptions = {},
+  ): Promise<CreatedStateMachine> {
+    checkName(name);
+    const def = validated(definition);
+    const hash = definitionHashOf(def);
+    // A machine deleted between the create finding it and reading it: create again.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const inserted = await insertMachine(this.client, this.keys, name, def, hash, options);
+      if (inserted) return inserted;
+      const existing = await existingMachine(this.client, this.keys, name);
+      if (!existing) continue;
+      const why = mismatch(existing, hash, options);
+      if (why !== undefined) throw alreadyExists(name, why);
+      const answer: CreatedStateMachine = {
+        ...existing.latest,
+        created: false,
+        machineCreatedAt: existing.machineCreatedAt,
+      };
+      if (options.publish && existing.published) answer.published = existing.published;
+      return answer;
+    }
+    throw new Error(`creating state machine '${name}' kept racing its deletion`);
   }
 
   /** Type, role and creation time of a state machine (StateMachineDoesNotExist if none). */
   async meta(name: string): Promise<MachineMeta> {
     const [latest, ty, role, createdAt, budget] = await this.client.redis.hmget(
       this.keys.machine(name),
-      "latest",
-      "ty",
-      "role",
-      "createdAt",
-      BUDGET_FIELD,
+      ...storedFields(M, ["latest", "type", "roleArn", "createdAt", "budget"]),
     );
     if (!isValidName(name) || Number(latest ?? 0) < 1) throw machineNotFound(name);
     const meta: MachineMeta = {
@@ -87,7 +135,10 @@ export class MachineStore {
     await this.meta(name);
     await this.client.redis
       .multi()
-      .hdel(this.keys.machine(name), "latest", "createdAt", "ty", "role", "first", BUDGET_FIELD)
+      .hdel(
+        this.keys.machine(name),
+        ...storedFields(M, ["latest", "createdAt", "type", "roleArn", "firstVersion", "budget"]),
+      )
       .zrem(this.keys.machines, name)
       .del(this.keys.publishedVersions(name), this.keys.aliases(name), this.keys.tags(`sm:${name}`))
       .exec();
@@ -105,17 +156,17 @@ export class MachineStore {
   ): Promise<StateMachineSummary & { created: boolean }> {
     checkName(name);
     const def = definition === undefined ? undefined : validated(definition);
-    const latest = Number((await this.client.redis.hget(this.keys.machine(name), "latest")) ?? 0);
+    const latest = Number((await this.client.redis.hget(this.keys.machine(name), M.latest)) ?? 0);
     if (latest < 1) {
       throw new RuntimeError("StateMachineDoesNotExist", `State machine '${name}' does not exist`);
     }
     if (options.roleArn !== undefined)
-      await this.client.redis.hset(this.keys.machine(name), "role", options.roleArn);
+      await this.client.redis.hset(this.keys.machine(name), M.roleArn, options.roleArn);
     // Executions started from now on get it; running ones keep the budget they started with.
     if (options.budget !== undefined)
       await this.client.redis.hset(
         this.keys.machine(name),
-        BUDGET_FIELD,
+        M.budget,
         JSON.stringify(options.budget),
       );
     if (def === undefined) {
@@ -124,10 +175,9 @@ export class MachineStore {
     }
     const [hash, createdAt] = await this.client.redis.hmget(
       this.keys.machineVersion(name, latest),
-      "hash",
-      "createdAt",
+      ...storedFields(V, ["definitionHash", "createdAt"]),
     );
-    if (hash === sha256(canonicalJson(def as unknown as Json)) && typeof createdAt === "string") {
+    if (hash === definitionHashOf(def) && typeof createdAt === "string") {
       return { name, version: latest, definitionHash: hash, createdAt, created: false };
     }
     const added = await this.addVersion(name, def, new Date().toISOString(), options.caller?.name);
@@ -140,29 +190,19 @@ export class MachineStore {
     createdAt: string,
     createdBy = "",
   ): Promise<StateMachineSummary> {
-    const text = canonicalJson(definition as unknown as Json);
-    const definitionHash = sha256(text);
-    const version = await this.client.redis.hincrby(this.keys.machine(name), "next", 1);
-    // The version chain (audit/versions.ts). Two concurrent updates may read the
-    // previous version before it is written: that version's link then starts anew ('').
-    const previous =
-      version > 1
-        ? ((await this.client.redis.hget(this.keys.machineVersion(name, version - 1), "vh")) ?? "")
-        : "";
-    const link = { name, version, definitionHash, createdAt, createdBy, previous };
+    const definitionHash = definitionHashOf(definition);
+    const version = await this.client.redis.hincrby(this.keys.machine(name), M.nextVersion, 1);
+    const fields = await newVersionFields(this.client, this.keys, name, version, definition, {
+      definitionHash,
+      createdAt,
+      createdBy,
+    });
     await this.client.redis
       .multi()
-      .hset(this.keys.machineVersion(name, version), {
-        hash: definitionHash,
-        createdAt,
-        def: JSON.stringify(definition),
-        by: createdBy,
-        pvh: previous,
-        vh: versionHash(link),
-      })
-      .hset(this.keys.machine(name), "latest", version)
-      .hsetnx(this.keys.machine(name), "createdAt", createdAt)
-      .hsetnx(this.keys.machine(name), "first", version)
+      .hset(this.keys.machineVersion(name, version), fields)
+      .hset(this.keys.machine(name), M.latest, version)
+      .hsetnx(this.keys.machine(name), M.createdAt, createdAt)
+      .hsetnx(this.keys.machine(name), M.firstVersion, version)
       .zadd(this.keys.machines, 0, name)
       .exec();
     return { name, version, definitionHash, createdAt };
@@ -170,7 +210,7 @@ export class MachineStore {
 
   /** The latest version number (for starting executions). */
   async latest(name: string): Promise<number> {
-    const latest = Number((await this.client.redis.hget(this.keys.machine(name), "latest")) ?? 0);
+    const latest = Number((await this.client.redis.hget(this.keys.machine(name), M.latest)) ?? 0);
     if (!isValidName(name) || latest < 1) throw machineNotFound(name);
     return latest;
   }
@@ -178,9 +218,7 @@ export class MachineStore {
   async version(name: string, version: number): Promise<StateMachineVersion> {
     const [hash, createdAt, def] = await this.client.redis.hmget(
       this.keys.machineVersion(name, version),
-      "hash",
-      "createdAt",
-      "def",
+      ...storedFields(V, ["definitionHash", "createdAt", "definition"]),
     );
     if (!hash || !createdAt || !def) {
       throw new RuntimeError(
@@ -203,9 +241,15 @@ export class MachineStore {
     const chosen = await this.version(name, version ?? latest);
     const pipeline = this.client.redis.pipeline();
     // Versions of an earlier machine of the same name (deleted) are not this one's.
-    const first = Number((await this.client.redis.hget(this.keys.machine(name), "first")) ?? 1);
-    for (let v = first; v <= latest; v++)
-      pipeline.hmget(this.keys.machineVersion(name, v), "hash", "createdAt");
+    const first = Number(
+      (await this.client.redis.hget(this.keys.machine(name), M.firstVersion)) ?? 1,
+    );
+    for (let v = first; v <= latest; v++) {
+      pipeline.hmget(
+        this.keys.machineVersion(name, v),
+        ...storedFields(V, ["definitionHash", "createdAt"]),
+      );
+    }
     const rows = (await pipeline.exec()) ?? [];
     const versions: StateMachineSummary[] = [];
     rows.forEach(([, row], i) => {
@@ -255,6 +299,21 @@ export class MachineStore {
     if (names.length > limit) result.nextCursor = encodeCursor({ after: page[page.length - 1]! });
     return result;
   }
+}
+
+/** A definition's hash: SHA-256 of its canonical JSON (key order and spacing do not count). */
+export function definitionHashOf(definition: StateMachineDefinition): string {
+  return sha256(canonicalJson(definition as unknown as Json));
+}
+
+/** The name is taken; `why`: how the existing machine differs from what a create asks for. */
+function alreadyExists(name: string, why?: string): RuntimeError {
+  return new RuntimeError(
+    "StateMachineAlreadyExists",
+    why === undefined
+      ? `State machine '${name}' already exists`
+      : `State machine '${name}' already exists (${why})`,
+  );
 }
 
 function machineNotFound(name: string): RuntimeError {

@@ -1,8 +1,12 @@
 import { decodeCursor, encodeCursor } from "../store/canonical.js";
 import { RuntimeError, type Page, type PublishedVersion } from "../contract/index.js";
+import { storedFields, toStored, VERSION_FIELDS } from "../store/fields.js";
 import type { Keys } from "../store/keys.js";
 import type { MachineStore } from "./machines.js";
 import type { RedisClient } from "../store/redis.js";
+
+/** A version's publication: when, and its description (`list` reads them in this order). */
+const PUBLICATION = storedFields(VERSION_FIELDS, ["publishedAt", "description"]);
 
 /**
  * Published versions (AWS PublishStateMachineVersion). Every update already makes
@@ -12,7 +16,7 @@ import type { RedisClient } from "../store/redis.js";
  * published versions may skip the versions nobody published).
  *
  * The published set is a sorted set; a version's description and publication time
- * live beside its definition (`pd`, `pt` in the version hash).
+ * live beside its definition (`description`, `publishedAt` in the version hash).
  */
 export class VersionStore {
   constructor(
@@ -47,8 +51,7 @@ export class VersionStore {
       return { ...existing, created: false };
     }
     const publishedAt = new Date().toISOString();
-    const fields: Record<string, string> = { pt: publishedAt };
-    if (options.description !== undefined) fields.pd = options.description;
+    const fields = toStored(VERSION_FIELDS, { publishedAt, description: options.description });
     await redis.hset(this.keys.machineVersion(name, latest), fields);
     const published: PublishedVersion = { name, version: latest, publishedAt };
     if (options.description !== undefined) published.description = options.description;
@@ -59,8 +62,8 @@ export class VersionStore {
     await this.machines.latest(name);
     const [score, pt, pd] = await Promise.all([
       this.client.redis.zscore(this.keys.publishedVersions(name), String(version)),
-      this.client.redis.hget(this.keys.machineVersion(name, version), "pt"),
-      this.client.redis.hget(this.keys.machineVersion(name, version), "pd"),
+      this.client.redis.hget(this.keys.machineVersion(name, version), VERSION_FIELDS.publishedAt),
+      this.client.redis.hget(this.keys.machineVersion(name, version), VERSION_FIELDS.description),
     ]);
     if (score === null || pt === null) {
       throw new RuntimeError(
@@ -97,7 +100,7 @@ export class VersionStore {
     );
     const page = members.slice(0, limit).map(Number);
     const pipeline = this.client.redis.pipeline();
-    for (const v of page) pipeline.hmget(this.keys.machineVersion(name, v), "pt", "pd");
+    for (const v of page) pipeline.hmget(this.keys.machineVersion(name, v), ...PUBLICATION);
     const rows = (await pipeline.exec()) ?? [];
     const items = page.map((version, i) => {
       const [pt, pd] = (rows[i]?.[1] ?? [null, null]) as [string | null, string | null];
@@ -122,7 +125,7 @@ export class VersionStore {
     await this.client.redis
       .multi()
       .zrem(this.keys.publishedVersions(name), String(version))
-      .hdel(this.keys.machineVersion(name, version), "pt", "pd")
+      .hdel(this.keys.machineVersion(name, version), ...PUBLICATION)
       .exec();
   }
 }

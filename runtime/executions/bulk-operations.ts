@@ -7,6 +7,7 @@ import {
   type ExecutionSummary,
   type Runtime,
 } from "../contract/index.js";
+import { fromStored, OPERATION_FIELDS, toStored } from "../store/fields.js";
 import type { Keys } from "../store/keys.js";
 import type { Queue } from "bullmq";
 import type { OperationJob } from "../worker/queues.js";
@@ -17,13 +18,13 @@ import type { RedisClient } from "../store/redis.js";
  * execution of a filter, in the background, with progress readable while it runs
  * (`GET /v1/operations/:id`).
  *
- * The request and its progress live in the hash `op:<id>`; a job on the
- * `operations` queue carries it out in a worker, one page of the execution index
- * at a time, saving its keyset cursor and counts after each page. A worker that
- * dies mid-way hands the job back (BullMQ) and the next one goes on from the
- * saved cursor; an execution of the page it was on may be acted on twice, which
- * every action tolerates (a second stop is `skipped`). So an operation, like each
- * of its actions, is safe to repeat.
+ * The request and its progress live in the hash `op:<id>` (store/fields.ts
+ * `OPERATION_FIELDS`); a job on the `operations` queue carries it out in a
+ * worker, one page of the execution index at a time, saving its keyset cursor
+ * and counts after each page. A worker that dies mid-way hands the job back
+ * (BullMQ) and the next one goes on from the saved cursor; an execution of the
+ * page it was on may be acted on twice, which every action tolerates (a second
+ * stop is `skipped`). So an operation, like each of its actions, is safe to repeat.
  */
 export const BULK_ACTIONS = ["stop", "pause", "resume", "purge"] as const;
 export type BulkAction = (typeof BULK_ACTIONS)[number];
@@ -96,41 +97,45 @@ export class OperationStore {
     if (filter.status === undefined && action !== "purge") {
       filter = { ...filter, status: action === "resume" ? "PAUSED" : "RUNNING" };
     }
-    const fields: Record<string, string> = {
-      a: action,
-      f: JSON.stringify(filter),
-      o: JSON.stringify(options),
-      st: "RUNNING",
-      m: "0",
-      d: "0",
-      s: "0",
-      x: "0",
-      er: "[]",
-      t0: new Date().toISOString(),
-    };
-    if (caller) fields.by = caller.name;
+    const fields = toStored(OPERATION_FIELDS, {
+      action,
+      filter: JSON.stringify(filter),
+      options: JSON.stringify(options),
+      status: "RUNNING",
+      matched: "0",
+      done: "0",
+      skipped: "0",
+      failed: "0",
+      errors: "[]",
+      createdAt: new Date().toISOString(),
+      createdBy: caller?.name,
+    });
     await this.client.redis.hset(this.keys.operation(id), fields);
     await this.queue.add("op", { id }, { jobId: id, attempts: 5 });
     return this.get(id);
   }
 
   async get(id: string): Promise<OperationRecord> {
-    const f = OPERATION_ID.test(id) ? await this.client.redis.hgetall(this.keys.operation(id)) : {};
-    if (!f.a) throw new RuntimeError("OperationDoesNotExist", `Operation '${id}' does not exist`);
+    const hash = OPERATION_ID.test(id)
+      ? await this.client.redis.hgetall(this.keys.operation(id))
+      : {};
+    const f = fromStored(OPERATION_FIELDS, hash);
+    if (!f.action)
+      throw new RuntimeError("OperationDoesNotExist", `Operation '${id}' does not exist`);
     const record: OperationRecord = {
       operationId: id,
-      action: f.a as BulkAction,
-      filter: JSON.parse(f.f ?? "{}") as BulkFilter,
-      status: f.st as OperationRecord["status"],
-      matched: Number(f.m ?? 0),
-      done: Number(f.d ?? 0),
-      skipped: Number(f.s ?? 0),
-      failed: Number(f.x ?? 0),
-      errors: JSON.parse(f.er ?? "[]") as OperationRecord["errors"],
-      createdAt: f.t0 ?? "",
+      action: f.action as BulkAction,
+      filter: JSON.parse(f.filter ?? "{}") as BulkFilter,
+      status: f.status as OperationRecord["status"],
+      matched: Number(f.matched ?? 0),
+      done: Number(f.done ?? 0),
+      skipped: Number(f.skipped ?? 0),
+      failed: Number(f.failed ?? 0),
+      errors: JSON.parse(f.errors ?? "[]") as OperationRecord["errors"],
+      createdAt: f.createdAt ?? "",
     };
-    if (f.t1) record.finishedAt = f.t1;
-    if (f.by) record.createdBy = f.by;
+    if (f.finishedAt) record.finishedAt = f.finishedAt;
+    if (f.createdBy) record.createdBy = f.createdBy;
     return record;
   }
 
@@ -141,16 +146,17 @@ export class OperationStore {
   async run(id: string, runtime: Runtime): Promise<void> {
     const key = this.keys.operation(id);
     const redis = this.client.redis;
-    const f = await redis.hgetall(key);
-    if (!f.a || f.st !== "RUNNING") return;
-    const action = f.a as BulkAction;
-    const filter = JSON.parse(f.f ?? "{}") as BulkFilter;
-    const options = JSON.parse(f.o ?? "{}") as BulkOptions;
-    const caller: Caller | undefined = f.by ? { name: f.by } : undefined;
+    const f = fromStored(OPERATION_FIELDS, await redis.hgetall(key));
+    if (!f.action || f.status !== "RUNNING") return;
+    const action = f.action as BulkAction;
+    const filter = JSON.parse(f.filter ?? "{}") as BulkFilter;
+    const options = JSON.parse(f.options ?? "{}") as BulkOptions;
+    const caller: Caller | undefined = f.createdBy ? { name: f.createdBy } : undefined;
     const before = filter.startedBefore ?? filter.endedBefore;
     // Keyset cursor: newest first, so "started before T" starts at T, not at the newest.
     let cursor: string | undefined =
-      f.c ?? (before !== undefined ? encodeCursor({ s: Date.parse(before), m: "" }) : undefined);
+      f.cursor ??
+      (before !== undefined ? encodeCursor({ s: Date.parse(before), m: "" }) : undefined);
     const endedBefore =
       filter.endedBefore !== undefined ? Date.parse(filter.endedBefore) : undefined;
     for (;;) {
@@ -189,11 +195,11 @@ export class OperationStore {
         );
       }
       const progress = redis.multi();
-      progress.hincrby(key, "m", matched.length);
-      progress.hincrby(key, "d", counts.done);
-      progress.hincrby(key, "s", counts.skipped);
-      progress.hincrby(key, "x", counts.failed);
-      if (page.nextCursor) progress.hset(key, "c", page.nextCursor);
+      progress.hincrby(key, OPERATION_FIELDS.matched, matched.length);
+      progress.hincrby(key, OPERATION_FIELDS.done, counts.done);
+      progress.hincrby(key, OPERATION_FIELDS.skipped, counts.skipped);
+      progress.hincrby(key, OPERATION_FIELDS.failed, counts.failed);
+      if (page.nextCursor) progress.hset(key, OPERATION_FIELDS.cursor, page.nextCursor);
       await progress.exec();
       if (errors.length > 0) await this.keepErrors(key, errors);
       if (!page.nextCursor) break;
@@ -217,18 +223,20 @@ export class OperationStore {
 
   private async keepErrors(key: string, errors: OperationRecord["errors"]): Promise<void> {
     const kept = JSON.parse(
-      (await this.client.redis.hget(key, "er")) ?? "[]",
+      (await this.client.redis.hget(key, OPERATION_FIELDS.errors)) ?? "[]",
     ) as OperationRecord["errors"];
     if (kept.length >= MAX_ERRORS) return;
     await this.client.redis.hset(
       key,
-      "er",
+      OPERATION_FIELDS.errors,
       JSON.stringify([...kept, ...errors].slice(0, MAX_ERRORS)),
     );
   }
 
   private async finish(key: string, status: "SUCCEEDED" | "FAILED"): Promise<void> {
-    const done = this.client.redis.multi().hset(key, "st", status, "t1", new Date().toISOString());
+    const done = this.client.redis
+      .multi()
+      .hset(key, toStored(OPERATION_FIELDS, { status, finishedAt: new Date().toISOString() }));
     if (this.keepSeconds > 0) done.expire(key, this.keepSeconds);
     await done.exec();
   }

@@ -7,7 +7,7 @@ import { EXECUTION_ARN_PREFIX, executionOf } from "../store/ids.js";
 import { resolveTaskInput } from "../payloads/payload-refs.js";
 import { StatesError } from "../../engine/core/errors.js";
 import type { RunEventBody } from "../../engine/core/events.js";
-import { eventTemplate } from "../commit/event-template.js";
+import { eventTemplate } from "../store/event-template.js";
 import { stepJob } from "../store/job-ids.js";
 import { claimActivityTask } from "../store/scripts/claim-activity-task.js";
 import { deliverTaskEvent, type TaskEventBody, type TaskJobDeps } from "../worker/task-jobs.js";

@@ -1,5 +1,4 @@
-import { randomHex } from "../../engine/drivers/entropy.js";
-import { pack, unpack } from "../store/codec.js";
+import { pack } from "../store/codec.js";
 import type { RunEventBody } from "../../engine/core/events.js";
 import type { HistoryEvent } from "../../engine/core/history.js";
 import type { Json } from "../../engine/core/json.js";
@@ -15,7 +14,6 @@ import {
   type ExecutionStatus,
   type ExecutionSummary,
   type Page,
-  type PauseInfo,
   type StartResult,
 } from "../contract/index.js";
 import {
@@ -46,13 +44,17 @@ import { startExecution, type CreatedRun } from "../store/scripts/start-executio
 import type { RuntimeSettings } from "../settings.js";
 import { advance, type TransitionDeps } from "../commit/transition.js";
 import type { ModelBudget } from "../../task-runners/model/budget.js";
-import { BUDGET_FIELD, readBudget, readUsage, USAGE_FIELDS } from "../commit/usage.js";
+import type { ExecutionTrace } from "../tracing/trace-context.js";
+import { byName, EXECUTION_FIELDS, RUN_FIELDS } from "../store/fields.js";
 import {
-  traceFields,
-  traceOfRecord,
-  TRACE_FIELDS,
-  type ExecutionTrace,
-} from "../tracing/trace-context.js";
+  firstEvent,
+  matches,
+  startRecord,
+  SUMMARY_FIELDS,
+  SUMMARY_READ,
+  toRecord,
+  toSummary,
+} from "./execution-record.js";
 
 /** A name for a start that gives none: 20 random letters and digits. */
 export function newExecutionName(): string {
@@ -61,13 +63,32 @@ export function newExecutionName(): string {
     .slice(0, 20);
 }
 
+/** What a start may say besides the machine (`ExecutionStore.start`). */
+export interface ExecutionStartOptions {
+  input?: Json;
+  name?: string;
+  caller?: Caller;
+  /**
+   * The version (and alias) the start named: it runs that version, and the
+   * record and ExecutionStarted say so; otherwise the latest version runs.
+   */
+  pinned?: { version: number; alias?: string };
+  /** A restart: the execution it restarts, linked from the record and ExecutionStarted. */
+  restartedFrom?: string;
+  /** A fork (runtime/executions/fork.ts): its first event, in place of Started. */
+  forked?: Extract<RunEventBody, { type: "Forked" }>;
+  /** A fork's other runs, created with it (runtime/executions/fork.ts). */
+  restored?: CreatedRun[];
+  /** Limits on the model calls of this execution (runtime/commit/usage.ts). */
+  budget?: ModelBudget;
+  /** The caller's trace (its `traceparent`); without it the execution opens its own. */
+  trace?: ExecutionTrace;
+}
+
 /**
  * Executions: start (idempotent by name), read, list, history, stop, wait.
- * The record is the hash `x:<machine>:<name>`: st status, sm machine, v version,
- * in input, ih input hash, t0/t1 start/stop, out, err, cause, nm name, hc history count,
- * hh history chain head (hash of event hc; the genesis until there is one, audit/chain.ts),
- * tr/tp/ts the caller's trace id, span id and tracestate, when the start joined a caller's
- * trace (an execution's own trace id is derived, tracing/trace-context.ts).
+ * The record is the hash `x:<machine>:<name>` (its fields: store/fields.ts
+ * `EXECUTION_FIELDS`; decoded in execution-record.ts).
  */
 export class ExecutionStore {
   constructor(
@@ -79,29 +100,8 @@ export class ExecutionStore {
     private readonly settings: RuntimeSettings,
   ) {}
 
-  /**
-   * `pinned` is the version (and alias) the start named: it runs that version,
-   * and the record and ExecutionStarted say so; otherwise the latest version runs.
-   */
-  async start(
-    machine: string,
-    options: {
-      input?: Json;
-      name?: string;
-      caller?: Caller;
-      pinned?: { version: number; alias?: string };
-      /** A restart: the execution it restarts, linked from the record and ExecutionStarted. */
-      restartedFrom?: string;
-      /** A fork (runtime/executions/fork.ts): its first event, in place of Started. */
-      forked?: Extract<RunEventBody, { type: "Forked" }>;
-      /** A fork's other runs, created with it (runtime/executions/fork.ts). */
-      restored?: CreatedRun[];
-      /** Limits on the model calls of this execution (runtime/commit/usage.ts). */
-      budget?: ModelBudget;
-      /** The caller's trace (its `traceparent`); without it the execution opens its own. */
-      trace?: ExecutionTrace;
-    },
-  ): Promise<StartResult> {
+  /** Starts `machine` (StartResult.created false: the same name and input started it before). */
+  async start(machine: string, options: ExecutionStartOptions): Promise<StartResult> {
     const latest = await this.machines.latest(machine);
     const version = options.pinned?.version ?? latest;
     const name = options.name ?? newExecutionName();
@@ -122,31 +122,7 @@ export class ExecutionStore {
     });
     const exec = shortId(arn);
     const now = Date.now();
-    const startedAt = new Date(now).toISOString();
     const timeout = program.definition.TimeoutSeconds;
-    // Who started it rides with the event into ExecutionStarted's details (transition.ts annotate).
-    // 128 random bits for States.UUID/$uuid/$random, kept in the run (and so in replay).
-    const started: RunEventBody = { type: "Started", input, seed: randomHex(16) };
-    if (options.caller) started.caller = options.caller.name;
-    if (options.restartedFrom !== undefined) started.restartedFrom = options.restartedFrom;
-    if (options.pinned) {
-      started.stateMachineVersionArn = stateMachineArn(machine, version);
-      if (options.pinned.alias !== undefined)
-        started.stateMachineAliasArn = stateMachineArn(machine, options.pinned.alias);
-    }
-    const first: RunEventBody = options.forked
-      ? { ...options.forked, ...(options.caller ? { caller: options.caller.name } : {}) }
-      : started;
-    // Beside the record for DescribeExecution and listings (ExecutionStarted, written
-    // with the start itself, is the durable account of which version ran), written
-    // with it: a caller's trace and the budget are there before any span, task or model call.
-    const record: Record<string, string | number> = options.trace ? traceFields(options.trace) : {};
-    if (options.pinned) record.pv = version;
-    if (options.pinned?.alias !== undefined) record.al = options.pinned.alias;
-    if (options.restartedFrom !== undefined) record.rf = options.restartedFrom;
-    if (options.forked)
-      record.fk = `${options.forked.sourceExecution}@${options.forked.sourceEventId}`;
-    if (options.budget !== undefined) record[BUDGET_FIELD] = JSON.stringify(options.budget);
     // The input is stored once (payloads/history-payloads.ts): ExecutionStarted and the journal refer to the same text.
     const payloads = new PayloadBatch();
     const storedInput = payloads.ref(inputText);
@@ -169,18 +145,18 @@ export class ExecutionStore {
         input: storedInput,
         payloads: payloads.toArgs(),
         inputHash: inputDigest(canonicalJson(input)),
-        startedAt,
+        startedAt: new Date(now).toISOString(),
         now,
         leaseMs: this.settings.leaseMs,
         state: pack(JSON.stringify(newRun(arn, ""))),
-        started: JSON.stringify(first),
+        started: JSON.stringify(firstEvent(machine, version, input, options)),
         timeout:
           timeout !== undefined
             ? { member: member.timer(executionTimeoutTimer(exec)), at: now + timeout * 1000 }
             : undefined,
         genesis,
         genesisCheck: eventCheck(genesis),
-        record,
+        record: startRecord(version, options),
         runs: options.restored,
       },
     );
@@ -197,19 +173,21 @@ export class ExecutionStore {
 
   /** The status alone (null when there is no such execution): what waiters re-check. */
   async status(executionId: string): Promise<string | null> {
-    return this.client.redis.hget(this.keys.execution(execOf(executionId)), "st");
+    const key = this.keys.execution(execOf(executionId));
+    return this.client.redis.hget(key, EXECUTION_FIELDS.status);
   }
 
   async describe(executionId: string): Promise<ExecutionRecord> {
     const exec = execOf(executionId);
-    const fields = await this.client.redis.hgetall(this.keys.execution(exec));
-    if (!fields.st) throw notFound(executionId);
-    for (const field of ["in", "out"] as const) {
-      const value = fields[field];
+    const hash = await this.client.redis.hgetall(this.keys.execution(exec));
+    if (!hash[EXECUTION_FIELDS.status]) throw notFound(executionId);
+    // Stored once apart when large (payloads/history-payloads.ts): the record shows the text.
+    for (const field of [EXECUTION_FIELDS.input, EXECUTION_FIELDS.output]) {
+      const value = hash[field];
       if (value !== undefined)
-        fields[field] = await readRecordText(this.client, this.keys, exec, value);
+        hash[field] = await readRecordText(this.client, this.keys, exec, value);
     }
-    return toRecord(executionId, fields);
+    return toRecord(executionId, hash);
   }
 
   /**
@@ -245,23 +223,20 @@ export class ExecutionStore {
       const batch = await this.olderThan(indexes, after, limit + 1 - items.length);
       if (batch.length === 0) return { items };
       const pipeline = this.client.redis.pipeline();
-      for (const [exec] of batch) pipeline.hmget(this.keys.execution(exec), ...SUMMARY_FIELDS);
+      for (const [exec] of batch) pipeline.hmget(this.keys.execution(exec), ...SUMMARY_READ);
       const rows = (await pipeline.exec()) ?? [];
       for (let i = 0; i < batch.length; i++) {
         const [exec, score] = batch[i]!;
-        const values = rows[i]?.[1] as (string | null)[] | undefined;
-        // Past retention (expired, index entry not pruned yet): skipped.
-        if (!values?.[0]) {
-          after = { s: score, m: exec };
-          continue;
-        }
-        if (!matches(values, options)) {
+        const row = byName(SUMMARY_FIELDS, (rows[i]?.[1] as (string | null)[] | undefined) ?? []);
+        // Past retention (expired, index entry not pruned yet), or not of the version
+        // or alias asked: skipped.
+        if (!row.status || !matches(row, options)) {
           after = { s: score, m: exec };
           continue;
         }
         if (items.length === limit) return { items, nextCursor: encodeCursor(after!) };
         after = { s: score, m: exec };
-        items.push(toSummary(values));
+        items.push(toSummary(row));
       }
     }
   }
@@ -340,7 +315,10 @@ export class ExecutionStore {
     options: { cursor?: string; limit?: number; reverse?: boolean },
   ): Promise<Page<HistoryEvent>> {
     const exec = execOf(executionId);
-    const hc = await this.client.redis.hget(this.keys.execution(exec), "hc");
+    const hc = await this.client.redis.hget(
+      this.keys.execution(exec),
+      EXECUTION_FIELDS.historyCount,
+    );
     if (hc === null) throw notFound(executionId);
     const total = Number(hc);
     const limit = Math.max(1, Math.min(options.limit ?? 100, 1000));
@@ -352,7 +330,7 @@ export class ExecutionStore {
       }
       start = c.i;
     }
-    // Only events counted in `hc` are read: the list and the count change together in one script.
+    // Only the events counted are read: the list and the count change together in one script.
     const from = options.reverse ? Math.max(0, start - limit + 1) : start;
     const to = options.reverse ? start : Math.min(total - 1, start + limit - 1);
     const raw =
@@ -415,7 +393,7 @@ export class ExecutionStore {
       const record = await this.describe(executionId);
       if (record.status !== "RUNNING") return record;
       if (outcome === "committed" || outcome === "stale") {
-        seq = Number(await this.client.redis.hget(this.keys.run(exec), "q"));
+        seq = Number(await this.client.redis.hget(this.keys.run(exec), RUN_FIELDS.seq));
       }
     }
     // A worker is committing it concurrently; it will be ABORTED momentarily.
@@ -452,72 +430,6 @@ export function execOf(executionId: string): string {
   if (rest.length > 0 || !machine || !name || !isValidName(machine) || !isValidExecutionName(name))
     throw notFound(executionId);
   return exec;
-}
-
-/** The record's fields a listing reads (`toSummary` takes them in this order). */
-const SUMMARY_FIELDS = ["st", "sm", "nm", "v", "t0", "t1", "err", "ps", "pv", "al"] as const;
-
-/** The record keeps RUNNING while paused (`ps` holds the pause): clients see PAUSED. */
-function statusOf(st: string | null | undefined, ps: string | null | undefined): ExecutionStatus {
-  return (st === "RUNNING" && ps ? "PAUSED" : (st ?? "RUNNING")) as ExecutionStatus;
-}
-
-/** A listing by version or alias keeps the executions started through it. */
-function matches(values: (string | null)[], filter: { pinnedVersion?: number; alias?: string }) {
-  if (filter.pinnedVersion !== undefined && values[8] !== String(filter.pinnedVersion))
-    return false;
-  return filter.alias === undefined || values[9] === filter.alias;
-}
-
-function toSummary([st, sm, nm, v, t0, t1, err, ps, pv, al]: (string | null)[]): ExecutionSummary {
-  const summary: ExecutionSummary = {
-    executionId: executionArn(sm ?? "", nm ?? ""),
-    name: nm ?? "",
-    stateMachine: sm ?? "",
-    version: Number(v ?? 0),
-    status: statusOf(st, ps),
-    startedAt: t0 ?? "",
-  };
-  if (err) summary.error = err;
-  if (t1) summary.stoppedAt = t1;
-  if (pv) summary.pinnedVersion = Number(pv);
-  if (al) summary.alias = al;
-  return summary;
-}
-
-function toRecord(executionId: string, f: Record<string, string>): ExecutionRecord {
-  const record: ExecutionRecord = {
-    executionId,
-    name: f.nm ?? "",
-    stateMachine: f.sm ?? "",
-    version: Number(f.v ?? 0),
-    status: statusOf(f.st, f.ps),
-    input: JSON.parse(f.in ?? "null") as Json,
-    startedAt: f.t0 ?? "",
-  };
-  if (f.out !== undefined) record.output = JSON.parse(f.out) as Json;
-  if (f.err !== undefined) record.error = f.err;
-  if (f.cause !== undefined) record.cause = f.cause;
-  if (f.t1 !== undefined) record.stoppedAt = f.t1;
-  if (f.ps !== undefined && f.st === "RUNNING") record.pause = JSON.parse(f.ps) as PauseInfo;
-  if (f.pv !== undefined) record.pinnedVersion = Number(f.pv);
-  if (f.al !== undefined) record.alias = f.al;
-  if (f.rf !== undefined) record.restartedFrom = f.rf;
-  if (f.rc !== undefined) record.redriveCount = Number(f.rc);
-  if (f.rd !== undefined) record.redrivenAt = f.rd;
-  if (f.hh !== undefined) record.historyHead = { eventId: Number(f.hc ?? 0), hash: f.hh };
-  record.traceId = traceOfRecord(executionId, f.t0, f[TRACE_FIELDS.traceId]).traceId;
-  if (f.fk !== undefined) {
-    const at = f.fk.lastIndexOf("@");
-    record.forkedFrom = { executionId: f.fk.slice(0, at), eventId: Number(f.fk.slice(at + 1)) };
-  }
-  const budget = readBudget(f[BUDGET_FIELD]);
-  if (budget) record.budget = budget;
-  // Shown once there is something to show: a budget, or a model call made.
-  if (budget || Object.values(USAGE_FIELDS).some((field) => f[field] !== undefined)) {
-    record.usage = readUsage(f);
-  }
-  return record;
 }
 
 /**

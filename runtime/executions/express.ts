@@ -3,16 +3,27 @@ import type { Json } from "../../engine/core/json.js";
 import { runExecution, type TaskHandlers } from "../../engine/drivers/memory.js";
 import type { Program } from "../../engine/program.js";
 import { findRunner, type TaskRunner } from "../../task-runners/runner.js";
-import type { SyncExecutionResult } from "../contract/index.js";
+import { DATA_LIMIT_BYTES } from "../../engine/step-context.js";
+import {
+  RuntimeError,
+  type SyncExecutionResult,
+  type SyncStartOptions,
+} from "../contract/index.js";
+import { resolveTarget } from "../definitions/start-target.js";
 import { ARN_BASE, isValidExecutionName, stateMachineArn } from "../store/ids.js";
 import { expressAttemptTrace } from "../tracing/attempt-trace.js";
-import type { ExecutionTrace } from "../tracing/trace-context.js";
+import { newTrace, type ExecutionTrace } from "../tracing/trace-context.js";
+import type { StartContext } from "./operations/context.js";
 
 /**
  * EXPRESS executions (AWS StartSyncExecution, and StartExecution of an EXPRESS
  * machine): run to their end in the API process on the in-memory driver, on the
  * real clock, with the service's task runners, and keep no history — what AWS
  * promises of Express workflows (at-most-once per start, nothing to describe later).
+ *
+ * The operations (operations/context.ts has their shape): `startSyncExecution`,
+ * and `startExpressExecution`, which StartExecution of an EXPRESS machine calls
+ * (operations/start.ts). `runExpress` is the run itself, on a resolved version.
  */
 
 /** AWS ends an Express execution after five minutes. */
@@ -58,7 +69,7 @@ export interface ExpressStart {
 }
 
 /** Starts the run; `result` settles when it ends (never rejects). */
-export function startExpress(
+export function runExpress(
   start: ExpressStart,
   tasks: TaskHandlers,
 ): { executionId: string; startedAt: string; result: Promise<SyncExecutionResult> } {
@@ -67,10 +78,11 @@ export function startExpress(
     throw new TypeError(`'${name}' is not a valid execution name (AWS's rule, see ids.ts)`);
   const executionId = expressExecutionArn(start.machine, name);
   const startedAt = new Date().toISOString();
-  return { executionId, startedAt, result: finish(start, tasks, name, executionId, startedAt) };
+  return { executionId, startedAt, result: runToEnd(start, tasks, name, executionId, startedAt) };
 }
 
-async function finish(
+/** The run, raced against its time limit: how it ended, as StartSyncExecution answers. */
+async function runToEnd(
   start: ExpressStart,
   tasks: TaskHandlers,
   name: string,
@@ -132,4 +144,49 @@ async function finish(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Starts an EXPRESS execution in this process (StateMachineTypeNotSupported for
+ * others), on the version its target names; `result` settles when it ends.
+ */
+export async function startExpressExecution(
+  ctx: StartContext,
+  stateMachine: string,
+  options: SyncStartOptions,
+): Promise<ReturnType<typeof runExpress>> {
+  const meta = await ctx.recentMeta.get(stateMachine);
+  if (meta.type !== "EXPRESS") {
+    throw new RuntimeError(
+      "StateMachineTypeNotSupported",
+      `State machine '${stateMachine}' is STANDARD; only EXPRESS machines run synchronously`,
+    );
+  }
+  const { version } = await resolveTarget(ctx, stateMachine, options, meta.latest);
+  const input = options.input ?? {};
+  if (Buffer.byteLength(JSON.stringify(input)) > DATA_LIMIT_BYTES) {
+    throw new RuntimeError("States.DataLimitExceeded", "The execution input exceeds 256 KiB");
+  }
+  return runExpress(
+    {
+      machine: stateMachine,
+      version,
+      program: await (await ctx.shards).cache.program(stateMachine, version),
+      input,
+      ...(options.name !== undefined ? { name: options.name } : {}),
+      ...(meta.roleArn !== undefined ? { roleArn: meta.roleArn } : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    },
+    // Its tasks send the start's trace (or one of its own): nothing else of it is kept.
+    runnerHandlers(ctx.expressRunners, options.trace ?? newTrace()),
+  );
+}
+
+/** StartSyncExecution: an EXPRESS execution run to its end here, keeping no history. */
+export async function startSyncExecution(
+  ctx: StartContext,
+  stateMachine: string,
+  options: SyncStartOptions,
+): Promise<SyncExecutionResult> {
+  return (await startExpressExecution(ctx, stateMachine, options)).result;
 }

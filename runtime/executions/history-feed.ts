@@ -1,5 +1,6 @@
 import { RuntimeError, type ExecutionStatus, type HistoryFollowItem } from "../contract/index.js";
 import { execOf } from "./execution-store.js";
+import { EXECUTION_FIELDS, storedFields } from "../store/fields.js";
 import type { Keys } from "../store/keys.js";
 import { readHistoryEntries } from "../payloads/history-payloads.js";
 import type { RedisClient } from "../store/redis.js";
@@ -71,7 +72,10 @@ export class HistoryFeed {
     const shared = this.probes.get(exec);
     if (!fresh && shared && now - shared.at < this.intervalMs / 2) return shared.read;
     const read = this.client.redis
-      .hmget(this.keys.execution(exec), "hc", "st")
+      .hmget(
+        this.keys.execution(exec),
+        ...storedFields(EXECUTION_FIELDS, ["historyCount", "status"]),
+      )
       .then(([hc, st]) =>
         hc === null || st === null ? null : { count: Number(hc), status: st as ExecutionStatus },
       );

@@ -3,6 +3,7 @@ import {
   type ExecutionStatus,
   type RuntimeMetrics,
 } from "../contract/index.js";
+import { STATS_FIELDS } from "../store/fields.js";
 import type { Keys } from "../store/keys.js";
 import type { JobQueues } from "../worker/queues.js";
 import type { RedisClient } from "../store/redis.js";
@@ -32,12 +33,12 @@ export async function readRuntimeMetrics(
   const executionsByStatus = Object.fromEntries(
     EXECUTION_STATUSES.map((s) => [s, Number(stats[s] ?? 0)]),
   ) as Record<ExecutionStatus, number>;
-  const pendingTimers = Number(stats.timers ?? 0);
+  const pendingTimers = Number(stats[STATS_FIELDS.timers] ?? 0);
   return {
     executionsByStatus,
     queueDepth: { steps, tasks },
     pendingTimers,
     pendingTaskTokens,
-    executionsGivenUpTotal: Number(stats.poisoned ?? 0),
+    executionsGivenUpTotal: Number(stats[STATS_FIELDS.givenUp] ?? 0),
   };
 }

@@ -4,6 +4,7 @@ import { unpack } from "../store/codec.js";
 import type { PendingTask } from "../contract/index.js";
 import type { TaskRecord } from "../commit/effects.js";
 import { member, shortId } from "../store/ids.js";
+import { RUN_FIELDS } from "../store/fields.js";
 import type { Keys } from "../store/keys.js";
 import type { RedisClient } from "../store/redis.js";
 
@@ -82,16 +83,16 @@ function resourceOf(program: Program, state: RunState): string {
   return current?.Type === "Task" ? current.Resource : "";
 }
 
-/** A run's state from its hash: one field `s`, or 64-byte slices `s1..sN` (store/lua/run-state.ts). */
+/** A run's state from its hash: one field, or 64-byte slices (store/lua/run-state.ts). */
 function runState(fields: Record<string, Buffer> | null): RunState | undefined {
   if (!fields) return undefined;
-  const n = Number(fields.n?.toString() ?? "0");
+  const n = Number(fields[RUN_FIELDS.stateSlices]?.toString() ?? "0");
   let stored: Buffer | undefined;
-  if (n === 0) stored = fields.s;
+  if (n === 0) stored = fields[RUN_FIELDS.state];
   else {
     const parts: Buffer[] = [];
     for (let i = 1; i <= n; i++) {
-      const part = fields[`s${i}`];
+      const part = fields[`${RUN_FIELDS.state}${i}`];
       if (!part) return undefined;
       parts.push(part);
     }

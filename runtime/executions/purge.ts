@@ -3,6 +3,7 @@ import type { HistoryEvent } from "../../engine/core/history.js";
 import { unpack } from "../store/codec.js";
 import { RuntimeError } from "../contract/index.js";
 import { machineOf, shortId } from "../store/ids.js";
+import { EXECUTION_FIELDS } from "../store/fields.js";
 import type { Keys } from "../store/keys.js";
 import type { RedisClient } from "../store/redis.js";
 import { purgeExecution as purgeScript } from "../store/scripts/purge-execution.js";
@@ -29,7 +30,7 @@ export async function purgeExecution(
   exec: string,
 ): Promise<void> {
   const redis = client.redis;
-  const st = await redis.hget(keys.execution(exec), "st");
+  const st = await redis.hget(keys.execution(exec), EXECUTION_FIELDS.status);
   if (st === null) {
     throw new RuntimeError("ExecutionDoesNotExist", `Execution '${executionId}' does not exist`);
   }

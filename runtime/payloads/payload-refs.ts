@@ -1,8 +1,4 @@
-import {
-  isPayloadRef,
-  PAYLOAD_REF_PREFIX,
-  type PayloadPolicy,
-} from "../../engine/core/payload-ref.js";
+import { isPayloadRef, PAYLOAD_REF_PREFIX } from "../../engine/core/payload-ref.js";
 import { StatesError } from "../../engine/core/errors.js";
 import type { Json } from "../../engine/core/json.js";
 import { unpack } from "../store/codec.js";

@@ -18,7 +18,11 @@ import { startExecution } from "./scripts/start-execution.js";
 import { taskCallClaim } from "./scripts/task-call-claim.js";
 import { decodeReply, encodeArgs } from "./wire.js";
 
-/** Every Lua script of the runtime, registered on each connection (EVALSHA). */
+/**
+ * The scripts of executions and their runs (store/scripts/), registered on each
+ * connection (EVALSHA). A script defined elsewhere (a room's own, such as
+ * definitions/machine-create.ts) is registered on its first call.
+ */
 const SCRIPTS: readonly AnyScript[] = [
   commitTransition,
   loadTransition,
@@ -88,7 +92,17 @@ export class RedisClient {
     // Connection errors are retried (retryStrategy); commands wait meanwhile.
     logConnectionErrors(this.redis, options.name ?? "stepwise");
     if (options.failFast) failFastOnceReady(this.redis);
-    for (const script of SCRIPTS) define(this.redis, script);
+    for (const script of SCRIPTS) this.define(script);
+  }
+
+  private readonly defined = new Set<string>();
+
+  private define(script: AnyScript): void {
+    if (this.defined.has(script.name)) return;
+    this.defined.add(script.name);
+    define(this.redis, script);
+    const ignored = this.redis.options.autoPipeliningIgnoredCommands;
+    if (ignored && !ignored.includes(script.name)) ignored.push(script.name);
   }
 
   /**
@@ -147,6 +161,7 @@ export class RedisClient {
 
   private send(batch: Queued[]): void {
     const { script } = batch[0]!;
+    this.define(script);
     const fn = (this.redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[
       `${script.name}Buffer`
     ];

@@ -1,4 +1,5 @@
 import type { AttemptTrace } from "../../task-runners/runner.js";
+import { EXECUTION_FIELDS } from "../store/fields.js";
 import { executionOf, longId, runOfTask } from "../store/ids.js";
 import { spanIds } from "./span-ids.js";
 import {
@@ -9,7 +10,11 @@ import {
 } from "./trace-context.js";
 
 /** What a task job reads of the execution record, in the same round trip as the task. */
-export const TRACE_READ = [TRACE_FIELDS.traceId, TRACE_FIELDS.traceState, "t0"] as const;
+export const TRACE_READ = [
+  TRACE_FIELDS.traceId,
+  TRACE_FIELDS.traceState,
+  EXECUTION_FIELDS.startedAt,
+] as const;
 
 /**
  * A task attempt's trace context, from its task id (short), its state entry's

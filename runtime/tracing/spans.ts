@@ -8,7 +8,7 @@ import type { ExecutionTrace } from "./trace-context.js";
 
 /**
  * Spans as plain data, built after the fact from what a commit made durable (see
- * span-ids.ts for why nothing is held open). Pure: the exporter (exporter.ts)
+ * span-ids.ts for why nothing is held open). Pure: the exporter (otlp.ts)
  * turns them into OpenTelemetry's spans at the edge.
  *
  * Names and attributes: OpenTelemetry's workflow conventions (development status)

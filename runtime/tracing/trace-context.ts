@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { randomHex } from "../../engine/drivers/entropy.js";
+import { EXECUTION_FIELDS } from "../store/fields.js";
 
 /**
  * W3C Trace Context (https://www.w3.org/TR/trace-context/): what an execution
@@ -17,7 +18,11 @@ export interface ExecutionTrace {
 }
 
 /** The fields of the execution record (`x:<exec>`) that keep the trace. */
-export const TRACE_FIELDS = { traceId: "tr", parentSpanId: "tp", traceState: "ts" } as const;
+export const TRACE_FIELDS = {
+  traceId: EXECUTION_FIELDS.traceId,
+  parentSpanId: EXECUTION_FIELDS.parentSpanId,
+  traceState: EXECUTION_FIELDS.traceState,
+} as const;
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
 const ZERO_TRACE = "0".repeat(32);
@@ -59,11 +64,14 @@ export function formatTraceparent(traceId: string, spanId: string): string {
   return `00-${traceId}-${spanId}-01`;
 }
 
-/** The record fields a start writes (beside what the start script writes). */
-export function traceFields(trace: ExecutionTrace): Record<string, string> {
-  const fields: Record<string, string> = { [TRACE_FIELDS.traceId]: trace.traceId };
-  if (trace.parentSpanId !== undefined) fields[TRACE_FIELDS.parentSpanId] = trace.parentSpanId;
-  if (trace.traceState !== undefined) fields[TRACE_FIELDS.traceState] = trace.traceState;
+/**
+ * The record fields a start writes (beside what the start script writes), by
+ * their names in store/fields.ts (`TRACE_FIELDS` has their stored names).
+ */
+export function traceFields(trace: ExecutionTrace): Partial<Record<keyof ExecutionTrace, string>> {
+  const fields: Partial<Record<keyof ExecutionTrace, string>> = { traceId: trace.traceId };
+  if (trace.parentSpanId !== undefined) fields.parentSpanId = trace.parentSpanId;
+  if (trace.traceState !== undefined) fields.traceState = trace.traceState;
   return fields;
 }
 

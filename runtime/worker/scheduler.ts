@@ -1,5 +1,5 @@
 import type { RunEventBody } from "../../engine/core/events.js";
-import { eventTemplate } from "../commit/event-template.js";
+import { eventTemplate } from "../store/event-template.js";
 import { EXECUTION_ARN_PREFIX } from "../store/ids.js";
 import { parseJob, stepJob } from "../store/job-ids.js";
 import type { Keys } from "../store/keys.js";

@@ -16,7 +16,7 @@ import type { JobQueues } from "./queues.js";
 import type { RedisClient } from "../store/redis.js";
 import type { RuntimeSettings } from "../settings.js";
 import type { RunEventBody } from "../../engine/core/events.js";
-import { eventTemplate } from "../commit/event-template.js";
+import { eventTemplate } from "../store/event-template.js";
 import { stepJob } from "../store/job-ids.js";
 import { completeTask } from "../store/scripts/complete-task.js";
 import { taskCallClaim, type TaskCallClaimReply } from "../store/scripts/task-call-claim.js";

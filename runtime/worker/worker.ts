@@ -1,55 +1,39 @@
-import { hostname } from "node:os";
-import { summarizeOutages } from "../store/connection-errors.js";
-import { Worker, type Job } from "bullmq";
-import type { TaskRunner } from "../../task-runners/runner.js";
-import type { TaskMode } from "../../task-runners/resources.js";
 import { defaultRunners } from "../../task-runners/index.js";
 import type { EgressPolicy } from "../../task-runners/egress.js";
 import type { ModelEndpoints } from "../../task-runners/model/endpoints.js";
-import { makeKeys, QUEUES, type Keys } from "../store/keys.js";
-import { HeldRuns } from "../commit/held-runs.js";
-import { InputCache } from "../payloads/frame-input.js";
-import { ExecutionLocks } from "../commit/commit-locks.js";
+import type { TaskMode } from "../../task-runners/resources.js";
+import type { TaskRunner } from "../../task-runners/runner.js";
 import { ExecutionCache } from "../commit/execution-cache.js";
-import { giveUpOn } from "../commit/give-up.js";
-import { executionOf, longId, randomToken, runOfTask } from "../store/ids.js";
-import { taskJob } from "../store/job-ids.js";
-import { OperationStore } from "../executions/bulk-operations.js";
-import {
-  JobQueues,
-  operationsQueue,
-  STEP_ATTEMPTS,
-  type OperationJob,
-  type StepJob,
-  type TaskJob,
-} from "./queues.js";
-import { createRedisRuntime, type RedisRuntime } from "../runtime.js";
-import { bullConnection, RedisClient } from "../store/redis.js";
-import { checkStorageVersion } from "../store/storage-version.js";
-import { Scheduler, ScheduleWatch } from "./scheduler.js";
-import { resolveShardCount, servedShards, ShardLayout } from "../shards/shards.js";
 import { resolveSettings, WORKER_DEFAULTS, type RuntimeSettings } from "../settings.js";
-import { claimTaskCall, releaseTaskCall, runTaskJob } from "./task-jobs.js";
-import type { TaskCallClaimReply } from "../store/scripts/task-call-claim.js";
-import type { LoadSnapshot } from "../store/scripts/load-transition.js";
-import { advance } from "../commit/transition.js";
-import { isLockLoss, lockLossReport } from "./lock-loss.js";
-import { defaultLogger, ExecutionFault, faultFields, type WorkerLog } from "../tracing/logger.js";
+import { resolveShardCount, servedShards, ShardLayout } from "../shards/shards.js";
+import { summarizeOutages } from "../store/connection-errors.js";
+import { makeKeys, type Keys } from "../store/keys.js";
+import { RedisClient } from "../store/redis.js";
+import { checkStorageVersion } from "../store/storage-version.js";
+import { defaultLogger, faultFields, type WorkerLog } from "../tracing/logger.js";
 import { observedRunner } from "../tracing/observed-runner.js";
 import { otlpSink, type SpanSink } from "../tracing/sink.js";
+import { openBulkWorker } from "./bulk-worker.js";
+import { openEngineRoom } from "./engine-room.js";
+import { isLockLoss, lockLossReport } from "./lock-loss.js";
+import { ScheduleWatch } from "./scheduler.js";
+import { closeWorker } from "./shutdown.js";
+import { TaskCalls } from "./task-calls.js";
+import { openConnections, sharedDeps, type WorkerProcess } from "./worker-process.js";
 
 export interface WorkerOptions extends Partial<RuntimeSettings> {
   /**
    * Transition jobs processed at once on each shard this process serves (default
-   * 32): each shard has its own BullMQ queues and workers (shards.ts), so a process
-   * serving all 16 shards runs up to 16 times as many.
+   * 16, runtime/settings.ts `WORKER_DEFAULTS`): each shard has its own BullMQ queues
+   * and workers (shards/shards.ts), so a process serving all 16 shards runs up to
+   * 16 times as many.
    */
   concurrency?: number;
   /**
    * Runs advanced at once on each shard in this process besides its jobs: those
    * whose timers it claimed, and those its commits woke (scheduler.ts). Default:
    * `concurrency`, but at least 64. These advances commit batched, one EVALSHA per script per tick
-   * (redis.ts), so more at once costs Redis less per transition: 50,000 timers due
+   * (store/redis.ts), so more at once costs Redis less per transition: 50,000 timers due
    * at once took 7.3–7.4 s to fire at 16 (Redis 124–129 µs each) and 5.0–5.7 s at 64
    * (77–86 µs), two workers on 2 cores (`bench/costs.ts timers`).
    */
@@ -105,52 +89,92 @@ export interface StepwiseWorker {
 
 /**
  * A worker process: for each shard it serves (all, or `STEPWISE_WORKER_SHARDS`),
- * an engine room of a BullMQ worker on that shard's `steps` (one transition per
- * job), one on its `tasks` (task calls) and its timer scheduler; and one worker on
- * the deployment's bulk operations. Stateless: any number of them, on any number
- * of machines, share one Redis or one Redis Cluster.
+ * an engine room (engine-room.ts) of a BullMQ worker on that shard's `steps` (one
+ * transition per job), one on its `tasks` (task calls) and its timer scheduler;
+ * and one worker on the deployment's bulk operations (bulk-worker.ts). Stateless:
+ * any number of them, on any number of machines, share one Redis or one Redis
+ * Cluster. Closing: shutdown.ts.
  */
 export async function startWorker(options: WorkerOptions = {}): Promise<StepwiseWorker> {
   const settings = resolveSettings(options);
   const control = makeKeys(settings.prefix);
   const log = options.logger ?? defaultLogger();
-  const onError = summarizeOutages(
-    options.onError ??
-      ((err: unknown) =>
-        log.error(
-          { ...faultFields(err), err },
-          `worker: ${err instanceof Error ? err.message : String(err)}`,
-        )),
-  );
-  const spans =
-    options.spans ??
-    (settings.otlp
+  const onError = summarizeOutages(options.onError ?? ((err: unknown) => logError(log, err)));
+  const ownSpans =
+    options.spans === undefined && settings.otlp
       ? await otlpSink({
           serviceName: "stepwise-worker",
           onError: (err) => log.warn({ err }, "span export failed"),
         })
-      : undefined);
+      : undefined;
+  const spans = options.spans ?? ownSpans;
   const client = new RedisClient(settings, { name: "stepwise-worker" });
-  let layout: ShardLayout;
-  let served: number[];
+  const { layout, served } = await openDeployment(client, control, settings);
+  const executions = new ExecutionCache(client, layout, undefined, settings.payloads);
+  const runners = workerRunners(options, settings, log, spans);
+  const lockLoss = lockLossReport(log, settings.lockDurationMs, options.onLockLost);
+  const proc: WorkerProcess = {
+    options,
+    settings,
+    shared: sharedDeps(client, executions, settings, runners, onError, options, spans),
+    connections: openConnections(settings),
+    calls: new TaskCalls(options.taskConcurrency ?? WORKER_DEFAULTS.taskConcurrency, onError),
+    watch: new ScheduleWatch(client, settings.timerPollMs),
+    onError,
+    onJobError: (err) => (isLockLoss(err) ? lockLoss.add(err as Error) : onError(err)),
+  };
+  const rooms = served.map((shard) => openEngineRoom(proc, layout.shards[shard]!));
+  const bulk = openBulkWorker(proc, control, layout, spans);
+  await Promise.all([
+    ...rooms.flatMap((room) => [room.steps.waitUntilReady(), room.tasks.waitUntilReady()]),
+    bulk.worker.waitUntilReady(),
+  ]);
+  let closing: Promise<void> | undefined;
+  return {
+    close(graceMs = 10_000) {
+      closing ??= closeWorker({ proc, rooms, bulk, client, lockLoss, ownSpans }, graceMs);
+      return closing;
+    },
+  };
+}
+
+/** Where job and poll errors go without `onError`: the logger, at error. */
+function logError(log: WorkerLog, err: unknown): void {
+  log.error(
+    { ...faultFields(err), err },
+    `worker: ${err instanceof Error ? err.message : String(err)}`,
+  );
+}
+
+/**
+ * The deployment's shard layout and the shards this process serves. The shard
+ * count first: a fresh deployment's is stored before anything else is.
+ */
+async function openDeployment(
+  client: RedisClient,
+  control: Keys,
+  settings: RuntimeSettings,
+): Promise<{ layout: ShardLayout; served: number[] }> {
   try {
-    // The shard count first: a fresh deployment's is stored before anything else is.
-    layout = new ShardLayout(
-      settings.prefix,
-      await resolveShardCount(client.redis, control, settings.shards),
-    );
-    served = servedShards(layout.count, settings.workerShards);
+    const count = await resolveShardCount(client.redis, control, settings.shards);
+    const layout = new ShardLayout(settings.prefix, count);
+    const served = servedShards(layout.count, settings.workerShards);
     await checkStorageVersion(client.redis, control);
+    return { layout, served };
   } catch (err) {
     await client.close();
     throw err;
   }
-  const queueConnection = bullConnection(settings, "stepwise-queues");
-  // BullMQ workers share these for their non-blocking commands (each blocks on its own).
-  const stepConnection = bullConnection(settings, "stepwise-steps");
-  const taskConnection = bullConnection(settings, "stepwise-tasks");
-  const executions = new ExecutionCache(client, layout, undefined, settings.payloads);
-  const runners = [
+}
+
+/** The task runners: the given ones first, then the defaults, each observed (logs, spans). */
+function workerRunners(
+  options: WorkerOptions,
+  settings: RuntimeSettings,
+  log: WorkerLog,
+  spans: SpanSink | undefined,
+): TaskRunner[] {
+  return [
     ...(options.taskRunners ?? []),
     ...defaultRunners({
       ...(options.egress ? { egress: options.egress } : {}),
@@ -162,253 +186,4 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
       ...(settings.payloads ? { payloads: settings.payloads } : {}),
     }),
   ].map((runner) => observedRunner(runner, { log, spans }));
-  const shared = {
-    client,
-    executions,
-    settings,
-    runners,
-    onError,
-    locks: new ExecutionLocks(),
-    inputs: new InputCache(),
-    held: new HeldRuns(),
-    ...(options.taskMode ? { taskMode: options.taskMode } : {}),
-    ...(spans ? { spans } : {}),
-    owner: `${hostname()}:${process.pid}:${randomToken()}`,
-  };
-  /**
-   * A task a commit of this worker scheduled is called here at once (task-jobs.ts,
-   * claimed like any call), up to `taskConcurrency` calls at a time over every
-   * shard, instead of going through the `tasks` queue: its add, fetch and completion
-   * are most of a task turn's Redis work. Past that, or while closing, it is queued
-   * as before; a call that throws is queued too, for the queue's retries.
-   */
-  const taskConcurrency = options.taskConcurrency ?? WORKER_DEFAULTS.taskConcurrency;
-  const calls = new Set<Promise<void>>();
-  const shutdown = new AbortController();
-  let closing: Promise<void> | undefined;
-  const common = {
-    lockDuration: settings.lockDurationMs,
-    stalledInterval: settings.stalledIntervalMs,
-    // A job whose worker died is handed back, however often that happens.
-    maxStalledCount: 1_000_000,
-    removeOnComplete: { count: 0 },
-    removeOnFail: { count: 0 },
-    drainDelay: 1,
-  };
-
-  const lockLoss = lockLossReport(log, settings.lockDurationMs, options.onLockLost);
-  /** The BullMQ workers' errors: a lost lock is counted and summarized, not an error (lock-loss.ts). */
-  const onJobError = (err: unknown): void =>
-    isLockLoss(err) ? lockLoss.add(err as Error) : onError(err);
-
-  const watch = new ScheduleWatch(client, settings.timerPollMs);
-  /** One shard's queues, workers and scheduler, over the process's connections. */
-  const openRoom = (keys: Keys) => {
-    const queues = new JobQueues(queueConnection, keys);
-    let scheduler: Scheduler | undefined;
-    const deps = {
-      ...shared,
-      keys,
-      queues,
-      // Defined below with the scheduler's fire: the same in-process advance.
-      advanceRun: (run: string, seq: number, head?: string) =>
-        fire(run, seq, head !== undefined ? { head } : undefined),
-      callTask: (task: string, claim?: Promise<TaskCallClaimReply>) => callTask(task, claim),
-      claimAhead: (task: string) => claimAhead(task),
-    };
-    /** How this process advances runs: the runs their commits wake are advanced here too. */
-    const here = {
-      ...deps,
-      // Into the scheduler's fires (below), as a claimed timer's run is.
-      advanceHere: (run: string, seq: number) => scheduler?.take(run, seq) ?? false,
-      ensureWhenStale: false,
-    };
-    /** Claims sent ahead (transition.ts) hold a place among the calls until theirs starts. */
-    let ahead = 0;
-    const claimAhead = (task: string): Promise<TaskCallClaimReply> | undefined => {
-      if (closing || calls.size + ahead >= taskConcurrency) return undefined;
-      ahead += 1;
-      return claimTaskCall(deps, task);
-    };
-    const callTask = (task: string, claim?: Promise<TaskCallClaimReply>): boolean => {
-      if (claim) ahead -= 1;
-      if (closing || (!claim && calls.size + ahead >= taskConcurrency)) {
-        // Queued instead: the job must not find the call claimed by this process.
-        if (claim) releaseTaskCall(deps, task, claim).catch(onError);
-        return false;
-      }
-      const call: Promise<void> = runTaskJob(deps, task, shutdown.signal, claim)
-        .catch(() => queues.ensure(taskJob(task)))
-        .catch(onError)
-        .finally(() => calls.delete(call));
-      calls.add(call);
-      return true;
-    };
-    /**
-     * A job that throws fails alone: BullMQ tries it again with backoff, and after
-     * the last attempt its execution is given up on (give-up.ts) and the job ends
-     * there, so one poison execution never loops forever nor reaches the process.
-     */
-    const isolated =
-      <T>(runOf: (data: T) => string, work: (job: Job<T>, signal: AbortSignal) => Promise<void>) =>
-      async (job: Job<T>, _token?: string, signal?: AbortSignal): Promise<void> => {
-        try {
-          await work(job, signal ?? new AbortController().signal);
-        } catch (fault) {
-          const run = runOf(job.data);
-          const attempts = job.opts.attempts ?? STEP_ATTEMPTS;
-          if (job.attemptsMade + 1 < attempts) throw fault;
-          const outcome = await giveUpOn(deps, run, attempts, fault);
-          const executionId = longId(executionOf(run));
-          onError(
-            new ExecutionFault(
-              `execution ${executionId}: gave up on run '${run}' after ${attempts} attempts (${outcome}): ${fault instanceof Error ? fault.message : String(fault)}`,
-              { executionId, run, attempts, outcome },
-              { cause: fault },
-            ),
-          );
-        }
-      };
-    const steps = new Worker<StepJob>(
-      QUEUES.steps,
-      isolated<StepJob>(
-        (data) => data.r,
-        async (job) => {
-          // A transition waits from its job's enqueue, or in a chain from the commit before it.
-          let since = job.timestamp;
-          const result = await advance(here, job.data.r, job.data.q, (steps) => {
-            const now = Date.now();
-            // A batch's steps became durable together: each is a transition committed now.
-            for (let i = 0; i < steps; i++)
-              options.onTransition?.({ result: "committed", latencyMs: now - since });
-            since = now;
-          });
-          if (result !== "committed") {
-            options.onTransition?.({ result, latencyMs: Date.now() - job.timestamp });
-          }
-        },
-      ),
-      {
-        ...common,
-        prefix: keys.bullPrefix,
-        connection: stepConnection,
-        concurrency: options.concurrency ?? WORKER_DEFAULTS.concurrency,
-      },
-    );
-    const tasks = new Worker<TaskJob>(
-      QUEUES.tasks,
-      isolated<TaskJob>(
-        (data) => runOfTask(data.t),
-        (job, signal) => runTaskJob(deps, job.data.t, signal),
-      ),
-      {
-        ...common,
-        prefix: keys.bullPrefix,
-        connection: taskConnection,
-        concurrency: taskConcurrency,
-      },
-    );
-    steps.on("error", onJobError);
-    tasks.on("error", onJobError);
-    steps.on("failed", (_job, err) => onJobError(err));
-    tasks.on("failed", (_job, err) => onJobError(err));
-    // Runs whose timer fired are advanced right here (see scheduler.ts), latency counted from the claim.
-    const fire = async (
-      run: string,
-      seq: number,
-      from?: { head: string } | { snapshot: LoadSnapshot },
-    ): Promise<void> => {
-      let since = Date.now();
-      const onCommit = (steps: number) => {
-        const now = Date.now();
-        for (let i = 0; i < steps; i++)
-          options.onTransition?.({ result: "committed", latencyMs: now - since });
-        since = now;
-      };
-      const result = await advance(here, run, seq, onCommit, from);
-      if (result !== "committed") options.onTransition?.({ result, latencyMs: Date.now() - since });
-    };
-    scheduler = new Scheduler(client, keys, queues, settings, onError, {
-      watch,
-      fire: (run, seq, snapshot) => fire(run, seq, snapshot && { snapshot }),
-      concurrency:
-        options.fireConcurrency ??
-        Math.max(
-          options.concurrency ?? WORKER_DEFAULTS.concurrency,
-          WORKER_DEFAULTS.minFireConcurrency,
-        ),
-    });
-    scheduler.start();
-    return { queues, steps, tasks, scheduler };
-  };
-  const rooms = served.map((shard) => openRoom(layout.shards[shard]!));
-
-  // Bulk operations act through a runtime, as the API would; made on the first one.
-  const operationQueue = operationsQueue(queueConnection, control);
-  const operationStore = new OperationStore(
-    client,
-    control,
-    operationQueue,
-    settings.retentionSeconds,
-  );
-  let opsRuntime: RedisRuntime | undefined;
-  const operations = new Worker<OperationJob>(
-    QUEUES.operations,
-    async (job) => {
-      opsRuntime ??= createRedisRuntime(settings);
-      try {
-        await operationStore.run(job.data.id, opsRuntime);
-      } catch (err) {
-        if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1))
-          await operationStore.fail(job.data.id, err);
-        throw err;
-      }
-    },
-    {
-      ...common,
-      prefix: control.bullPrefix,
-      connection: bullConnection(settings, "stepwise-operations"),
-      concurrency: 2,
-    },
-  );
-  operations.on("error", onJobError);
-  await Promise.all([
-    ...rooms.flatMap((room) => [room.steps.waitUntilReady(), room.tasks.waitUntilReady()]),
-    operations.waitUntilReady(),
-  ]);
-  const workers = [...rooms.flatMap((room) => [room.steps, room.tasks]), operations];
-
-  return {
-    close(graceMs = 10_000) {
-      closing ??= (async () => {
-        await Promise.all(rooms.map((room) => room.scheduler.stop(graceMs)));
-        watch.close();
-        const graceful = Promise.all([...workers.map((w) => w.close()), Promise.all(calls)]);
-        const timer = new Promise<"timeout">((resolve) =>
-          setTimeout(() => resolve("timeout"), graceMs).unref(),
-        );
-        if ((await Promise.race([graceful, timer])) === "timeout") {
-          // Jobs still running keep their lock until it expires; BullMQ then hands them to another worker.
-          for (const room of rooms) room.tasks.cancelAllJobs("worker shutdown");
-          // Calls made here are queued again for another worker (their claims released).
-          shutdown.abort();
-          await Promise.all([...workers.map((w) => w.close(true)), Promise.all(calls)]);
-        }
-        await Promise.all(rooms.map((room) => room.queues.close()));
-        await operationQueue.close();
-        queueConnection.disconnect();
-        // BullMQ never closes a connection it was handed (it could be shared); these
-        // are the workers' own, and left open they would keep the process alive.
-        await opsRuntime?.close();
-        stepConnection.disconnect();
-        taskConnection.disconnect();
-        (operations.opts.connection as { disconnect?: () => void }).disconnect?.();
-        await client.close();
-        lockLoss.flush();
-        // What the last commits ended is still batched: sent before the process goes.
-        if (!options.spans) await spans?.close();
-      })();
-      return closing;
-    },
-  };
 }

@@ -6,7 +6,7 @@ import { ref, type SchemaObject } from "./common.js";
  * JSONPath rules compare `Variable` with one operator, or combine rules with
  * And/Or/Not; JSONata rules have a `Condition`. A top-level rule needs `Next`; rules
  * nested in And/Or/Not must not have one. How many operators a rule has, and whether
- * `Variable` goes with them, is checked by checks/choice.ts, which reads the same
+ * `Variable` goes with them, is checked by checks/choice-rules.ts, which reads the same
  * table.
  */
 

@@ -4,7 +4,7 @@ import { exclusive, ref, type SchemaObject } from "./common.js";
  * Map state (ASL spec, "Map State"; AWS "Map workflow state", inline and distributed
  * modes). `ItemProcessor` (or the legacy `Iterator`) is a scope with its own states.
  * JSONPath picks items with ItemsPath and shapes them with ItemSelector (or the
- * legacy Parameters); JSONata uses Items. Label rules live in checks/map.ts.
+ * legacy Parameters); JSONata uses Items. Label rules live in checks/maps.ts.
  */
 export const mapState: SchemaObject = {
   allOf: [

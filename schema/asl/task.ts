@@ -2,7 +2,7 @@ import { exclusive, ref, type SchemaObject } from "./common.js";
 
 /**
  * Task state (ASL spec, "Task State"; AWS "Task workflow state"). Resource is checked
- * further by checks/resources.ts; HeartbeatSeconds < TimeoutSeconds by checks/task.ts.
+ * further, and HeartbeatSeconds < TimeoutSeconds, by checks/tasks.ts.
  */
 export const taskState: SchemaObject = {
   allOf: [

@@ -9,7 +9,11 @@ import { parseCases, type TestCase } from "../../engine/testing/cases.js";
 export const CONFORMANCE_DIR = resolve(import.meta.dirname, "data");
 
 export type ConformanceFile =
-  "cases.jsonl" | "task-cases.jsonl" | "docs-examples.jsonl" | "validation.jsonl";
+  | "cases.jsonl"
+  | "task-cases.jsonl"
+  | "docs-examples.jsonl"
+  | "validation.jsonl"
+  | "histories.jsonl";
 
 /** The execution files: two recorded on AWS, one taken from AWS's documentation. */
 export const EXECUTION_FILES = ["cases.jsonl", "task-cases.jsonl", "docs-examples.jsonl"] as const;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RECORD_FIELDS } from "../../runtime/commit/execution-cache.js";
+import { EXECUTION_FIELDS, storedFields } from "../../runtime/store/fields.js";
 import { createMachine, harness, type Harness, REDIS_URL } from "./helpers.js";
 import { CommandMonitor } from "./monitor.js";
 
@@ -71,7 +72,8 @@ describe("a cold execution's transition", () => {
     const recordReads = (list: string[][]) =>
       list.filter(
         (c) =>
-          c[0]?.toLowerCase() === "hmget" && c.slice(2).join(" ").endsWith(RECORD_FIELDS.join(" ")),
+          c[0]?.toLowerCase() === "hmget" &&
+          c.slice(2).join(" ").endsWith(storedFields(EXECUTION_FIELDS, RECORD_FIELDS).join(" ")),
       );
     expect(recordReads(commands).length).toBeGreaterThanOrEqual(1);
     expect(recordReads(direct)).toEqual([]);

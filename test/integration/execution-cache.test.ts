@@ -2,7 +2,12 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shortId } from "../../runtime/store/ids.js";
 import { referenced } from "../../runtime/payloads/history-payloads.js";
-import { RECORD_FIELDS, ExecutionCache } from "../../runtime/commit/execution-cache.js";
+import {
+  RECORD_FIELDS,
+  ExecutionCache,
+  type RecordFields,
+} from "../../runtime/commit/execution-cache.js";
+import { byName, EXECUTION_FIELDS, storedFields } from "../../runtime/store/fields.js";
 import { RedisClient } from "../../runtime/store/redis.js";
 import { ShardLayout } from "../../runtime/shards/shards.js";
 import { createMachine, harness, type Harness, ONE_SHARD } from "./helpers.js";
@@ -30,12 +35,16 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-async function recordOf(exec: string): Promise<Record<string, string>> {
-  const values = await redis.hmget(layout.keysOf(exec).execution(exec), ...RECORD_FIELDS);
-  const record: Record<string, string> = {};
-  RECORD_FIELDS.forEach((field, i) => {
-    if (values[i] != null) record[field] = values[i];
-  });
+/** The record's `RECORD_FIELDS` by name, as a load hands them out. */
+async function recordOf(exec: string): Promise<RecordFields> {
+  const values = await redis.hmget(
+    layout.keysOf(exec).execution(exec),
+    ...storedFields(EXECUTION_FIELDS, RECORD_FIELDS),
+  );
+  const record: RecordFields = {};
+  for (const [name, value] of Object.entries(byName(RECORD_FIELDS, values))) {
+    if (value !== null) record[name as keyof RecordFields] = value;
+  }
   return record;
 }
 
@@ -81,7 +90,7 @@ describe("the execution cache", () => {
     const exec = shortId(executionId);
     const record = await recordOf(exec);
     // Past PAYLOAD_INLINE_CHARS the record refers to its input (runtime/payloads/history-payloads.ts).
-    expect(referenced(record.in)).toBeDefined();
+    expect(referenced(record.input)).toBeDefined();
     const cache = new ExecutionCache(client, layout);
     const small = shortId(
       (await h.runtime.startExecution("m", { name: "c3", input: {} })).executionId,
@@ -94,7 +103,7 @@ describe("the execution cache", () => {
 
   it("a record without an execution's fields is refused, at once or not", async () => {
     const cache = new ExecutionCache(client, layout);
-    expect(() => cache.rememberNow("m:none", { sm: "m" })).toThrow(/has no record/);
-    await expect(cache.remember("m:none", { sm: "m" })).rejects.toThrow(/has no record/);
+    expect(() => cache.rememberNow("m:none", { machine: "m" })).toThrow(/has no record/);
+    await expect(cache.remember("m:none", { machine: "m" })).rejects.toThrow(/has no record/);
   });
 });

@@ -50,9 +50,16 @@ const agents = {
 /** Runs the executions until a worker process dies at `point`, then to their end; returns the model's requests. */
 async function crashThenRecover(point: string, after: number): Promise<FakeServer["requests"]> {
   // Items answer after 20, 200 or 400 ms: when a quick one's answer lets the next call
-  // start, slower ones are still at the model, so a crash then interrupts some.
+  // start, slower ones are still at the model, so a crash then interrupts some. For a
+  // crash during a call, the slowest are held until the doomed worker is gone, so that
+  // some calls are surely at the model when it dies, however loaded the machine is.
+  let doomedAlive = true;
+  const holdSlow = point.startsWith("duringTask");
   const model = await startFakeServer((request) => ({
-    delayMs: [20, 200, 400][Number(messageOf(request.body)) % 3],
+    delayMs:
+      holdSlow && doomedAlive && Number(messageOf(request.body)) % 3 === 2
+        ? 10_000
+        : [20, 200, 400][Number(messageOf(request.body)) % 3],
     body: {
       choices: [{ message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
       usage: { prompt_tokens: 100, completion_tokens: 10 },
@@ -83,6 +90,7 @@ async function crashThenRecover(point: string, after: number): Promise<FakeServe
       STEPWISE_CRASH_AFTER: String(after),
     });
     await exited(doomed);
+    doomedAlive = false;
     expect(doomed.signalCode).toBe("SIGKILL");
     const config = loadConfig({ STEPWISE_MODEL_ENDPOINTS: endpoints });
     await h.startWorker({ modelEndpoints: config.tasks.modelEndpoints });

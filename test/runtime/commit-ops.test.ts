@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { eventTemplate } from "../../runtime/commit/event-template.js";
+import { eventTemplate } from "../../runtime/store/event-template.js";
 import { stepJob, taskJob } from "../../runtime/store/job-ids.js";
 import { makeKeys, type Keys } from "../../runtime/store/keys.js";
 import { RedisClient } from "../../runtime/store/redis.js";
@@ -410,9 +410,51 @@ describe("commitTransition replies", () => {
     expect(await commit([])).toEqual({ kind: "missing" });
   });
 
-  it("an unknown op is refused before anything is written past the fences", async () => {
-    await expect(commit([{ op: "bogus" } as unknown as CommitOp])).rejects.toThrow(
-      /unknown op bogus/,
+  it("an unknown op, or one without a field it needs, is refused before anything is written", async () => {
+    // A commit whose every earlier step writes: history, payloads, the inbox pop,
+    // the journal, and an op (arm: the schedule and the timer count) before the bad one.
+    const arm: CommitOp = { op: "arm", member: "t:m:e#w", at: 5 };
+    const writes: Partial<CommitArgs> = {
+      events: ["e1"],
+      newHistoryHead: "h1",
+      payloads: { a: "text" },
+    };
+    const before = await snapshot();
+    expect(Object.keys(before).length).toBeGreaterThanOrEqual(4);
+    await expect(commit([arm, { op: "bogus" } as unknown as CommitOp], writes)).rejects.toThrow(
+      /unknown op bogus \(op 2\); nothing written/,
     );
+    expect(await snapshot()).toEqual(before);
+    const noEvent = { op: "push", run: CHILD } as unknown as CommitOp;
+    await expect(commit([arm, noEvent], writes)).rejects.toThrow(
+      /op 2 \(push\): event is nil, not string/,
+    );
+    expect(await snapshot()).toEqual(before);
+    const noActivity: CommitOp = { op: "task", task: "m:e#1", record: "{}", mode: "activity" };
+    await expect(commit([arm, noActivity], writes)).rejects.toThrow(/names no activity/);
+    expect(await snapshot()).toEqual(before);
+    // The snapshot sees what a commit writes: the same commit without the bad op.
+    expect((await commit([arm], writes)).kind).toBe("committed");
+    expect(await snapshot()).not.toEqual(before);
   });
 });
+
+/**
+ * Every key under the test's prefix: its DUMP (type, value and encoding) and
+ * whether it expires. Equal snapshots: nothing was written in between.
+ */
+async function snapshot(): Promise<Record<string, { dump: string; expires: boolean }>> {
+  const keys: string[] = [];
+  let cursor = "0";
+  do {
+    const [next, found] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+    cursor = next;
+    keys.push(...found);
+  } while (cursor !== "0");
+  const snapshot: Record<string, { dump: string; expires: boolean }> = {};
+  for (const key of keys.sort()) {
+    const dump = await redis.dumpBuffer(key);
+    snapshot[key] = { dump: dump.toString("base64"), expires: (await redis.pttl(key)) >= 0 };
+  }
+  return snapshot;
+}

@@ -52,6 +52,8 @@ const ATTEMPT = /^(?:(?:Task|LambdaFunction|Activity)Scheduled|(?:Parallel|Map)S
 /** An attempt failed: retried, caught, or the end of the run. */
 const FAILURE =
   /^(?:(?:Task|LambdaFunction|Activity)(?:Failed|TimedOut|StartFailed|SubmitFailed|ScheduleFailed)|(?:Parallel|Map)StateFailed)$/;
+/** A Parallel's or Map's own end, after its children's last events. */
+const JOIN = /^(Parallel|Map)State(?:Succeeded|Failed|Aborted)$/;
 const EXECUTION_END: Record<string, DerivedHistory["ended"]> = {
   ExecutionSucceeded: "SUCCEEDED",
   ExecutionFailed: "FAILED",
@@ -62,12 +64,16 @@ const EXECUTION_END: Record<string, DerivedHistory["ended"]> = {
 /** The one `…EventDetails` object of an event. */
 export function detailsOf(event: HistoryEvent): Record<string, unknown> {
   for (const key of Object.keys(event)) {
-    if (key.endsWith("EventDetails")) {
+    if (isDetailsKey(key)) {
       const value = event[key];
-      if (typeof value === "object" && value !== null) return value as Record<string, unknown>;
+      if (typeof value === "object" && value !== null) return value;
     }
   }
   return {};
+}
+
+function isDetailsKey(key: string): key is `${string}EventDetails` {
+  return key.endsWith("EventDetails");
 }
 
 function text(value: unknown): string | undefined {
@@ -185,7 +191,7 @@ export function deriveHistory(events: readonly HistoryEvent[]): DerivedHistory {
       if (end === "FAILED" || end === "TIMED_OUT") failedAt = event.previousEventId;
       continue;
     }
-    const id = entryOf(event.id);
+    const id = JOIN.test(event.type) ? entryOfJoin(event) : entryOf(event.id);
     const entry = id === undefined ? undefined : working.get(id);
     if (!entry) continue;
     if (ATTEMPT.test(event.type) && entry.pendingFailure) {
@@ -200,6 +206,23 @@ export function deriveHistory(events: readonly HistoryEvent[]): DerivedHistory {
       if (error !== undefined) entry.error = error;
       if (cause !== undefined) entry.cause = cause;
     }
+  }
+
+  /**
+   * The Parallel or Map a join event ends (…StateSucceeded/Failed/Aborted). AWS links
+   * it to its last child's last event, so the chain leads into a child: climb to the
+   * enclosing entry of the event's own kind.
+   */
+  function entryOfJoin(event: HistoryEvent): number | undefined {
+    const kind = JOIN.exec(event.type)![1];
+    let id = entryOf(event.previousEventId);
+    for (let entry = id === undefined ? undefined : working.get(id); entry;) {
+      if (entry.type === kind && entry.exitedEventId === undefined) break;
+      id = entry.parent;
+      entry = id === undefined ? undefined : working.get(id);
+    }
+    if (id !== undefined) entryOfEvent.set(event.id, id);
+    return id;
   }
 
   /**

@@ -3,33 +3,34 @@ import { APPROVAL_FEED_LENGTH } from "../keys.js";
 /**
  * Lua helpers shared by the scripts that create an approval record or change its
  * status (commitTransition's `approval` / `apclose` ops, decideApproval). The
- * record is the hash `ap:<id>` (fields in runtime/approvals/approval-record.ts); Lua never
+ * record is the hash `ap:<id>` (fields `APPROVAL`, store/fields.ts); Lua never
  * parses its JSON, it only moves the id between the inbox indexes and appends to
  * the webhook outbox.
  *
  * Indexes: `apx:<status>|<dim>` for every `<group>|<machine>` dim of the record
- * (field `ix`, computed in TypeScript), and `apx:*|<dim>` for any status; scores
- * are the creation time (field `t0`). Outbox: when the record's `nt` is '1', each
- * change XADDs `{e: event, id}` to `apev` in the same script, so a notification
- * can be late but never lost (runtime/approvals/approval-webhooks.ts drains it). Every
- * change also goes to the capped feed `apfeed`, which live clients read (SSE).
+ * (`APPROVAL.indexDims`, computed in TypeScript), and `apx:*|<dim>` for any status;
+ * scores are the creation time (`APPROVAL.createdAt`). Outbox: when the record's
+ * `APPROVAL.notify` is '1', each change XADDs `{e: event, id}` to `apev` in the
+ * same script, so a notification can be late but never lost
+ * (runtime/approvals/approval-webhooks.ts drains it). Every change also goes to
+ * the capped feed `apfeed`, which live clients read (SSE).
  */
 export const APPROVAL_LUA = `
 local function approvalIndex(base, id, key, from, to)
-  local f = redis.call('HMGET', key, 'ix', 't0')
-  for dim in string.gmatch(f[1] or '', '%S+') do
+  local f = hmgetNamed(key, APPROVAL, {'indexDims', 'createdAt'})
+  for dim in string.gmatch(f.indexDims or '', '%S+') do
     if from then redis.call('ZREM', base .. KIND.approvalIndex .. from .. '|' .. dim, id) end
-    redis.call('ZADD', base .. KIND.approvalIndex .. to .. '|' .. dim, f[2], id)
+    redis.call('ZADD', base .. KIND.approvalIndex .. to .. '|' .. dim, f.createdAt, id)
   end
 end
 local function approvalEvent(base, key, id, event)
   redis.call('XADD', base .. KIND.approvalFeed, 'MAXLEN', '~', '${APPROVAL_FEED_LENGTH}', '*', 'e', event, 'id', id)
-  if redis.call('HGET', key, 'nt') == '1' then
+  if redis.call('HGET', key, APPROVAL.notify) == '1' then
     redis.call('XADD', base .. KIND.approvalEvents, '*', 'e', event, 'id', id)
   end
 end
 local function approvalEnded(key)
-  local keep = tonumber(redis.call('HGET', key, 'keep') or '0')
+  local keep = tonumber(redis.call('HGET', key, APPROVAL.keepSeconds) or '0')
   if keep > 0 then redis.call('EXPIRE', key, keep) end
 end
 local function openApproval(base, id, fields)
@@ -41,8 +42,8 @@ local function openApproval(base, id, fields)
 end
 local function closeApproval(base, id, status, now)
   local key = base .. KIND.approval .. id
-  if redis.call('HGET', key, 'st') ~= 'PENDING' then return false end
-  redis.call('HSET', key, 'st', status, 'cl', now)
+  if redis.call('HGET', key, APPROVAL.status) ~= 'PENDING' then return false end
+  redis.call('HSET', key, APPROVAL.status, status, APPROVAL.closedAt, now)
   approvalIndex(base, id, key, 'PENDING', status)
   approvalEnded(key)
   approvalEvent(base, key, id, 'approval.' .. string.lower(status))

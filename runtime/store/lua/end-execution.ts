@@ -30,30 +30,30 @@ export interface ExecutionEnd {
  * ExecutionEnd: does nothing unless the record is RUNNING; returns true when it
  * ended it. The execution's payloads (runtime/payloads/history-payloads.ts) expire with
  * `expireKeys`. `known` (optional), from a caller that read and writes the record
- * itself: `st` and `ps` as it read them, and `fields` it would write, written
- * here with the end's in one HSET.
+ * itself: `status` and `pause` as it read them, and `fields` ({field, value, ...})
+ * it would write, written here with the end's in one HSET.
  */
 export const END_EXECUTION_LUA = `${STATUS_INDEX_LUA}${PAUSE_LUA}
 local function endExecution(base, execKey, scheduleKey, e, expireKeys, known)
   -- One read and one write of the record at most: every end of every execution comes here.
-  local rec = known and {known.st, known.ps} or redis.call('HMGET', execKey, 'st', 'ps')
-  if rec[1] ~= 'RUNNING' then
+  local rec = known or hmgetNamed(execKey, EXEC, {'status', 'pause'})
+  if rec.status ~= 'RUNNING' then
     if known and #known.fields > 0 then redis.call('HSET', execKey, unpack(known.fields)) end
     return false
   end
   local fields = known and known.fields or {}
-  for _, v in ipairs({'st', e.status, 't1', e.stoppedAt}) do fields[#fields + 1] = v end
-  if e.output then fields[#fields + 1] = 'out'; fields[#fields + 1] = e.output end
-  if e.error then fields[#fields + 1] = 'err'; fields[#fields + 1] = e.error end
-  if e.cause then fields[#fields + 1] = 'cause'; fields[#fields + 1] = e.cause end
+  for _, v in ipairs({EXEC.status, e.status, EXEC.stoppedAt, e.stoppedAt}) do fields[#fields + 1] = v end
+  if e.output then fields[#fields + 1] = EXEC.output; fields[#fields + 1] = e.output end
+  if e.error then fields[#fields + 1] = EXEC.error; fields[#fields + 1] = e.error end
+  if e.cause then fields[#fields + 1] = EXEC.cause; fields[#fields + 1] = e.cause end
   redis.call('HSET', execKey, unpack(fields))
   if e.timeoutMember and redis.call('ZREM', scheduleKey, e.timeoutMember) == 1 then
-    redis.call('HINCRBY', base .. KIND.stats, 'timers', -1)
+    redis.call('HINCRBY', base .. KIND.stats, STATS.timers, -1)
   end
   redis.call('HINCRBY', base .. KIND.stats, 'RUNNING', -1)
   redis.call('HINCRBY', base .. KIND.stats, e.status, 1)
   -- Stops unpause first; a forced end (give-up) may still find the execution paused.
-  if rec[2] then unpause(base, execKey, e.exec) end
+  if rec.pause then unpause(base, execKey, e.exec) end
   moveStatusIndex(base, e.exec, 'RUNNING', e.status, e.startedMs)
   redis.call('PUBLISH', base .. KIND.ended, e.exec)
   if e.keepSeconds > 0 then

@@ -5,7 +5,7 @@
  */
 export const PAUSE_LUA = `
 local function unpause(base, execKey, exec)
-  if redis.call('HDEL', execKey, 'ps') == 0 then return false end
+  if redis.call('HDEL', execKey, EXEC.pause) == 0 then return false end
   redis.call('HINCRBY', base .. KIND.stats, 'PAUSED', -1)
   redis.call('HINCRBY', base .. KIND.stats, 'RUNNING', 1)
   moveStatusIndex(base, exec, 'PAUSED', 'RUNNING')

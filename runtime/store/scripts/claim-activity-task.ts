@@ -1,4 +1,4 @@
-import type { EventTemplate } from "../../commit/event-template.js";
+import type { EventTemplate } from "../event-template.js";
 import { defineScript } from "../lua/spec.js";
 
 export interface ClaimActivityArgs {
@@ -31,7 +31,7 @@ while true do
   local rec = redis.call('HGET', KEY.tasks, task)
   if rec then
     local run = string.match(task, '^(.*)#[^#]*$')
-    local q = redis.call('HGET', ARG.base .. KIND.run .. run, 'q')
+    local q = redis.call('HGET', ARG.base .. KIND.run .. run, RUN.seq)
     if q then
       redis.call('RPUSH', ARG.base .. KIND.inbox .. run, fill(ARG.started, cjson.encode(ARG.idPrefix .. task)))
       redis.call('ZADD', KEY.schedule, ARG.leaseUntil, MEMBER.run .. run)

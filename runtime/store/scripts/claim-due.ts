@@ -1,4 +1,5 @@
-import type { EventTemplate } from "../../commit/event-template.js";
+import type { EventTemplate } from "../event-template.js";
+import type { ExecutionField } from "../fields.js";
 import { LOAD_LUA, type LoadSnapshot } from "./load-transition.js";
 import { PAUSE_LUA } from "../lua/pause.js";
 import { defineScript } from "../lua/spec.js";
@@ -21,7 +22,7 @@ export interface ClaimDueArgs {
    * run its timer's event is the only event of, with these fields of the record
    * (commit/execution-cache.ts `RECORD_FIELDS`), so that its first transition needs no load.
    */
-  snapshots?: { recordFields: readonly string[] };
+  snapshots?: { recordFields: readonly ExecutionField[] };
 }
 
 /**
@@ -80,8 +81,8 @@ for _, m in ipairs(due) do
     fired = fired + 1
     local run, timer = string.match(id, '^(.*)#([^#]*)$')
     local runKey = run and base .. KIND.run .. run
-    local read = run and redis.call('HMGET', runKey, unpack(RUN_READ))
-    local q = read and read[1]
+    local read = run and readRun(runKey)
+    local q = read and read.seq
     if q then
       local inbox = base .. KIND.inbox .. run
       if timer == 'timeout' then
@@ -95,7 +96,7 @@ for _, m in ipairs(due) do
       else
         local event = fill(ARG.timerFired, cjson.encode(ARG.idPrefix .. id))
         -- (A run whose input is kept apart loads it as usual: the claimer may hold it.)
-        if redis.call('RPUSH', inbox, event) == 1 and ARG.snapshots and not read[3] and not woken[run] then
+        if redis.call('RPUSH', inbox, event) == 1 and ARG.snapshots and not read.inputVersion and not woken[run] then
           loaded[run] = loadedOf(runKey, base .. KIND.execution .. string.match(run, '^[^/#]*'),
             read, event, nil, ARG.snapshots.recordFields)
           anyLoaded = true
@@ -104,7 +105,7 @@ for _, m in ipairs(due) do
       wake(run, q)
     end
   elseif kind == MEMBER.run then
-    local q = redis.call('HGET', base .. KIND.run .. id, 'q')
+    local q = redis.call('HGET', base .. KIND.run .. id, RUN.seq)
     if q and redis.call('LLEN', base .. KIND.inbox .. id) > 0 then
       wake(id, q)
     else
@@ -134,7 +135,7 @@ for i = 1, #leased, 500 do
   redis.call('ZADD', KEY.schedule, unpack(args))
 end
 -- One count for the batch: a burst claims thousands at a time.
-if fired > 0 then redis.call('HINCRBY', base .. KIND.stats, 'timers', -fired) end
+if fired > 0 then redis.call('HINCRBY', base .. KIND.stats, STATS.timers, -fired) end
 local nxt = redis.call('ZRANGE', KEY.schedule, 0, 0, 'WITHSCORES')
 return reply('claimed', {jobs = jobs, next = nxt[2] and tonumber(nxt[2]) or nil,
   loaded = anyLoaded and loaded or nil})

@@ -1,4 +1,4 @@
-import type { EventTemplate } from "../../commit/event-template.js";
+import type { EventTemplate } from "../event-template.js";
 import { defineScript } from "../lua/spec.js";
 
 export interface CompleteTaskArgs {
@@ -50,7 +50,7 @@ end
 local rec = redis.call('HGET', KEY.tasks, task)
 if not rec then return reply('notPending') end
 local run = string.match(task, '^(.*)#[^#]*$')
-local q = redis.call('HGET', base .. KIND.run .. run, 'q')
+local q = redis.call('HGET', base .. KIND.run .. run, RUN.seq)
 if not q then return reply('notPending') end
 if ARG.ends then
   redis.call('HDEL', KEY.tasks, task)

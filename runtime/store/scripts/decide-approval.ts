@@ -3,7 +3,7 @@ import { defineScript } from "../lua/spec.js";
 
 export interface DecideApprovalArgs {
   base: string;
-  /** The approval's id, and the decision count `n` its record was read with. */
+  /** The approval's id, and the decision count its record was read with. */
   id: string;
   n: number;
   /** What the decision makes of the record: its decisions (JSON) and status. */
@@ -27,7 +27,7 @@ export type DecideApprovalReply =
 
 /**
  * decideApproval: records one approver's decision on a PENDING approval and
- * delivers it to the run, atomically, fenced by the record's decision count `n`
+ * delivers it to the run, atomically, fenced by the record's decision count
  * (the caller read the record, decided in TypeScript what the decision makes of
  * it, and built the event): two concurrent decisions cannot both count.
  *
@@ -47,18 +47,18 @@ export const decideApproval = defineScript<DecideApprovalArgs, DecideApprovalRep
   helpers: [APPROVAL_LUA],
   lua: `
 local base, key, id = ARG.base, KEY.approval, ARG.id
-local f = redis.call('HMGET', key, 'st', 'n', 'tm', 'task', 'run', 'tok')
-if not f[1] then return reply('missing') end
-if f[1] ~= 'PENDING' then return reply('notPending', {status = f[1]}) end
-if tonumber(f[2]) ~= ARG.n then return reply('raced') end
-for m in string.gmatch(f[3] or '', '%S+') do
+local f = hmgetNamed(key, APPROVAL, {'status', 'decisionCount', 'timers', 'task', 'run', 'token'})
+if not f.status then return reply('missing') end
+if f.status ~= 'PENDING' then return reply('notPending', {status = f.status}) end
+if tonumber(f.decisionCount) ~= ARG.n then return reply('raced') end
+for m in string.gmatch(f.timers or '', '%S+') do
   if not redis.call('ZSCORE', KEY.schedule, m) then
     closeApproval(base, id, 'EXPIRED', ARG.now)
     return reply('notPending', {status = 'EXPIRED'})
   end
 end
-local task, run, token = f[4], f[5], f[6]
-local q = redis.call('HGET', base .. KIND.run .. run, 'q')
+local task, run, token = f.task, f.run, f.token
+local q = redis.call('HGET', base .. KIND.run .. run, RUN.seq)
 if not q or redis.call('HEXISTS', KEY.tasks, task) == 0 then
   return reply('notPending', {status = 'CANCELLED'})
 end
@@ -66,7 +66,7 @@ end
 -- inbox (requestStop, a timeout, a give-up), no decision counts; the record is
 -- CANCELLED now, as the Stop's own step would make it.
 local exec = string.match(run, '^[^/]+')
-local stopped = redis.call('HGET', base .. KIND.execution .. exec, 'st') ~= 'RUNNING'
+local stopped = redis.call('HGET', base .. KIND.execution .. exec, EXEC.status) ~= 'RUNNING'
 if not stopped then
   for _, e in ipairs(redis.call('LRANGE', base .. KIND.inbox .. exec, 0, 63)) do
     if string.find(e, '"type":"Stop"', 1, true) then stopped = true break end
@@ -76,10 +76,10 @@ if stopped then
   closeApproval(base, id, 'CANCELLED', ARG.now)
   return reply('notPending', {status = 'CANCELLED'})
 end
-redis.call('HSET', key, 'ds', ARG.decisions, 'n', ARG.n + 1)
+redis.call('HSET', key, APPROVAL.decisions, ARG.decisions, APPROVAL.decisionCount, ARG.n + 1)
 if ARG.status ~= 'PENDING' then
   -- The decision ends the task: its token answers nothing more, as completeTask does.
-  redis.call('HSET', key, 'st', ARG.status, 'cl', ARG.now)
+  redis.call('HSET', key, APPROVAL.status, ARG.status, APPROVAL.closedAt, ARG.now)
   approvalIndex(base, id, key, 'PENDING', ARG.status)
   approvalEnded(key)
   redis.call('HDEL', KEY.tasks, task)

@@ -49,18 +49,18 @@ export const giveUp = defineScript<GiveUpArgs, GiveUpReply>()({
   helpers: [END_EXECUTION_LUA],
   lua: `
 local base = ARG.base
-local st = redis.call('HGET', KEY.execution, 'st')
+local st = redis.call('HGET', KEY.execution, EXEC.status)
 if not st then return reply('missing') end
-local tries = tonumber(redis.call('HGET', KEY.execution, 'gu') or '0') + 1
+local tries = tonumber(redis.call('HGET', KEY.execution, EXEC.givenUp) or '0') + 1
 local function drop(short, hashKey, inboxKey)
   redis.call('DEL', hashKey, inboxKey)
   redis.call('ZREM', KEY.schedule, MEMBER.run .. short)
 end
 if st == 'RUNNING' and tries == 1 then
-  local q = redis.call('HGET', KEY.rootRun, 'q')
+  local q = redis.call('HGET', KEY.rootRun, RUN.seq)
   if q then
-    redis.call('HSET', KEY.execution, 'gu', tries)
-    redis.call('HINCRBY', base .. KIND.stats, 'poisoned', 1)
+    redis.call('HSET', KEY.execution, EXEC.givenUp, tries)
+    redis.call('HINCRBY', base .. KIND.stats, STATS.givenUp, 1)
     if q == '0' then
       redis.call('RPUSH', KEY.rootInbox, ARG.stop)
     else
@@ -71,18 +71,19 @@ if st == 'RUNNING' and tries == 1 then
   end
 end
 if st == 'RUNNING' then
-  local x = redis.call('HMGET', KEY.execution, 'hc', 'hh')
-  local hc = tonumber(x[1] or '0')
-  if hc ~= ARG.historyCount or (x[2] or '') ~= ARG.historyHead then return reply('raced') end
-  if tries == 1 then redis.call('HINCRBY', base .. KIND.stats, 'poisoned', 1) end
-  redis.call('HSET', KEY.execution, 'gu', tries, 'hc', hc + 1, 'hh', ARG.newHistoryHead)
+  local x = hmgetNamed(KEY.execution, EXEC, {'historyCount', 'historyHead'})
+  local hc = tonumber(x.historyCount or '0')
+  if hc ~= ARG.historyCount or (x.historyHead or '') ~= ARG.historyHead then return reply('raced') end
+  if tries == 1 then redis.call('HINCRBY', base .. KIND.stats, STATS.givenUp, 1) end
+  redis.call('HSET', KEY.execution, EXEC.givenUp, tries, EXEC.historyCount, hc + 1,
+    EXEC.historyHead, ARG.newHistoryHead)
   redis.call('RPUSH', KEY.history, ARG.failed)
   endExecution(base, KEY.execution, KEY.schedule, ARG['end'], {KEY.execution, KEY.history, KEY.journal})
   drop(ARG.root, KEY.rootRun, KEY.rootInbox)
   drop(ARG.run, KEY.run, KEY.inbox)
   return reply('ended')
 end
-redis.call('HSET', KEY.execution, 'gu', tries)
+redis.call('HSET', KEY.execution, EXEC.givenUp, tries)
 drop(ARG.run, KEY.run, KEY.inbox)
 return reply('dropped')
 `,

@@ -26,10 +26,10 @@ export const indexStatuses = defineScript<IndexStatusesArgs, IndexStatusesReply>
 local base = ARG.base
 local slice = redis.call('ZRANGE', KEY.executions, ARG.from, ARG.from + ARG.count - 1)
 for _, exec in ipairs(slice) do
-  local f = redis.call('HMGET', base .. KIND.execution .. exec, 'st', 'ps')
-  local st = f[1]
+  local f = hmgetNamed(base .. KIND.execution .. exec, EXEC, {'status', 'pause'})
+  local st = f.status
   -- A paused execution's record says RUNNING; its index is PAUSED (pause-execution.ts).
-  if st == 'RUNNING' and f[2] then st = 'PAUSED' end
+  if st == 'RUNNING' and f.pause then st = 'PAUSED' end
   if st then moveStatusIndex(base, exec, '', st) end
 end
 return reply('indexed', {seen = #slice})

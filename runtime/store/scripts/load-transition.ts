@@ -1,3 +1,4 @@
+import type { ExecutionField } from "../fields.js";
 import { RUN_STATE_LUA } from "../lua/run-state.js";
 import { defineScript } from "../lua/spec.js";
 
@@ -5,17 +6,17 @@ export interface LoadArgs {
   /** The version of the run's frame input the caller holds, if it holds one. */
   inputVersion?: string;
   /**
-   * Fields of the execution's record to send too (commit/execution-cache.ts `RECORD_FIELDS`):
-   * asked by a process that has not cached the execution, which would otherwise
-   * read them in a round trip of their own.
+   * Fields of the execution's record to send too, by name (commit/execution-cache.ts
+   * `RECORD_FIELDS`): asked by a process that has not cached the execution, which
+   * would otherwise read them in a round trip of their own.
    */
-  recordFields?: readonly string[];
+  recordFields?: readonly ExecutionField[];
 }
 
 /**
  * What a transition needs, read in one consistent snapshot. Absent fields are
- * absent in Redis. `input` is the frame input kept apart from the state (field
- * `in`, runtime/payloads/frame-input.ts), sent only when its version is not the caller's.
+ * absent in Redis. `input` is the frame input kept apart from the state (`RUN.input`,
+ * runtime/payloads/frame-input.ts), sent only when its version is not the caller's.
  */
 export type LoadReply =
   | {
@@ -35,7 +36,7 @@ export type LoadReply =
       /** The execution is paused (store/scripts/pause-execution.ts). */
       paused: boolean;
       /** The `recordFields` asked for that the record has, by name. */
-      record?: Record<string, string>;
+      record?: Partial<Record<ExecutionField, string>>;
     }
   | { kind: "missing" };
 
@@ -44,35 +45,37 @@ export type LoadSnapshot = Omit<Extract<LoadReply, { kind: "loaded" }>, "kind">;
 
 /**
  * Lua helper: loadedOf(runKey, execKey, run, head, inputVersion, recordFields)
- * builds the snapshot of a run whose hash was read with HMGET(runKey,
- * unpack(RUN_READ)) into \`run\` and whose inbox head is \`head\`: two reads, the
- * run hash (seq, follow-ups, input version and, mostly, the whole state) and the
- * record (history count, pause, chain head and the fields asked).
+ * builds the snapshot of a run whose hash was read with readRun(runKey) into
+ * \`run\` and whose inbox head is \`head\`: two reads, the run hash (seq,
+ * follow-ups, input version and, mostly, the whole state) and the record
+ * (history count, pause, chain head and the fields asked, by name).
  */
 export const LOAD_LUA = `${RUN_STATE_LUA}
 local function loadedOf(runKey, execKey, run, head, inputVersion, recordFields)
   local input = nil
-  if run[3] and run[3] ~= inputVersion then input = redis.call('HGET', runKey, 'in') end
-  local fields = {'hc', 'ps', 'hh'}
-  for _, name in ipairs(recordFields or {}) do fields[#fields + 1] = name end
-  local x = redis.call('HMGET', execKey, unpack(fields))
+  if run.inputVersion and run.inputVersion ~= inputVersion then
+    input = redis.call('HGET', runKey, RUN.input)
+  end
+  local names = {'historyCount', 'pause', 'historyHead'}
+  for _, name in ipairs(recordFields or {}) do names[#names + 1] = name end
+  local x = hmgetNamed(execKey, EXEC, names)
   local record = nil
   if recordFields then
     record = {}
-    for i, name in ipairs(recordFields) do
-      if x[3 + i] then record[name] = x[3 + i] end
+    for _, name in ipairs(recordFields) do
+      if x[name] then record[name] = x[name] end
     end
   end
   return {
     state = stateOf(runKey, run) or nil,
-    seq = tonumber(run[1]),
+    seq = tonumber(run.seq),
     head = head or nil,
-    fx = run[2] or nil,
+    fx = run.followUps or nil,
     input = input or nil,
-    inputVersion = run[3] or nil,
-    historyCount = tonumber(x[1] or '0'),
-    historyHead = x[3] or '',
-    paused = x[2] ~= false,
+    inputVersion = run.inputVersion or nil,
+    historyCount = tonumber(x.historyCount or '0'),
+    historyHead = x.historyHead or '',
+    paused = x.pause ~= false,
     record = record,
   }
 end
@@ -85,8 +88,8 @@ export const loadTransition = defineScript<LoadArgs, LoadReply>()({
   replies: ["loaded", "missing"],
   helpers: [LOAD_LUA],
   lua: `
-local run = redis.call('HMGET', KEY.run, unpack(RUN_READ))
-if not run[1] then return reply('missing') end
+local run = readRun(KEY.run)
+if not run.seq then return reply('missing') end
 local head = redis.call('LINDEX', KEY.inbox, 0)
 return reply('loaded', loadedOf(KEY.run, KEY.execution, run, head, ARG.inputVersion, ARG.recordFields))
 `,

@@ -4,11 +4,11 @@ import { PAUSE_LUA } from "../lua/pause.js";
 
 /**
  * Pausing an execution (runtime/executions/pause.ts). A paused execution keeps status
- * RUNNING in its record (`st`: everything that ends, stops or waits for it reads
- * that) and carries `ps`, the pause (JSON: reason, caller, time); the API reports
- * it as PAUSED and it moves to the PAUSED status index. Its runs stop taking
- * events: a transition job that finds `ps` parks its run in `pz:<exec>` and
- * leaves the inbox as it is (timers that fire, task results and callbacks keep
+ * RUNNING in its record (`EXEC.status`: everything that ends, stops or waits for
+ * it reads that) and carries `EXEC.pause`, the pause (JSON: reason, caller, time);
+ * the API reports it as PAUSED and it moves to the PAUSED status index. Its runs
+ * stop taking events: a transition job that finds the pause parks its run in
+ * `pz:<exec>` and leaves the inbox as it is (timers that fire, task results and callbacks keep
  * arriving there, in order). Resuming appends ExecutionResumed and re-enqueues
  * every parked run, so the inboxes are applied in the order they arrived.
  *
@@ -16,7 +16,7 @@ import { PAUSE_LUA } from "../lua/pause.js";
  * execution that is stopping must let its children report back to it.
  *
  * History events are built and chained (runtime/audit/chain.ts) in TypeScript and
- * fenced by the history count and chain head `hh`, as a commit is.
+ * fenced by the history count and chain head, as a commit is.
  */
 
 /** An operator's event (ExecutionPaused / ExecutionResumed), fenced as a commit's history is. */
@@ -40,7 +40,7 @@ type OperatorReply =
   | { kind: "missing" };
 
 export type PauseArgs = OperatorEventArgs & {
-  /** The pause (JSON: reason, caller, time), kept in the record as `ps`. */
+  /** The pause (JSON: reason, caller, time), kept in the record (`EXEC.pause`). */
   pause: string;
 };
 export type PauseReply = { kind: "paused" } | { kind: "already" } | OperatorReply;
@@ -53,11 +53,11 @@ export type ResumeReply =
 /** The fence and append both share; the caller returns when it yields a reply. */
 const APPEND_OPERATOR_EVENT_LUA = `
 local function operatorFence()
-  local st = redis.call('HGET', KEY.execution, 'st')
+  local st = redis.call('HGET', KEY.execution, EXEC.status)
   if not st then return reply('missing') end
   if st ~= 'RUNNING' then return reply('ended', {status = st}) end
-  local x = redis.call('HMGET', KEY.execution, 'hc', 'hh')
-  if tonumber(x[1] or '0') ~= ARG.historyCount or (x[2] or '') ~= ARG.historyHead then
+  local x = hmgetNamed(KEY.execution, EXEC, {'historyCount', 'historyHead'})
+  if tonumber(x.historyCount or '0') ~= ARG.historyCount or (x.historyHead or '') ~= ARG.historyHead then
     return reply('raced')
   end
   return nil
@@ -65,7 +65,8 @@ end
 local function appendOperatorEvent()
   redis.call('RPUSH', KEY.history, ARG.event)
   redis.call('RPUSH', KEY.journal, ARG.journal)
-  redis.call('HSET', KEY.execution, 'hc', ARG.historyCount + 1, 'hh', ARG.newHistoryHead)
+  redis.call('HSET', KEY.execution, EXEC.historyCount, ARG.historyCount + 1,
+    EXEC.historyHead, ARG.newHistoryHead)
 end
 `;
 
@@ -77,9 +78,9 @@ export const pauseExecution = defineScript<PauseArgs, PauseReply>()({
   lua: `${APPEND_OPERATOR_EVENT_LUA}
 local refused = operatorFence()
 if refused then return refused end
-if redis.call('HEXISTS', KEY.execution, 'ps') == 1 then return reply('already') end
+if redis.call('HEXISTS', KEY.execution, EXEC.pause) == 1 then return reply('already') end
 appendOperatorEvent()
-redis.call('HSET', KEY.execution, 'ps', ARG.pause)
+redis.call('HSET', KEY.execution, EXEC.pause, ARG.pause)
 redis.call('HINCRBY', ARG.base .. KIND.stats, 'RUNNING', -1)
 redis.call('HINCRBY', ARG.base .. KIND.stats, 'PAUSED', 1)
 moveStatusIndex(ARG.base, ARG.exec, 'RUNNING', 'PAUSED')
@@ -96,13 +97,13 @@ export const resumeExecution = defineScript<ResumeArgs, ResumeReply>()({
 local base = ARG.base
 local refused = operatorFence()
 if refused then return refused end
-if redis.call('HEXISTS', KEY.execution, 'ps') == 0 then return reply('notPaused') end
+if redis.call('HEXISTS', KEY.execution, EXEC.pause) == 0 then return reply('notPaused') end
 local parked = redis.call('SMEMBERS', KEY.parked)
 appendOperatorEvent()
 unpause(base, KEY.execution, ARG.exec)
 local jobs = {}
 for _, run in ipairs(parked) do
-  local q = redis.call('HGET', base .. KIND.run .. run, 'q')
+  local q = redis.call('HGET', base .. KIND.run .. run, RUN.seq)
   if q and redis.call('LLEN', base .. KIND.inbox .. run) > 0 then
     redis.call('ZADD', KEY.schedule, ARG.leaseUntil, MEMBER.run .. run)
     jobs[#jobs + 1] = stepJob(run, q)
@@ -124,7 +125,7 @@ export const parkPaused = defineScript<{ run: string }, ParkReply>()({
   keys: ["execution", "parked", "schedule"],
   replies: ["parked", "running"],
   lua: `
-if redis.call('HEXISTS', KEY.execution, 'ps') == 0 then return reply('running') end
+if redis.call('HEXISTS', KEY.execution, EXEC.pause) == 0 then return reply('running') end
 redis.call('SADD', KEY.parked, ARG.run)
 redis.call('ZREM', KEY.schedule, MEMBER.run .. ARG.run)
 return reply('parked')

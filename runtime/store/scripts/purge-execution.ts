@@ -35,15 +35,15 @@ export const purgeExecution = defineScript<PurgeArgs, PurgeReply>()({
   lua: `
 local STATUSES = {${EXECUTION_STATUSES.map((s) => `'${s}'`).join(", ")}}
 local base, exec = ARG.base, ARG.exec
-local st = redis.call('HGET', KEY.execution, 'st')
+local st = redis.call('HGET', KEY.execution, EXEC.status)
 if not st then return reply('missing') end
 if st == 'RUNNING' then return reply('running') end
 for _, id in ipairs(ARG.approvals) do
   local key = base .. KIND.approval .. id
-  local f = redis.call('HMGET', key, 'ix', 'st')
-  for dim in string.gmatch(f[1] or '', '%S+') do
+  local f = hmgetNamed(key, APPROVAL, {'indexDims', 'status'})
+  for dim in string.gmatch(f.indexDims or '', '%S+') do
     redis.call('ZREM', base .. KIND.approvalIndex .. '*|' .. dim, id)
-    if f[2] then redis.call('ZREM', base .. KIND.approvalIndex .. f[2] .. '|' .. dim, id) end
+    if f.status then redis.call('ZREM', base .. KIND.approvalIndex .. f.status .. '|' .. dim, id) end
   end
   redis.call('DEL', key)
 end

@@ -49,24 +49,26 @@ export const redriveExecution = defineScript<RedriveArgs, RedriveReply>()({
   replies: ["redriven", "again", "raced", "missing"],
   helpers: [RUN_STATE_LUA, STATUS_INDEX_LUA, CREATE_RUNS_LUA],
   lua: `
-local f = redis.call('HMGET', KEY.execution, 'st', 'rc', 'rt')
-if not f[1] then return reply('missing') end
-if ARG.clientToken and f[3] == ARG.clientToken then return reply('again') end
-if f[1] ~= ARG.status or tonumber(f[2] or '0') ~= ARG.redriveCount then return reply('raced') end
-local q = redis.call('HGET', KEY.run, 'q')
+local f = hmgetNamed(KEY.execution, EXEC, {'status', 'redriveCount', 'redriveToken'})
+if not f.status then return reply('missing') end
+if ARG.clientToken and f.redriveToken == ARG.clientToken then return reply('again') end
+if f.status ~= ARG.status or tonumber(f.redriveCount or '0') ~= ARG.redriveCount then
+  return reply('raced')
+end
+local q = redis.call('HGET', KEY.run, RUN.seq)
 if not q then return reply('missing') end
-redis.call('HSET', KEY.execution, 'st', 'RUNNING', 'rc', ARG.redriveCount + 1, 'rd', ARG.now,
-  'rt', ARG.clientToken or '')
-redis.call('HDEL', KEY.execution, 't1', 'out', 'err', 'cause')
+redis.call('HSET', KEY.execution, EXEC.status, 'RUNNING', EXEC.redriveCount, ARG.redriveCount + 1,
+  EXEC.redrivenAt, ARG.now, EXEC.redriveToken, ARG.clientToken or '')
+redis.call('HDEL', KEY.execution, EXEC.stoppedAt, EXEC.output, EXEC.error, EXEC.cause)
 for _, key in ipairs({KEY.execution, KEY.run, KEY.inbox, KEY.history, KEY.journal,
     ARG.base .. KIND.payloads .. ARG.exec}) do
   redis.call('PERSIST', key)
 end
-redis.call('HINCRBY', KEY.stats, f[1], -1)
+redis.call('HINCRBY', KEY.stats, f.status, -1)
 redis.call('HINCRBY', KEY.stats, 'RUNNING', 1)
-moveStatusIndex(ARG.base, ARG.exec, f[1], 'RUNNING')
+moveStatusIndex(ARG.base, ARG.exec, f.status, 'RUNNING')
 if ARG.timeout and redis.call('ZADD', KEY.schedule, ARG.timeout.at, ARG.timeout.member) == 1 then
-  redis.call('HINCRBY', KEY.stats, 'timers', 1)
+  redis.call('HINCRBY', KEY.stats, STATS.timers, 1)
 end
 createRuns(ARG.base, ARG.runs)
 redis.call('RPUSH', KEY.inbox, ARG.event)

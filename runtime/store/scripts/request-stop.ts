@@ -29,11 +29,11 @@ export const requestStop = defineScript<RequestStopArgs, RequestStopReply>()({
   replies: ["queued", "notRunning", "missing"],
   helpers: [STATUS_INDEX_LUA, PAUSE_LUA],
   lua: `
-local st = redis.call('HGET', KEY.execution, 'st')
+local st = redis.call('HGET', KEY.execution, EXEC.status)
 if not st then return reply('missing') end
 if st ~= 'RUNNING' then return reply('notRunning') end
 unpause(ARG.base, KEY.execution, ARG.run)
-local q = redis.call('HGET', KEY.run, 'q')
+local q = redis.call('HGET', KEY.run, RUN.seq)
 if q == '0' then
   -- Started is still waiting: a Stop before it would find no state to stop and be
   -- lost, so it goes right after it (everything else the run queues comes later).

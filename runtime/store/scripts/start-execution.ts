@@ -1,3 +1,4 @@
+import type { ExecutionField } from "../fields.js";
 import { RUN_STATE_LUA } from "../lua/run-state.js";
 import { STATUS_INDEX_LUA } from "../lua/status-index.js";
 import { defineScript } from "../lua/spec.js";
@@ -15,7 +16,7 @@ export const CREATE_RUNS_LUA = `
 local function createRuns(base, runs)
   for _, r in ipairs(runs or {}) do
     local key = base .. KIND.run .. r.run
-    putState(key, r.state, nil, {'q', 0})
+    putState(key, r.state, nil, {RUN.seq, 0})
     redis.call('RPUSH', base .. KIND.inbox .. r.run, r.event)
   end
 end
@@ -43,12 +44,15 @@ export interface StartArgs {
   started: string;
   /** The execution timeout's schedule member and due time, when it has one. */
   timeout?: { member: string; at: number };
-  /** The history chain's genesis hash (runtime/audit/chain.ts): the chain head until the first event, kept as `hg`. */
+  /** The history chain's genesis hash (runtime/audit/chain.ts): the chain head until the first event. */
   genesis: string;
-  /** Its check (chain.ts `eventCheck`), kept as `hg`: the export recomputes the genesis and compares. */
+  /** Its check (chain.ts `eventCheck`), kept as `EXEC.genesisCheck`: the export recomputes the genesis and compares. */
   genesisCheck: string;
-  /** More fields of the record: its trace, pinned version or alias, budget, origin (runtime/executions/execution-store.ts). */
-  record?: Record<string, string | number>;
+  /**
+   * More fields of the record, by name (fields.ts): its trace, pinned version or
+   * alias, budget, origin (runtime/executions/execution-store.ts).
+   */
+  record?: Partial<Record<ExecutionField, string | number>>;
   /** A fork's other runs (runtime/executions/fork.ts), created with the execution. */
   runs?: CreatedRun[];
 }
@@ -69,23 +73,27 @@ export const startExecution = defineScript<StartArgs, StartReply>()({
   replies: ["created", "existed", "conflict"],
   helpers: [RUN_STATE_LUA, STATUS_INDEX_LUA, CREATE_RUNS_LUA],
   lua: `
-local existing = redis.call('HMGET', KEY.execution, 'ih', 't0')
-if existing[1] then
-  if existing[1] == ARG.inputHash then return reply('existed', {startedAt = existing[2]}) end
+local existing = hmgetNamed(KEY.execution, EXEC, {'inputHash', 'startedAt'})
+if existing.inputHash then
+  if existing.inputHash == ARG.inputHash then
+    return reply('existed', {startedAt = existing.startedAt})
+  end
   return reply('conflict')
 end
-redis.call('HSET', KEY.execution, 'st', 'RUNNING', 'sm', ARG.machine, 'v', ARG.version, 'in', ARG.input,
-  'ih', ARG.inputHash, 't0', ARG.startedAt, 'hc', 0, 'nm', ARG.name, 'hh', ARG.genesis, 'hg', ARG.genesisCheck)
-for field, value in pairs(ARG.record or {}) do redis.call('HSET', KEY.execution, field, value) end
+redis.call('HSET', KEY.execution, EXEC.status, 'RUNNING', EXEC.machine, ARG.machine,
+  EXEC.version, ARG.version, EXEC.input, ARG.input, EXEC.inputHash, ARG.inputHash,
+  EXEC.startedAt, ARG.startedAt, EXEC.historyCount, 0, EXEC.name, ARG.name,
+  EXEC.historyHead, ARG.genesis, EXEC.genesisCheck, ARG.genesisCheck)
+hsetNamed(KEY.execution, EXEC, ARG.record or {})
 for hash, text in pairs(ARG.payloads or {}) do redis.call('HSETNX', KEY.payloads, hash, text) end
-putState(KEY.run, ARG.state, nil, {'q', 0})
+putState(KEY.run, ARG.state, nil, {RUN.seq, 0})
 redis.call('RPUSH', KEY.inbox, ARG.started)
 redis.call('HINCRBY', KEY.stats, 'RUNNING', 1)
 moveStatusIndex(ARG.base, ARG.exec, '', 'RUNNING', ARG.now)
 redis.call('ZADD', KEY.schedule, ARG.now + ARG.leaseMs, MEMBER.run .. ARG.exec)
 createRuns(ARG.base, ARG.runs)
 if ARG.timeout and redis.call('ZADD', KEY.schedule, ARG.timeout.at, ARG.timeout.member) == 1 then
-  redis.call('HINCRBY', KEY.stats, 'timers', 1)
+  redis.call('HINCRBY', KEY.stats, STATS.timers, 1)
 end
 return reply('created', {startedAt = ARG.startedAt})
 `,

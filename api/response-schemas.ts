@@ -1,0 +1,325 @@
+/**
+ * The JSON Schemas of what the REST API answers: the execution record and its
+ * listing and detail forms, history events, state machines, approval records,
+ * `GET /v1/me`, pages and errors. Served through api/schemas.ts (validation, fast
+ * serialization, the OpenAPI document); api/shapes.ts derives their TypeScript types.
+ *
+ * This module imports nothing, on purpose: the console type-checks it (through
+ * api/shapes.ts) with browser settings and no Node types, so an import here would
+ * drag server code into the console's program (test/console/shapes.test.ts fails).
+ * That is why the enum lists below are written out: api/schemas.ts checks at
+ * compile time that each is exactly the runtime's (EXECUTION_STATUSES,
+ * APPROVAL_STATUSES, the scopes and permissions of api/auth.ts).
+ */
+
+/** The statuses of an execution, as runtime/contract's EXECUTION_STATUSES. */
+export const EXECUTION_STATUSES = [
+  "RUNNING",
+  "PAUSED",
+  "SUCCEEDED",
+  "FAILED",
+  "TIMED_OUT",
+  "ABORTED",
+] as const;
+
+/** The statuses of an approval record, as engine/states/approval.ts's APPROVAL_STATUSES. */
+export const APPROVAL_STATUSES = [
+  "PENDING",
+  "APPROVED",
+  "REJECTED",
+  "EXPIRED",
+  "CANCELLED",
+] as const;
+
+/** API key scopes, as api/auth.ts's SCOPES. */
+export const SCOPES = ["admin", "run", "callback", "approve"] as const;
+
+/** What a key may be granted, as api/auth.ts's permissionsOf("admin") (every permission but `public`). */
+export const PERMISSIONS = [
+  "identity",
+  "definitions:write",
+  "definitions:read",
+  "executions:write",
+  "executions:read",
+  "executions:purge",
+  "callback",
+  "approvals:read",
+  "approvals:decide",
+] as const;
+
+/** Any JSON value (input, output, task results). */
+export const anyJson = {} as const;
+
+export const errorBody = {
+  type: "object",
+  required: ["error", "message", "details"],
+  properties: {
+    error: { type: "string", description: "A name from the error registry (api/errors.ts)." },
+    message: { type: "string" },
+    details: { type: "array", items: {} },
+  },
+} as const;
+
+export const stateMachineSummary = {
+  type: "object",
+  required: ["name", "version", "definitionHash", "createdAt"],
+  properties: {
+    name: { type: "string" },
+    version: { type: "integer" },
+    definitionHash: { type: "string" },
+    createdAt: { type: "string", format: "date-time" },
+  },
+} as const;
+
+/** Limits on an execution's model calls; the next call that would go over fails with Stepwise.BudgetExceeded. */
+export const modelBudget = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    maxModelCalls: { type: "integer", minimum: 0 },
+    maxInputTokens: { type: "integer", minimum: 0 },
+    maxOutputTokens: { type: "integer", minimum: 0 },
+    maxCostUsd: { type: "number", minimum: 0 },
+  },
+} as const;
+
+export const stateMachineDetail = {
+  type: "object",
+  required: [
+    "name",
+    "version",
+    "definitionHash",
+    "createdAt",
+    "definition",
+    "versions",
+    "latestVersion",
+  ],
+  properties: {
+    ...stateMachineSummary.properties,
+    definition: { type: "object", additionalProperties: true },
+    latestVersion: { type: "integer" },
+    versions: { type: "array", items: stateMachineSummary },
+    budget: { ...modelBudget, description: "The model budget of its executions." },
+  },
+} as const;
+
+export const executionRecord = {
+  type: "object",
+  required: ["executionId", "name", "stateMachine", "version", "status", "input", "startedAt"],
+  properties: {
+    executionId: { type: "string" },
+    name: { type: "string" },
+    stateMachine: { type: "string" },
+    version: { type: "integer" },
+    status: { type: "string", enum: EXECUTION_STATUSES },
+    input: anyJson,
+    output: anyJson,
+    error: { type: "string" },
+    cause: { type: "string" },
+    startedAt: { type: "string", format: "date-time" },
+    stoppedAt: { type: "string", format: "date-time" },
+    pause: {
+      type: "object",
+      description: "While PAUSED: why, who paused it and when.",
+      required: ["at"],
+      properties: {
+        reason: { type: "string" },
+        by: { type: "string" },
+        at: { type: "string", format: "date-time" },
+      },
+    },
+    pinnedVersion: {
+      type: "integer",
+      description: "The version the start named (?version=, or an alias's pick).",
+    },
+    alias: { type: "string", description: "The alias the start went through." },
+    restartedFrom: {
+      type: "string",
+      description: "A restart's source: the execution it started again.",
+    },
+    redriveCount: { type: "integer", description: "How many times it was redriven." },
+    redrivenAt: { type: "string", format: "date-time", description: "When it was last redriven." },
+    forkedFrom: {
+      type: "object",
+      description: "A fork's source: the execution and the history event it was forked at.",
+      required: ["executionId", "eventId"],
+      properties: { executionId: { type: "string" }, eventId: { type: "integer" } },
+    },
+    budget: {
+      ...modelBudget,
+      description: "The limits on its model calls (the start's `budget`).",
+    },
+    usage: {
+      type: "object",
+      description:
+        "What its model calls (stepwise:model) spent, all its runs together (Map and Parallel included), as committed with their results.",
+      required: ["modelCalls", "inputTokens", "outputTokens", "costUsd"],
+      properties: {
+        modelCalls: { type: "integer" },
+        inputTokens: { type: "integer" },
+        outputTokens: { type: "integer" },
+        costUsd: { type: "number" },
+      },
+    },
+    historyHead: {
+      type: "object",
+      description:
+        "The head of the history's hash chain: the last event's id and SHA-256 (id 0 and the chain's genesis before the first event). `GET /v1/executions/:id/audit` exports the chain, signed.",
+      required: ["eventId", "hash"],
+      properties: { eventId: { type: "integer" }, hash: { type: "string" } },
+    },
+    traceId: {
+      type: "string",
+      pattern: "^[0-9a-f]{32}$",
+      description:
+        "The execution's W3C trace id: that of the start's `traceparent` header, else one of its own. Its spans (when OTEL_EXPORTER_OTLP_ENDPOINT is set), log lines and its HTTP tasks' `traceparent` carry it.",
+    },
+  },
+} as const;
+
+/** A listing's item: the record without input, output or cause (as AWS's ListExecutions). */
+const {
+  input: _input,
+  output: _output,
+  cause: _cause,
+  pause: _pause,
+  historyHead: _historyHead,
+  traceId: _traceId,
+  budget: _budget,
+  usage: _usage,
+  ...summaryProperties
+} = executionRecord.properties;
+export const executionSummary = {
+  type: "object",
+  required: executionRecord.required.filter((field) => field !== "input"),
+  properties: summaryProperties,
+} as const;
+
+/** A task waiting to be answered: a callback, an activity worker, an approval. */
+export const pendingTask = {
+  type: "object",
+  required: ["stateName", "resource", "scheduledAt"],
+  properties: {
+    stateName: { type: "string" },
+    resource: { type: "string" },
+    scheduledAt: { type: "string", format: "date-time" },
+    timeoutAt: { type: "string", format: "date-time" },
+    heartbeatDeadline: { type: "string", format: "date-time" },
+    approvalId: { type: "string" },
+    taskToken: { type: "string", description: "Only for admin and callback keys." },
+  },
+} as const;
+
+/** `GET /v1/executions/:id`: the record and what it waits for. */
+export const executionDetail = {
+  ...executionRecord,
+  required: [...executionRecord.required, "pendingTasks"],
+  properties: {
+    ...executionRecord.properties,
+    pendingTasks: { type: "array", items: pendingTask },
+  },
+} as const;
+
+/** AWS-shaped history events: `id`, `previousEventId`, `timestamp`, `type`, one `…EventDetails`. */
+export const historyEvent = {
+  type: "object",
+  required: ["id", "previousEventId", "timestamp", "type"],
+  properties: {
+    id: { type: "integer" },
+    previousEventId: { type: "integer" },
+    timestamp: { type: "string", format: "date-time" },
+    type: { type: "string" },
+  },
+  patternProperties: { EventDetails$: { type: "object", additionalProperties: true } },
+  additionalProperties: false,
+} as const;
+
+export function page<T extends object>(items: T) {
+  return {
+    type: "object",
+    required: ["items"],
+    properties: {
+      items: { type: "array", items },
+      nextCursor: {
+        type: "string",
+        description: "Pass as `cursor` for the next page; absent on the last page.",
+      },
+    },
+  } as const;
+}
+
+/** One approver's decision on an approval record. */
+export const approvalDecision = {
+  type: "object",
+  required: ["approver", "decision", "comment", "decidedAt"],
+  properties: {
+    approver: { type: "string" },
+    decision: { type: "string", enum: ["APPROVE", "REJECT"] },
+    comment: { type: ["string", "null"] },
+    decidedAt: { type: "string", format: "date-time" },
+  },
+} as const;
+
+/** An approval record (`/v1/approvals`): what is asked, of whom, and how it stands. */
+export const approvalRecord = {
+  type: "object",
+  required: [
+    "approvalId",
+    "executionId",
+    "stateMachine",
+    "stateName",
+    "enteredEventId",
+    "subject",
+    "details",
+    "approvers",
+    "requiredApprovals",
+    "policy",
+    "createdAt",
+    "expiresAt",
+    "status",
+    "decisions",
+    "envelopeHash",
+  ],
+  properties: {
+    approvalId: { type: "string" },
+    executionId: { type: "string" },
+    stateMachine: { type: "string" },
+    stateName: { type: "string" },
+    enteredEventId: { type: "integer" },
+    subject: { type: "string" },
+    details: anyJson,
+    approvers: { type: "array", items: { type: "string" } },
+    requiredApprovals: { type: "integer" },
+    policy: { type: ["string", "null"] },
+    createdAt: { type: "string", format: "date-time" },
+    expiresAt: { type: ["string", "null"], format: "date-time" },
+    status: { type: "string", enum: APPROVAL_STATUSES },
+    decisions: { type: "array", items: approvalDecision },
+    envelopeHash: {
+      type: "string",
+      description:
+        "Lowercase hex SHA-256 of the RFC 8785 canonical JSON of {executionId, stateName, enteredEventId, subject, details, approvers, requiredApprovals, policy, expiresAt}.",
+    },
+    closedAt: { type: "string", format: "date-time" },
+  },
+} as const;
+
+/** `GET /v1/me`: the key presented and what it may do. */
+export const me = {
+  type: "object",
+  required: ["name", "scope", "permissions", "groups", "authenticated"],
+  properties: {
+    name: { type: ["string", "null"], description: "The key's name; null without keys." },
+    scope: { type: "string", enum: SCOPES },
+    permissions: { type: "array", items: { type: "string", enum: PERMISSIONS } },
+    groups: {
+      type: "array",
+      items: { type: "string" },
+      description: "Approver groups of the key (STEPWISE_APPROVER_GROUPS).",
+    },
+    authenticated: {
+      type: "boolean",
+      description: "False when the service has no API keys (loopback only).",
+    },
+  },
+} as const;
