@@ -53,6 +53,14 @@ function textSource(source: unknown): DefinitionSource {
     : { source };
 }
 
+/**
+ * The definition's text as sent, to be kept byte for byte: text given as text, not
+ * an object, and not one that substitutions rewrote (what ran is then the result).
+ */
+export function sentText(source: DefinitionSource): string | undefined {
+  return typeof source.source === "string" && !source.substitutions ? source.source : undefined;
+}
+
 export interface Checked {
   valid: boolean;
   diagnostics: Diagnostic[];

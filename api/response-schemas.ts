@@ -97,6 +97,11 @@ export const stateMachineDetail = {
   properties: {
     ...stateMachineSummary.properties,
     definition: { type: "object", additionalProperties: true },
+    definitionText: {
+      type: "string",
+      description:
+        "The definition as it was sent (JSON or YAML text), byte for byte; absent when it was sent as an object or is exactly `definition`'s JSON.",
+    },
     latestVersion: { type: "integer" },
     versions: { type: "array", items: stateMachineSummary },
     budget: { ...modelBudget, description: "The model budget of its executions." },

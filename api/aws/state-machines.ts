@@ -89,6 +89,8 @@ async function create(body: Body, ctx: AwsContext): Promise<unknown> {
   let created;
   try {
     created = await ctx.runtime.createStateMachineIdempotent(name, definition, {
+      // Kept byte for byte: DescribeStateMachine answers the text as it was sent.
+      definitionText: body.definition as string,
       type,
       tags,
       ...(roleArn !== undefined ? { roleArn } : {}),
@@ -123,7 +125,7 @@ export function describeBody(
     stateMachineArn: arn,
     name: machine.name,
     status: "ACTIVE",
-    definition: JSON.stringify(machine.definition),
+    definition: machine.definitionText ?? JSON.stringify(machine.definition),
     roleArn: machine.roleArn ?? defaultRoleArn(),
     type: machine.type,
     creationDate: epochSeconds(version ? version.publishedAt : machine.machineCreatedAt),
@@ -172,6 +174,7 @@ async function update(body: Body, ctx: AwsContext): Promise<unknown> {
     );
   }
   const updated = await ctx.runtime.updateStateMachine(name, definition, {
+    ...(definition !== undefined ? { definitionText: body.definition as string } : {}),
     ...(roleArn !== undefined ? { roleArn } : {}),
     ...(ctx.caller ? { caller: ctx.caller } : {}),
   });

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
-import { definitionSource, check, requireValidDefinition } from "../definition.js";
+import { definitionSource, check, requireValidDefinition, sentText } from "../definition.js";
 import { TEXT_TYPES } from "../body.js";
 import { apiError } from "../errors.js";
 import { bareDefinition } from "../shape-hints.js";
@@ -177,12 +177,12 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
           [{ location: "querystring", path: "/name", message: "differs from the body's 'name'" }],
         );
       }
-      const { definition, warnings } = requireValidDefinition(
-        definitionSource(request.body, request.headers["content-type"]),
-        serves,
-      );
+      const source = definitionSource(request.body, request.headers["content-type"]);
+      const { definition, warnings } = requireValidDefinition(source, serves);
       const budget = budgetOf(request.body);
+      const text = sentText(source);
       const created = await runtime.createStateMachine(name, definition, {
+        ...(text !== undefined ? { definitionText: text } : {}),
         ...(budget ? { budget } : {}),
         ...(request.caller ? { caller: request.caller } : {}),
       });
@@ -225,12 +225,12 @@ export const stateMachinesPlugin: FastifyPluginAsync<PluginOptions> = async (
       },
     },
     async (request) => {
-      const { definition, warnings } = requireValidDefinition(
-        definitionSource(request.body, request.headers["content-type"]),
-        serves,
-      );
+      const source = definitionSource(request.body, request.headers["content-type"]);
+      const { definition, warnings } = requireValidDefinition(source, serves);
       const budget = budgetOf(request.body);
+      const text = sentText(source);
       const updated = await runtime.updateStateMachine(request.params.name, definition, {
+        ...(text !== undefined ? { definitionText: text } : {}),
         ...(budget ? { budget } : {}),
         ...(request.caller ? { caller: request.caller } : {}),
       });

@@ -32,6 +32,8 @@ export interface StateMachineSummary {
 
 export interface StateMachineVersion extends StateMachineSummary {
   definition: StateMachineDefinition;
+  /** The definition as it was sent, when it was sent as text (StateMachineOptions). */
+  definitionText?: string;
 }
 
 export interface StateMachineDetail extends StateMachineVersion {
@@ -59,6 +61,12 @@ export interface StateMachineOptions {
   caller?: Caller;
   /** Stepwise's: the model budget of every execution (runtime/commit/usage.ts). */
   budget?: ModelBudget;
+  /**
+   * The definition's text as it was sent (JSON or YAML), kept beside the parsed
+   * definition and returned byte for byte: tools that diff what they sent with what
+   * they read back (Terraform) see no change. Comparisons use the canonical hash.
+   */
+  definitionText?: string;
 }
 
 /**

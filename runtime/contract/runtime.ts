@@ -70,7 +70,7 @@ export interface Runtime {
   updateStateMachine(
     name: string,
     definition: StateMachineDefinition | undefined,
-    options?: Pick<StateMachineOptions, "roleArn" | "budget" | "caller">,
+    options?: Pick<StateMachineOptions, "roleArn" | "budget" | "caller" | "definitionText">,
   ): Promise<StateMachineSummary & { created: boolean }>;
   /**
    * Deletes the state machine, its published versions, aliases and tags. Executions

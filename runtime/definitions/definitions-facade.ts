@@ -103,7 +103,7 @@ export class DefinitionsFacade implements Pick<Runtime, DefinitionCalls> {
   updateStateMachine(
     name: string,
     definition: StateMachineDefinition | undefined,
-    options?: Pick<StateMachineOptions, "roleArn" | "budget" | "caller">,
+    options?: Pick<StateMachineOptions, "roleArn" | "budget" | "caller" | "definitionText">,
   ): Promise<StateMachineSummary & { created: boolean }> {
     this.recentMeta.forget(name);
     return this.machines.update(name, definition, options);

@@ -182,11 +182,15 @@ export async function insertMachine(
     if (Number(latest ?? 0) >= 1) return undefined;
     const version = Number(next ?? 0) + 1;
     const createdAt = new Date().toISOString();
-    const versionFields = await newVersionFields(client, keys, name, version, definition, {
-      definitionHash,
-      createdAt,
-      createdBy: options.caller?.name ?? "",
-    });
+    const versionFields = await newVersionFields(
+      client,
+      keys,
+      name,
+      version,
+      definition,
+      { definitionHash, createdAt, createdBy: options.caller?.name ?? "" },
+      options.definitionText,
+    );
     // A publication's fields, as versions.ts `publish` writes them.
     if (options.publish) {
       Object.assign(
@@ -242,15 +246,21 @@ export async function newVersionFields(
   version: number,
   definition: StateMachineDefinition,
   made: { definitionHash: string; createdAt: string; createdBy: string },
+  definitionText?: string,
 ): Promise<Record<string, string>> {
   const previous =
     version > 1
       ? ((await client.redis.hget(keys.machineVersion(name, version - 1), V.versionHash)) ?? "")
       : "";
   const link = { name, version, ...made, previous };
+  const json = JSON.stringify(definition);
   return toStored(V, {
     ...made,
-    definition: JSON.stringify(definition),
+    definition: json,
+    // The text as sent, only where it is not the stored JSON already. Not in the link:
+    // the version chain covers the definition by its canonical hash.
+    definitionText:
+      definitionText !== undefined && definitionText !== json ? definitionText : undefined,
     previousVersionHash: previous,
     versionHash: versionHash(link),
   });

@@ -152,7 +152,7 @@ export class MachineStore {
   async update(
     name: string,
     definition: StateMachineDefinition | undefined,
-    options: Pick<StateMachineOptions, "roleArn" | "budget" | "caller"> = {},
+    options: Pick<StateMachineOptions, "roleArn" | "budget" | "caller" | "definitionText"> = {},
   ): Promise<StateMachineSummary & { created: boolean }> {
     checkName(name);
     const def = definition === undefined ? undefined : validated(definition);
@@ -180,7 +180,13 @@ export class MachineStore {
     if (hash === definitionHashOf(def) && typeof createdAt === "string") {
       return { name, version: latest, definitionHash: hash, createdAt, created: false };
     }
-    const added = await this.addVersion(name, def, new Date().toISOString(), options.caller?.name);
+    const added = await this.addVersion(
+      name,
+      def,
+      new Date().toISOString(),
+      options.caller?.name,
+      options.definitionText,
+    );
     return { ...added, created: true };
   }
 
@@ -189,14 +195,19 @@ export class MachineStore {
     definition: StateMachineDefinition,
     createdAt: string,
     createdBy = "",
+    definitionText?: string,
   ): Promise<StateMachineSummary> {
     const definitionHash = definitionHashOf(definition);
     const version = await this.client.redis.hincrby(this.keys.machine(name), M.nextVersion, 1);
-    const fields = await newVersionFields(this.client, this.keys, name, version, definition, {
-      definitionHash,
-      createdAt,
-      createdBy,
-    });
+    const fields = await newVersionFields(
+      this.client,
+      this.keys,
+      name,
+      version,
+      definition,
+      { definitionHash, createdAt, createdBy },
+      definitionText,
+    );
     await this.client.redis
       .multi()
       .hset(this.keys.machineVersion(name, version), fields)
@@ -216,9 +227,9 @@ export class MachineStore {
   }
 
   async version(name: string, version: number): Promise<StateMachineVersion> {
-    const [hash, createdAt, def] = await this.client.redis.hmget(
+    const [hash, createdAt, def, text] = await this.client.redis.hmget(
       this.keys.machineVersion(name, version),
-      ...storedFields(V, ["definitionHash", "createdAt", "definition"]),
+      ...storedFields(V, ["definitionHash", "createdAt", "definition", "definitionText"]),
     );
     if (!hash || !createdAt || !def) {
       throw new RuntimeError(
@@ -232,6 +243,7 @@ export class MachineStore {
       definitionHash: hash,
       createdAt,
       definition: JSON.parse(def) as StateMachineDefinition,
+      ...(text ? { definitionText: text } : {}),
     };
   }
 

@@ -147,6 +147,8 @@ export const VERSION_FIELDS = {
   createdBy: "by",
   /** The definition (JSON). */
   definition: "def",
+  /** The definition's text as it was sent, when it differs from `def`. */
+  definitionText: "src",
   /** The version chain (audit/versions.ts): the previous version's link hash, and this one's. */
   previousVersionHash: "pvh",
   versionHash: "vh",

@@ -1,0 +1,106 @@
+import {
+  CreateStateMachineCommand,
+  DescribeStateMachineCommand,
+  SFNClient,
+  UpdateStateMachineCommand,
+} from "@aws-sdk/client-sfn";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startStack, type Stack } from "../e2e/stack.js";
+import { sfn } from "./helpers.js";
+
+/**
+ * A definition is kept as it was sent and read back byte for byte (issue 36), as
+ * Terraform's hashicorp/aws provider needs: it compares the text it sent with what
+ * DescribeStateMachine returns, so a re-serialized definition is a perpetual diff.
+ * Written as a `jsonencode`-free heredoc or read with `file()`, the text is
+ * pretty-printed; `apply` then `plan` must find nothing to change. Comparisons
+ * (an identical create, an update with an unchanged definition) still use the
+ * canonical form.
+ */
+let stack: Stack;
+let client: SFNClient;
+const ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:";
+const ROLE = "arn:aws:iam::123456789012:role/terraform";
+
+/** As a heredoc in a .tf file holds it: two-space indent, trailing newline. */
+const heredoc = `{
+  "Comment": "written by hand",
+  "StartAt": "Hello",
+  "States": {
+    "Hello": {
+      "Type": "Pass",
+      "Result": { "greeting": "hi" },
+      "End": true
+    }
+  }
+}
+`;
+
+beforeAll(async () => {
+  stack = await startStack();
+  client = sfn(stack);
+});
+afterAll(async () => {
+  client.destroy();
+  await stack.close();
+});
+
+async function described(name: string): Promise<string | undefined> {
+  const out = await client.send(new DescribeStateMachineCommand({ stateMachineArn: ARN + name }));
+  return out.definition;
+}
+
+describe("a definition as it was sent", () => {
+  it("is what DescribeStateMachine returns, and an identical create (terraform apply again) is idempotent", async () => {
+    const first = await client.send(
+      new CreateStateMachineCommand({ name: "tf-pretty", definition: heredoc, roleArn: ROLE }),
+    );
+    expect(await described("tf-pretty")).toBe(heredoc);
+    const again = await client.send(
+      new CreateStateMachineCommand({ name: "tf-pretty", definition: heredoc, roleArn: ROLE }),
+    );
+    expect(again.stateMachineArn).toBe(first.stateMachineArn);
+    expect(again.creationDate).toEqual(first.creationDate);
+    expect(await described("tf-pretty")).toBe(heredoc);
+  });
+
+  it("follows an update: the new text is returned, and the same text again makes no version", async () => {
+    await client.send(
+      new CreateStateMachineCommand({ name: "tf-update", definition: heredoc, roleArn: ROLE }),
+    );
+    const changed = heredoc.replace('"hi"', '"hello"');
+    const updated = await client.send(
+      new UpdateStateMachineCommand({ stateMachineArn: ARN + "tf-update", definition: changed }),
+    );
+    expect(await described("tf-update")).toBe(changed);
+    const same = await client.send(
+      new UpdateStateMachineCommand({ stateMachineArn: ARN + "tf-update", definition: changed }),
+    );
+    expect(same.revisionId).toBe(updated.revisionId);
+  });
+
+  it("is kept for REST too: YAML posted as YAML is returned as definitionText, byte for byte", async () => {
+    const yaml =
+      "# a comment that JSON could not keep\nStartAt: A\nStates:\n  A:\n    Type: Succeed\n";
+    const created = await stack.client.call("POST", "/v1/state-machines?name=rest-yaml", {
+      raw: yaml,
+      contentType: "application/yaml",
+    });
+    expect(created.status).toBe(201);
+    const got = await stack.client.call("GET", "/v1/state-machines/rest-yaml");
+    expect(got.body.definitionText).toBe(yaml);
+    expect(got.body.definition).toEqual({ StartAt: "A", States: { A: { Type: "Succeed" } } });
+    // Through the AWS API the same machine reads as the text it was created from.
+    expect(await described("rest-yaml")).toBe(yaml);
+  });
+
+  it("is the definition's JSON when it was sent as an object", async () => {
+    const definition = { StartAt: "A", States: { A: { Type: "Succeed" } } };
+    await stack.client.call("POST", "/v1/state-machines", {
+      body: { name: "rest-object", definition },
+    });
+    const got = await stack.client.call("GET", "/v1/state-machines/rest-object");
+    expect(got.body.definitionText).toBeUndefined();
+    expect(await described("rest-object")).toBe(JSON.stringify(definition));
+  });
+});

@@ -1,0 +1,97 @@
+import {
+  CreateStateMachineCommand,
+  DescribeExecutionCommand,
+  GetExecutionHistoryCommand,
+  StartExecutionCommand,
+  type HistoryEvent,
+  type SFNClient,
+} from "@aws-sdk/client-sfn";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startStack, type Stack } from "../e2e/stack.js";
+import { compareHistory, parseHistories, type Event } from "../conformance/histories.js";
+import { loadCases, readConformanceFile } from "../conformance/load.js";
+import { sfn } from "./helpers.js";
+
+/**
+ * The histories recorded on AWS (test/conformance/data/histories.jsonl), through the
+ * product as a user reaches it: `stepwise serve`, the AWS SDK, GetExecutionHistory.
+ * `npm run conformance` compares all of them on the in-memory driver; this runs a
+ * sample of them on the Redis runtime, whose commits write the same events, so the
+ * links (`previousEventId`) and details AWS records are what the endpoint serves.
+ */
+let stack: Stack;
+let client: SFNClient;
+const ROLE = "arn:aws:iam::123456789012:role/conformance";
+
+beforeAll(async () => {
+  stack = await startStack();
+  client = sfn(stack);
+});
+afterAll(async () => {
+  client.destroy();
+  await stack.close();
+});
+
+/** Every 6th recorded history outside the Distributed Map gap: Pass, Choice, Map, Parallel, Wait, variables… */
+function sample() {
+  const cases = new Map(loadCases("cases.jsonl").map((c) => [c.id, c]));
+  const recorded = parseHistories(readConformanceFile("histories.jsonl"));
+  return recorded
+    .map((r) => ({ recorded: r, tc: cases.get(r.id)! }))
+    .filter(({ tc }) => !JSON.stringify(tc.definition).includes('"DISTRIBUTED"'))
+    .filter((_, i) => i % 6 === 0);
+}
+
+async function historyOf(executionArn: string): Promise<HistoryEvent[]> {
+  const events: HistoryEvent[] = [];
+  let nextToken: string | undefined;
+  do {
+    const page = await client.send(
+      new GetExecutionHistoryCommand({ executionArn, maxResults: 1000, nextToken }),
+    );
+    events.push(...(page.events ?? []));
+    nextToken = page.nextToken;
+  } while (nextToken);
+  return events;
+}
+
+async function ended(executionArn: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const d = await client.send(new DescribeExecutionCommand({ executionArn }));
+    if (d.status !== "RUNNING") return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${executionArn} did not end`);
+}
+
+describe("histories recorded on AWS, through GetExecutionHistory", () => {
+  const cases = sample();
+
+  it(`are served identical for a sample of ${cases.length}`, async () => {
+    expect(cases.length).toBeGreaterThanOrEqual(30);
+    const differences: string[] = [];
+    let n = 0;
+    for (const { recorded, tc } of cases) {
+      const name = `h${n++}`;
+      const created = await client.send(
+        new CreateStateMachineCommand({
+          name,
+          definition: JSON.stringify(tc.definition),
+          roleArn: ROLE,
+        }),
+      );
+      const { executionArn } = await client.send(
+        new StartExecutionCommand({
+          stateMachineArn: created.stateMachineArn,
+          input: JSON.stringify(tc.input ?? {}),
+          ...(tc.context?.executionName ? { name: tc.context.executionName } : {}),
+        }),
+      );
+      await ended(executionArn!);
+      const written = (await historyOf(executionArn!)).map(({ timestamp: _t, ...e }) => e as Event);
+      const difference = compareHistory(recorded.history, written);
+      if (difference) differences.push(`${recorded.id}: ${JSON.stringify(difference)}`);
+    }
+    expect(differences).toEqual([]);
+  }, 120_000);
+});
