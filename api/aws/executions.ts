@@ -189,7 +189,14 @@ async function list(body: Body, ctx: AwsContext): Promise<unknown> {
   const filter: { stateMachine?: string; pinnedVersion?: number; alias?: string } = {};
   if (arn !== undefined) {
     const ref = ours(parseStateMachineArn(arn));
-    await ctx.runtime.getStateMachine(ref.name); // StateMachineDoesNotExist
+    const machine = await ctx.runtime.getStateMachine(ref.name); // StateMachineDoesNotExist
+    if (machine.type === "EXPRESS") {
+      // Express executions are not kept, so there is nothing to list (as AWS answers).
+      throw awsError(
+        "StateMachineTypeNotSupported",
+        "This operation is not supported by this type of state machine",
+      );
+    }
     filter.stateMachine = ref.name;
     if (ref.version !== undefined) filter.pinnedVersion = ref.version;
     if (ref.alias !== undefined) {

@@ -89,11 +89,18 @@ export async function verifySignature(
   if (!signingDate) {
     throw awsError("IncompleteSignature", "The request must carry an X-Amz-Date header");
   }
-  if (Math.abs(now - signingDate.getTime()) > MAX_SKEW_MS) {
-    const fmt = (t: number) => new Date(t).toISOString().replace(/[-:]|\.\d{3}/g, "");
+  const fmt = (t: number) => new Date(t).toISOString().replace(/[-:]|\.\d{3}/g, "");
+  if (now - signingDate.getTime() > MAX_SKEW_MS) {
     throw awsError(
       "InvalidSignatureException",
       `Signature expired: ${amzDate} is now earlier than ${fmt(now - MAX_SKEW_MS)} (${fmt(now)} - 15 min.)`,
+    );
+  }
+  if (signingDate.getTime() - now > MAX_SKEW_MS) {
+    // A clock ahead of ours: AWS's words for a request signed in the future.
+    throw awsError(
+      "InvalidSignatureException",
+      `Signature not yet current: ${amzDate} is still later than ${fmt(now + MAX_SKEW_MS)} (${fmt(now)} + 15 min.)`,
     );
   }
   if (service !== "states" || scopeDate !== amzDate!.slice(0, 8)) {

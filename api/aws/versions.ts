@@ -138,10 +138,19 @@ async function createAlias(body: Body, ctx: AwsContext): Promise<unknown> {
   }
   const description = optionalString(body, "description", { max: 256 });
   const { machine, routes } = routing(body);
-  const alias = await ctx.runtime.createStateMachineAlias(machine, name, {
-    routing: routes,
-    ...(description !== undefined ? { description } : {}),
-  });
+  let alias;
+  try {
+    alias = await ctx.runtime.createStateMachineAlias(machine, name, {
+      routing: routes,
+      ...(description !== undefined ? { description } : {}),
+    });
+  } catch (err) {
+    // AWS: an alias that routes to a version that does not exist is ResourceNotFound.
+    if (err instanceof RuntimeError && err.code === "StateMachineVersionDoesNotExist") {
+      throw awsError("ResourceNotFound", err.message);
+    }
+    throw err;
+  }
   return {
     stateMachineAliasArn: stateMachineArn(machine, name),
     creationDate: epochSeconds(alias.createdAt),
