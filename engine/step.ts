@@ -134,7 +134,7 @@ function advanceRun(
     if (!run.parent) {
       ctx.record("ExecutionStarted", {
         input: jsonText(event.input),
-        roleArn: execution.roleArn ?? "arn:aws:iam::000000000000:role/stepwise",
+        roleArn: event.roleArn ?? execution.roleArn ?? "arn:aws:iam::000000000000:role/stepwise",
         ...(event.stateMachineAliasArn !== undefined
           ? { stateMachineAliasArn: event.stateMachineAliasArn }
           : {}),

@@ -42,6 +42,8 @@ export type RunEvent =
        */
       stateMachineVersionArn?: string;
       stateMachineAliasArn?: string;
+      /** The state machine's role when the execution started, as ExecutionStarted records it. */
+      roleArn?: string;
       /** Stepwise's: the execution this one restarts (same version, same input). */
       restartedFrom?: string;
       /**

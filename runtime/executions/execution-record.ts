@@ -142,6 +142,7 @@ export function firstEvent(
     historyFormat: HISTORY_FORMAT_AWS,
   };
   if (options.caller) started.caller = options.caller.name;
+  if (options.roleArn !== undefined) started.roleArn = options.roleArn;
   if (options.restartedFrom !== undefined) started.restartedFrom = options.restartedFrom;
   if (options.pinned) {
     started.stateMachineVersionArn = stateMachineArn(machine, version);

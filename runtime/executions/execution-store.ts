@@ -81,6 +81,8 @@ export interface ExecutionStartOptions {
   restored?: CreatedRun[];
   /** Limits on the model calls of this execution (runtime/commit/usage.ts). */
   budget?: ModelBudget;
+  /** The state machine's role at the start (ExecutionStarted records it, as AWS does). */
+  roleArn?: string;
   /** The caller's trace (its `traceparent`); without it the execution opens its own. */
   trace?: ExecutionTrace;
 }

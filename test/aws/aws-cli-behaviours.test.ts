@@ -1,10 +1,13 @@
 import {
   CreateStateMachineAliasCommand,
   CreateStateMachineCommand,
+  DescribeExecutionCommand,
+  GetExecutionHistoryCommand,
   ListExecutionsCommand,
   ListStateMachinesCommand,
   PublishStateMachineVersionCommand,
   SFNClient,
+  StartExecutionCommand,
 } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KEYS, startStack, type Stack } from "../e2e/stack.js";
@@ -95,5 +98,22 @@ describe("AWS's answers", () => {
       ahead.destroy();
       behind.destroy();
     }
+  });
+
+  it("ExecutionStarted carries the state machine's role, as it was when the execution started", async () => {
+    const created = await client.send(
+      new CreateStateMachineCommand({ name: "roled", definition: PASS, roleArn: ROLE }),
+    );
+    const { executionArn } = await client.send(
+      new StartExecutionCommand({ stateMachineArn: created.stateMachineArn }),
+    );
+    // ExecutionStarted is written by the execution's first transition: wait for its end.
+    for (let i = 0; i < 100; i++) {
+      const { status } = await client.send(new DescribeExecutionCommand({ executionArn }));
+      if (status !== "RUNNING") break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const history = await client.send(new GetExecutionHistoryCommand({ executionArn }));
+    expect(history.events![0]!.executionStartedEventDetails!.roleArn).toBe(ROLE);
   });
 });

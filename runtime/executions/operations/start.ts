@@ -32,6 +32,7 @@ export async function startExecution(
     name,
     ...(pinned ? { pinned } : {}),
     ...(budget ? { budget } : {}),
+    ...(meta.roleArn !== undefined ? { roleArn: meta.roleArn } : {}),
   });
   return ctx.counted(result);
 }
