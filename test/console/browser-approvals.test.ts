@@ -1,10 +1,10 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API_KEYS, KEYS, startStack, type Stack } from "../e2e/stack.js";
+import { API_KEYS, KEYS, type Stack } from "../e2e/stack.js";
 import {
   buildConsoleForTest,
   contextWithKey,
-  launch,
+  stackAndBrowser,
   PHONE,
   screenshot,
   watchErrors,
@@ -49,14 +49,17 @@ let built: Awaited<ReturnType<typeof buildConsoleForTest>>;
 
 beforeAll(async () => {
   built = await buildConsoleForTest();
-  [stack, browser] = await Promise.all([
-    startStack({
+  [stack, browser] = await stackAndBrowser(
+    {
       consoleDir: built.dir,
       apiKeys: `${API_KEYS},alice:approve:${ALICE}`,
       approverGroups: "alice=finance",
-    }),
-    launch(),
-  ]);
+    },
+    (s, b) => {
+      if (s) stack = s;
+      if (b) browser = b;
+    },
+  );
   expect(
     (await stack.client.post("/v1/state-machines", { name: "pay", definition: PAY })).status,
   ).toBe(201);

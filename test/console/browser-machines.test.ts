@@ -1,7 +1,13 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KEYS, startStack, type Stack } from "../e2e/stack.js";
-import { buildConsoleForTest, contextWithKey, launch, screenshot, watchErrors } from "./browser.js";
+import { KEYS, type Stack } from "../e2e/stack.js";
+import {
+  buildConsoleForTest,
+  contextWithKey,
+  screenshot,
+  stackAndBrowser,
+  watchErrors,
+} from "./browser.js";
 
 /**
  * The console in a real browser against the real service: sign in, a state
@@ -66,7 +72,10 @@ let built: Awaited<ReturnType<typeof buildConsoleForTest>>;
 
 beforeAll(async () => {
   built = await buildConsoleForTest();
-  [stack, browser] = await Promise.all([startStack({ consoleDir: built.dir }), launch()]);
+  [stack, browser] = await stackAndBrowser({ consoleDir: built.dir }, (s, b) => {
+    if (s) stack = s;
+    if (b) browser = b;
+  });
   expect(
     (await stack.client.post("/v1/state-machines", { name: "fan", definition: FAN })).status,
   ).toBe(201);

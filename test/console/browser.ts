@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { buildConsole, type BuiltFile } from "../../console/build.js";
+import { startStack, type Stack, type StackOptions } from "../e2e/stack.js";
 
 /**
  * Browser tests drive Debian's Chromium (never a downloaded browser) headless,
@@ -39,6 +40,26 @@ export function launch(): Promise<Browser> {
       "--disable-sync",
     ],
   });
+}
+
+/**
+ * The service and the browser, started side by side. When one fails to start, the
+ * other is still handed back to be closed (through `onStarted`) before the error is
+ * thrown: with `Promise.all`, a browser that failed to launch left its `stepwise
+ * serve` running, unowned, for hours after the test file had ended.
+ */
+export async function stackAndBrowser(
+  options: StackOptions,
+  onStarted: (stack: Stack | undefined, browser: Browser | undefined) => void,
+): Promise<[Stack, Browser]> {
+  const [stack, browser] = await Promise.allSettled([startStack(options), launch()]);
+  onStarted(
+    stack.status === "fulfilled" ? stack.value : undefined,
+    browser.status === "fulfilled" ? browser.value : undefined,
+  );
+  if (stack.status === "rejected") throw stack.reason;
+  if (browser.status === "rejected") throw browser.reason;
+  return [stack.value, browser.value];
 }
 
 export const DESKTOP = { viewport: { width: 1280, height: 800 } };
