@@ -1,7 +1,6 @@
 import {
   CreateStateMachineAliasCommand,
   CreateStateMachineCommand,
-  DescribeExecutionCommand,
   GetExecutionHistoryCommand,
   ListExecutionsCommand,
   ListStateMachinesCommand,
@@ -11,7 +10,7 @@ import {
 } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KEYS, startStack, type Stack } from "../e2e/stack.js";
-import { failure, sfn } from "./helpers.js";
+import { ended, failure, sfn } from "./helpers.js";
 
 /**
  * Smaller AWS behaviours an AWS CLI session found different (issue 36), each as AWS
@@ -107,12 +106,7 @@ describe("AWS's answers", () => {
     const { executionArn } = await client.send(
       new StartExecutionCommand({ stateMachineArn: created.stateMachineArn }),
     );
-    // ExecutionStarted is written by the execution's first transition: wait for its end.
-    for (let i = 0; i < 100; i++) {
-      const { status } = await client.send(new DescribeExecutionCommand({ executionArn }));
-      if (status !== "RUNNING") break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await ended(client, executionArn!);
     const history = await client.send(new GetExecutionHistoryCommand({ executionArn }));
     expect(history.events![0]!.executionStartedEventDetails!.roleArn).toBe(ROLE);
   });

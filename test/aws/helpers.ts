@@ -1,4 +1,4 @@
-import { SFNClient } from "@aws-sdk/client-sfn";
+import { DescribeExecutionCommand, SFNClient } from "@aws-sdk/client-sfn";
 import { KEYS, type Stack } from "../e2e/stack.js";
 
 /**
@@ -43,4 +43,17 @@ export async function failure(
     };
   }
   throw new Error("the call succeeded");
+}
+
+/**
+ * Waits until an execution is no longer RUNNING (its history is then whole: the
+ * ExecutionStarted event itself is written by its first transition).
+ */
+export async function ended(client: SFNClient, executionArn: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const { status } = await client.send(new DescribeExecutionCommand({ executionArn }));
+    if (status !== "RUNNING") return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${executionArn} did not end`);
 }

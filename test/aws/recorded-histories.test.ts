@@ -1,6 +1,5 @@
 import {
   CreateStateMachineCommand,
-  DescribeExecutionCommand,
   GetExecutionHistoryCommand,
   StartExecutionCommand,
   type HistoryEvent,
@@ -10,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type Stack } from "../e2e/stack.js";
 import { compareHistory, parseHistories, type Event } from "../conformance/histories.js";
 import { loadCases, readConformanceFile } from "../conformance/load.js";
-import { sfn } from "./helpers.js";
+import { ended, sfn } from "./helpers.js";
 
 /**
  * The histories recorded on AWS (test/conformance/data/histories.jsonl), through the
@@ -55,15 +54,6 @@ async function historyOf(executionArn: string): Promise<HistoryEvent[]> {
   return events;
 }
 
-async function ended(executionArn: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const d = await client.send(new DescribeExecutionCommand({ executionArn }));
-    if (d.status !== "RUNNING") return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${executionArn} did not end`);
-}
-
 describe("histories recorded on AWS, through GetExecutionHistory", () => {
   const cases = sample();
 
@@ -87,7 +77,7 @@ describe("histories recorded on AWS, through GetExecutionHistory", () => {
           ...(tc.context?.executionName ? { name: tc.context.executionName } : {}),
         }),
       );
-      await ended(executionArn!);
+      await ended(client, executionArn!);
       const written = (await historyOf(executionArn!)).map(({ timestamp: _t, ...e }) => e as Event);
       const difference = compareHistory(recorded.history, written);
       if (difference) differences.push(`${recorded.id}: ${JSON.stringify(difference)}`);
