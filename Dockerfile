@@ -5,14 +5,15 @@
 # The default command is `stepwise serve` (API and worker in one process);
 # `stepwise serve --no-worker` and `stepwise worker` split them (see docker-compose.yml).
 
-# --- build: compile TypeScript to dist/, the web console to console/dist/ ---------------
+# --- build: bundle the service into dist/ (scripts/build.ts), the web console into console/dist/
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# `prepare` runs tsc, which needs the sources: install first without scripts (cached
+# `prepare` builds, which needs the sources: install first without scripts (cached
 # layer while the lockfile is unchanged), then build explicitly.
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json ./
+COPY scripts/build.ts ./scripts/build.ts
 COPY schema ./schema
 COPY engine ./engine
 COPY runtime ./runtime
@@ -35,10 +36,12 @@ ENV NODE_ENV=production \
     STEPWISE_LOG_LEVEL=info
 WORKDIR /app
 COPY package.json package-lock.json ./
-# --ignore-scripts: `prepare` would run tsc, which is a dev dependency and not installed.
+# --ignore-scripts: `prepare` would run the build, whose tools are dev dependencies.
+# dist/ holds the dependencies bundled in; node_modules stays for msgpackr-extract's
+# native addon (scripts/build.ts), which loads from its package.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
-# Found by api/plugins/console.ts from dist/api/plugins/ (../../../console/dist).
+# Found by api/plugins/console.ts from dist/cli/ (../../console/dist).
 COPY --from=build /app/console/dist ./console/dist
 COPY bin ./bin
 COPY definitions ./definitions

@@ -17,6 +17,8 @@ const ROOT = resolve(import.meta.dirname, "..");
 const SELF = fileURLToPath(import.meta.url);
 /** Where the reporter (in vitest's process) leaves its figures for the script. */
 const OUT = "STEPWISE_TEST_PROFILE_OUT";
+/** Where each test file's process appends the CPU it and its children used (test/cpu-profile.ts). */
+const CPU_OUT = "STEPWISE_TEST_PROFILE_CPU";
 
 interface FileTime {
   file: string;
@@ -56,6 +58,7 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 async function main(args: string[]): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "stepwise-test-profile-"));
   const out = join(dir, "files.json");
+  const cpuOut = join(dir, "cpu.jsonl");
   const started = Date.now();
   const vitest = spawn(
     process.execPath,
@@ -66,7 +69,7 @@ async function main(args: string[]): Promise<number> {
       `--reporter=${SELF}`,
       ...args,
     ],
-    { cwd: ROOT, env: { ...process.env, [OUT]: out }, stdio: "inherit" },
+    { cwd: ROOT, env: { ...process.env, [OUT]: out, [CPU_OUT]: cpuOut }, stdio: "inherit" },
   );
   const code = await new Promise<number>((done) =>
     vitest.on("exit", (status, signal) => done(status ?? (signal ? 1 : 0))),
@@ -78,20 +81,48 @@ async function main(args: string[]): Promise<number> {
   } catch {
     // vitest stopped before its run ended (a startup error): its own output says why.
   }
+  const cpu = new Map<string, { selfMs: number; childrenMs: number }>();
+  try {
+    for (const line of readFileSync(cpuOut, "utf8").split("\n")) {
+      if (line === "") continue;
+      const c = JSON.parse(line) as { file: string; selfMs: number; childrenMs: number };
+      cpu.set(c.file, c);
+    }
+  } catch {
+    // no /proc here, or no file finished: wall times only
+  }
   rmSync(dir, { recursive: true, force: true });
   files.sort((a, b) => b.ms - a.ms);
   const width = Math.max(0, ...files.map((f) => f.file.length));
   const outcome = (f: Pick<FileTime, "failed" | "skipped">): string =>
     (f.failed > 0 ? `, ${f.failed} failed` : "") + (f.skipped > 0 ? `, ${f.skipped} skipped` : "");
-  console.log("\nWall time per test file (imports, hooks and tests), slowest first:");
+  console.log(
+    "\nPer test file, slowest first: wall time (imports, hooks and tests); CPU of the file's" +
+      "\nprocess (imports included) + CPU of the processes it spawned (binaries, browsers):",
+  );
+  let cpuSelf = 0;
+  let cpuChildren = 0;
   for (const f of files) {
     const name = f.file.padEnd(width);
-    console.log(`  ${seconds(f.ms).padStart(8)}  ${name}  ${f.tests} tests${outcome(f)}`);
+    const c = cpu.get(f.file);
+    const cpuText =
+      c === undefined
+        ? ""
+        : `  cpu ${seconds(c.selfMs).padStart(7)} + ${seconds(c.childrenMs).padStart(7)}`;
+    cpuSelf += c?.selfMs ?? 0;
+    cpuChildren += c?.childrenMs ?? 0;
+    console.log(`  ${seconds(f.ms).padStart(8)}  ${name}${cpuText}  ${f.tests} tests${outcome(f)}`);
   }
   const sum = (key: "tests" | "failed" | "skipped"): number =>
     files.reduce((n, f) => n + f[key], 0);
   const total = `${files.length} files, ${sum("tests")} tests${outcome({ failed: sum("failed"), skipped: sum("skipped") })}`;
   console.log(`\n${total}, ${seconds(wall)} wall time in all.`);
+  if (cpu.size > 0) {
+    console.log(
+      `CPU: ${seconds(cpuSelf)} in test files' processes, ${seconds(cpuChildren)} in what they spawned ` +
+        `(Redis and vitest's own process not counted).`,
+    );
+  }
   return code;
 }
 

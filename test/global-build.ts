@@ -1,12 +1,13 @@
-import { spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildProduct } from "../scripts/build.js";
 
 /**
  * vitest global setup: end-to-end tests start `bin/stepwise.js`, which runs the
- * compiled dist/ (`npm ci` builds it). While developing, the sources may be newer:
- * rebuild it then, once for the whole run, so every test runs the code as it is.
+ * bundled dist/ (`npm ci` builds it; scripts/build.ts). While developing, the sources
+ * may be newer: rebuild it then (about a second), once for the whole run, so every
+ * test runs the code as it is.
  */
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const SOURCES = ["api", "cli", "config", "engine", "runtime", "schema", "task-runners"];
@@ -22,22 +23,17 @@ export function newestSource(dir: string): number {
   return newest;
 }
 
-export default function setup(): void {
+export default async function setup(): Promise<void> {
   let built = 0;
   try {
     built = statSync(join(ROOT, "dist", "cli", "main.js")).mtimeMs;
   } catch {
     // not built
   }
-  const newest = Math.max(...SOURCES.map((d) => newestSource(join(ROOT, d))));
-  if (newest <= built) return;
-  const build = spawnSync(
-    process.execPath,
-    [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"],
-    {
-      cwd: ROOT,
-      encoding: "utf8",
-    },
+  const newest = Math.max(
+    statSync(join(ROOT, "scripts", "build.ts")).mtimeMs,
+    ...SOURCES.map((d) => newestSource(join(ROOT, d))),
   );
-  if (build.status !== 0) throw new Error(`building dist/ failed:\n${build.stdout}${build.stderr}`);
+  if (newest <= built) return;
+  await buildProduct();
 }

@@ -68,11 +68,8 @@ export const consolePlugin: FastifyPluginAsync<ConsoleOptions> = async (app, opt
   );
 };
 
-/** console/dist relative to this module, from the sources (api/plugins) or from dist/api/plugins. */
+/** console/dist relative to this module, from the sources (api/plugins) or the bundle (dist/cli). */
 function builtConsole(): string | undefined {
-  for (const up of ["../../console/dist/", "../../../console/dist/"]) {
-    const dir = fileURLToPath(new URL(up, import.meta.url));
-    if (existsSync(`${dir}index.html`)) return dir;
-  }
-  return undefined;
+  const dir = fileURLToPath(new URL("../../console/dist/", import.meta.url));
+  return existsSync(`${dir}index.html`) ? dir : undefined;
 }

@@ -1,4 +1,6 @@
 import { request as httpRequest, Agent } from "node:http";
+import { Ajv } from "ajv";
+import addFormats from "ajv-formats";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_NAMES } from "../../api/errors.js";
@@ -16,14 +18,15 @@ const BATCH = 10;
 let stack: Stack;
 let port: number;
 let routes: { method: string; path: string }[];
+let doc: { paths: Record<string, Record<string, Record<string, unknown>>> };
 const agent = new Agent({ keepAlive: true, maxSockets: BATCH });
 
 beforeAll(async () => {
   stack = await startStack();
   port = Number(new URL(stack.url).port);
-  const doc = await stack.client.get("/docs/json", { key: null });
-  routes = Object.entries(doc.body.paths as Record<string, Record<string, unknown>>).flatMap(
-    ([path, methods]) => Object.keys(methods).map((method) => ({ method, path })),
+  doc = (await stack.client.get("/docs/json", { key: null })).body as typeof doc;
+  routes = Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.keys(methods).map((method) => ({ method, path })),
   );
   // Something for the generated names to find now and then.
   await stack.client.post("/v1/state-machines", {
@@ -34,6 +37,36 @@ beforeAll(async () => {
 afterAll(async () => {
   agent.destroy();
   await stack?.close();
+});
+
+/**
+ * The service compiles a route's request validators on the route's first request
+ * (api/validation.ts) and without the meta-schema check; here each of them, for every
+ * route, is checked and compiled once, so a malformed schema fails the suite rather
+ * than the first user of a rarely used route.
+ */
+describe("request schemas", () => {
+  it("are valid JSON Schema and compile, for every route of the OpenAPI document", () => {
+    const ajv = new Ajv({ strict: false, validateSchema: true });
+    (addFormats as unknown as (a: Ajv, f: string[]) => void)(ajv, ["date-time"]);
+    let compiled = 0;
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        const parameters = (op.parameters ?? []) as { schema?: object }[];
+        const content = (op.requestBody as { content?: Record<string, { schema?: object }> })
+          ?.content;
+        const schemas = [
+          ...parameters.map((p) => p.schema),
+          ...Object.values(content ?? {}).map((c) => c.schema),
+        ].filter((schema) => schema !== undefined);
+        for (const schema of schemas) {
+          expect(() => ajv.compile(schema), `${method} ${path}`).not.toThrow();
+          compiled += 1;
+        }
+      }
+    }
+    expect(compiled).toBeGreaterThan(50);
+  });
 });
 
 const segment = fc.oneof(

@@ -77,7 +77,7 @@ describe.skipIf(!supportsCluster)("a Redis Cluster of 3 masters", () => {
     await runtime.createActivity("cluster-ask");
     const env = {
       STEPWISE_REDIS_CLUSTER: cluster.nodes.join(","),
-      WORKER_CONCURRENCY: "16",
+      STEPWISE_CONCURRENCY: "16",
     };
     const workers = [spawnWorker(prefix, env), spawnWorker(prefix, env)];
     await Promise.all(workers.map((w) => w.ready));

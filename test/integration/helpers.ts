@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { freePort } from "../../scripts/free-port.js";
+import { spawnStepwise } from "../e2e/processes.js";
 export { freePort };
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -178,31 +179,34 @@ export function passChain(n: number): object {
   return { StartAt: "S0", States };
 }
 
-/** A worker in a child process (`npx tsx`), so it can be SIGKILLed for real. */
+/** The integration tests' task handlers as a STEPWISE_TASKS module (fixtures/handlers.mjs). */
+export const HANDLERS_MODULE = join(ROOT, "test/integration/fixtures/handlers.mjs");
+
+/**
+ * `stepwise worker` (bin/stepwise.js) in a child process, so it can be SIGKILLed for
+ * real: configured through the environment as a user's is (REDIS_URL or
+ * STEPWISE_REDIS_CLUSTER, STEPWISE_PREFIX, the fast lease and lock settings, the test
+ * handlers as STEPWISE_TASKS, STEPWISE_CRASH_AT for a crash point), ready once it logs
+ * its ready line.
+ */
 export function spawnWorker(
   prefix: string,
   env: Record<string, string> = {},
   redisUrl = REDIS_URL,
 ): ChildProcess & { ready: Promise<void> } {
-  const child = spawn(
-    process.execPath,
-    // `node --import tsx` (not the tsx CLI, which forks): the pid we hold is the worker itself.
-    ["--import", "tsx", join(ROOT, "test/integration/fixtures/worker-process.ts")],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        REDIS_URL: redisUrl,
-        STEPWISE_PREFIX: prefix,
-        STEPWISE_LEASE_MS: String(FAST.leaseMs),
-        STEPWISE_LOCK_MS: String(FAST.lockDurationMs),
-        STEPWISE_STALLED_MS: String(FAST.stalledIntervalMs),
-        ...env,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+  const { child } = spawnStepwise(["worker"], {
+    env: {
+      REDIS_URL: env.STEPWISE_REDIS_CLUSTER === undefined ? redisUrl : undefined,
+      STEPWISE_PREFIX: prefix,
+      STEPWISE_LEASE_MS: String(FAST.leaseMs),
+      STEPWISE_LOCK_MS: String(FAST.lockDurationMs),
+      STEPWISE_STALLED_MS: String(FAST.stalledIntervalMs),
+      STEPWISE_TASKS: HANDLERS_MODULE,
+      ...env,
     },
-  ) as ChildProcess & { ready: Promise<void> };
-  child.ready = new Promise((resolveReady, reject) => {
+  });
+  const worker = child as ChildProcess & { ready: Promise<void> };
+  worker.ready = new Promise((resolveReady, reject) => {
     let out = "";
     child.stdout!.on("data", (chunk: Buffer) => {
       out += chunk.toString();
@@ -212,11 +216,13 @@ export function spawnWorker(
       if (process.env.DEBUG_WORKERS) process.stderr.write(chunk);
     });
     child.on("exit", (code, signal) =>
-      reject(new Error(`worker exited (${code ?? signal}) before it was ready`)),
+      reject(
+        new Error(`worker exited (${code ?? signal}) before it was ready: ${out.slice(-2000)}`),
+      ),
     );
   });
-  child.ready.catch(() => {});
-  return child;
+  worker.ready.catch(() => {});
+  return worker;
 }
 
 export function exited(child: ChildProcess): Promise<void> {

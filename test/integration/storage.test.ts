@@ -34,7 +34,8 @@ const growAndShrink = {
   StartAt: "Grow",
   States: {
     Grow: { Type: "Pass", Next: "Hold" },
-    Hold: { Type: "Wait", Seconds: 1, Next: "Shrink" },
+    // Long enough to read the run's hash while it waits, on a loaded machine too.
+    Hold: { Type: "Wait", Seconds: 2, Next: "Shrink" },
     Shrink: { Type: "Pass", Result: { small: true }, Next: "Park" },
     Park: { Type: "Wait", Seconds: 30, End: true },
   },

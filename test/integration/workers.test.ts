@@ -80,7 +80,7 @@ async function runWith(workers: number): Promise<Result[]> {
     );
   }
   const procs = Array.from({ length: workers }, () =>
-    spawnWorker(h!.prefix, { WORKER_CONCURRENCY: "8" }),
+    spawnWorker(h!.prefix, { STEPWISE_CONCURRENCY: "8" }),
   );
   try {
     const results: Result[] = [];
