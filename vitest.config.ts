@@ -17,10 +17,11 @@ export default defineConfig({
     // Files do not rely on fresh modules: each uses its own key prefix, ports and
     // processes, and leaves the environment as it found it.
     isolate: false,
-    // Two files at once even on 2 cores (vitest's default there is one): most tests
-    // wait on Redis, sockets and timers, and each uses its own key prefix and ports.
-    // On this 2-core machine the suite took 556 s one file at a time, 316 s two at once.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // One file more than there are cores (vitest's default is one fewer): most tests
+    // wait on Redis, sockets, timers and the processes they started, and each uses its
+    // own key prefix and ports. On the 2-core machine, with the above: 300 s two files
+    // at once, 256 s three, 273 s four (CPU-bound, and timing bounds begin to slip).
+    maxWorkers: Math.max(3, availableParallelism() + 1),
     include: ["test/**/*.test.ts"],
   },
 });

@@ -259,7 +259,7 @@ export const VARIABLES: readonly Variable[] = [
   {
     name: "STEPWISE_TIMER_POLL_MS",
     default: "`20`",
-    doc: "how often workers look for due timers (bounds timer lateness)",
+    doc: "how often a worker with work in the last 2 s looks for timers armed sooner than it knew (bounds timer lateness); a worker without work looks every 250 ms",
   },
   {
     name: "STEPWISE_CHAIN_TRANSITIONS",

@@ -60,8 +60,10 @@ export function openEngineRoom(proc: WorkerProcess, keys: Keys): EngineRoom {
     ensureWhenStale: false,
   };
   // Runs whose timer fired are advanced right here (see scheduler.ts), latency counted from the claim.
-  const fire: Fire = (run, seq, from) =>
-    advanceCounted(inProcess, run, seq, Date.now(), proc.options.onTransition, from);
+  const fire: Fire = (run, seq, from) => {
+    proc.watch.busy();
+    return advanceCounted(inProcess, run, seq, Date.now(), proc.options.onTransition, from);
+  };
   const steps = stepsWorker(proc, keys, deps, inProcess);
   const tasks = tasksWorker(proc, keys, deps);
   scheduler = new Scheduler(proc.shared.client, keys, queues, proc.settings, proc.onError, {
@@ -160,6 +162,8 @@ function isolated<T>(
   work: (job: Job<T>, signal: AbortSignal) => Promise<void>,
 ) {
   return async (job: Job<T>, _token?: string, signal?: AbortSignal): Promise<void> => {
+    // Its commits may arm timers: the schedule watch polls at the busy rate (scheduler.ts).
+    proc.watch.busy();
     try {
       await work(job, signal ?? new AbortController().signal);
     } catch (fault) {

@@ -61,36 +61,74 @@ const PRUNE_EVERY_MS = 60_000;
 /** Most entries one `claimDue` call hands out (its Lua runs ~5 commands per entry). */
 const CLAIM_MAX = 1000;
 
+/** Without work for this long, a process's watch polls at the idle rate. */
+const IDLE_AFTER_MS = 2_000;
+/** The idle rate: how soon an idle process sees an entry another process armed due within a second. */
+const IDLE_POLL_MS = 250;
+
 /**
  * One poll for the idle schedules of every shard a worker serves. A shard's loop
  * with nothing due soon waits here instead of running its claim script every
  * `timerPollMs`: each poll reads the first entry of every waiting schedule in one
- * round trip and wakes the loops whose entry is due. A timer armed meanwhile by
- * any process is seen within one poll, as before; 16 idle shards cost one timer
+ * round trip and wakes the loops whose entry is due. 16 idle shards cost one timer
  * and 16 cheap reads per poll instead of 16 scripts.
+ *
+ * The watch only discovers entries armed sooner than a loop's own next wake (each
+ * loop sleeps until its schedule's first entry, at most a second, and learns of
+ * later ones then). Such an entry is armed by a commit, and the commit's process is
+ * busy: it polls every `timerPollMs` (20 ms) while it has done work in the last
+ * `IDLE_AFTER_MS`, so what it arms fires that late at most. A process without work
+ * polls every `IDLE_POLL_MS` instead: at 20 ms, an idle `serve` sent Redis 800 reads
+ * a second and spent 6% of a core on them, for entries that its busy peers (or its
+ * own next wake) take on time anyway. What an idle process can still be late for,
+ * by up to 250 ms: an entry due within a second, armed by a process that then
+ * stopped (an API-only process's start with `TimeoutSeconds` under 1).
  */
 export class ScheduleWatch {
   private readonly waiting = new Map<string, Set<() => void>>();
   private timer: NodeJS.Timeout | undefined;
+  /** When the timer was set for, so a busy() can bring an idle poll forward. */
+  private pollAt = 0;
+  private lastBusy = 0;
 
   constructor(
     private readonly client: RedisClient,
     private readonly pollMs: number,
   ) {}
 
+  /** This process is doing work (a transition, a fire, a task): poll at the busy rate. */
+  busy(): void {
+    const now = Date.now();
+    this.lastBusy = now;
+    if (this.timer !== undefined && this.pollAt > now + this.pollMs) this.schedule(this.pollMs);
+  }
+
   /** Calls `due` once `schedule`'s first entry is due; the returned function cancels. */
   onDue(schedule: string, due: () => void): () => void {
     let set = this.waiting.get(schedule);
     if (!set) this.waiting.set(schedule, (set = new Set()));
     set.add(due);
-    this.timer ??= setTimeout(() => void this.poll(), this.pollMs);
+    if (this.timer === undefined) this.schedule(this.interval());
     return () => {
       set.delete(due);
       if (set.size === 0 && this.waiting.get(schedule) === set) this.waiting.delete(schedule);
     };
   }
 
+  private interval(): number {
+    return Date.now() - this.lastBusy < IDLE_AFTER_MS
+      ? this.pollMs
+      : Math.max(this.pollMs, IDLE_POLL_MS);
+  }
+
+  private schedule(ms: number): void {
+    clearTimeout(this.timer);
+    this.pollAt = Date.now() + ms;
+    this.timer = setTimeout(() => void this.poll(), ms);
+  }
+
   private async poll(): Promise<void> {
+    this.timer = undefined;
     const schedules = [...this.waiting.keys()];
     try {
       const heads = await Promise.all(
@@ -104,11 +142,16 @@ export class ScheduleWatch {
     } catch {
       // Redis away: the loops' own timeouts bring them back to their claims.
     }
-    this.timer =
-      this.waiting.size > 0 ? setTimeout(() => void this.poll(), this.pollMs) : undefined;
+    // A busy() during the poll may have set the next one already.
+    if (this.timer === undefined && this.waiting.size > 0 && !this.closed) {
+      this.schedule(this.interval());
+    }
   }
 
+  private closed = false;
+
   close(): void {
+    this.closed = true;
     clearTimeout(this.timer);
     this.timer = undefined;
   }
@@ -264,6 +307,7 @@ export class Scheduler {
    */
   take(run: string, seq: number): boolean {
     if (!this.options.fire || this.stopped) return false;
+    this.options.watch?.busy();
     const known = this.running.has(run) || this.waiting.has(run);
     if (!known && this.backlog.length + this.firing >= 2 * this.concurrency) return false;
     this.enter(run, seq);

@@ -33,6 +33,13 @@ async function outcome(state: object, input: Json = {}) {
 
 const output = (expression: string) => ({ Type: "Pass", Output: `{% ${expression} %}`, End: true });
 
+/**
+ * Unbounded, each of these runs for minutes or until memory is gone; bounded, they end
+ * in well under a second on a quiet machine. The bound asserted leaves room for the
+ * suite's own load on 2 cores (5.3 s was seen with four test files at once).
+ */
+const FAST_MS = 10_000;
+
 describe("hostile expressions fail fast", () => {
   it.each<[string, string, RegExp]>([
     [
@@ -101,7 +108,7 @@ describe("hostile expressions fail fast", () => {
     expect(result.error).toBe("States.QueryEvaluationError");
     expect(result.cause).toMatch(message);
     expect(result.cause.startsWith(PREFIX)).toBe(true);
-    expect(result.ms).toBeLessThan(5_000);
+    expect(result.ms).toBeLessThan(FAST_MS);
   });
 
   it("can be caught like any other error, the Catch having a budget of its own", async () => {
@@ -136,7 +143,7 @@ describe("hostile expressions fail fast", () => {
     expect(result.cause).toBe(
       "The state/task 'S' returned a result with a size exceeding the maximum number of bytes service limit.",
     );
-    expect(result.ms).toBeLessThan(5_000);
+    expect(result.ms).toBeLessThan(FAST_MS);
   });
 
   it("the step budget is shared by all the expressions of a state, across Map items", async () => {
