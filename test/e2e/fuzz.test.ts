@@ -224,3 +224,95 @@ describe("fuzzing every route", () => {
     expect(names.size).toBeGreaterThanOrEqual(6);
   }, 600_000);
 });
+
+/**
+ * Generated hostile expressions and inputs (issue 44): regular expressions that
+ * backtrack exponentially or quadratically in a backtracking engine, over texts of
+ * generated lengths, through every JSONata function that takes one; and inputs nested
+ * up to 250 deep under JSONPath recursive descents. Each goes through TestState while
+ * `/health` is polled: it ends in its answer or in an ASL error, never a 5xx, within a
+ * bound no input can exceed, and the service answers its health checks meanwhile.
+ * `HOSTILE_RUNS` for more than 30 (the seed of a failure replays it).
+ */
+const HOSTILE_RUNS = Number(process.env.HOSTILE_RUNS ?? 30);
+
+const regexCase = fc
+  .record({
+    pattern: fc.oneof(
+      fc.integer({ min: 2, max: 8 }).map((k) => `${"a*".repeat(k)}b`),
+      fc.constantFrom("^(a|a)+$", "(a+)+b", "(a*)*b", "^(a|aa)+$", "(.*a){12}", "a*b|a"),
+    ),
+    length: fc.integer({ min: 20, max: 5_000 }),
+    call: fc.constantFrom("$match(T, R)", "$replace(T, R, 'c')", "$contains(T, R)", "$split(T, R)"),
+  })
+  .map(({ pattern, length, call }) => ({
+    label: `${call} with /${pattern}/ over ${length} a's`,
+    state: {
+      QueryLanguage: "JSONata",
+      Type: "Pass",
+      Output: `{% ${call.replace("T", `$pad('', ${length}, 'a') & '!'`).replace("R", `/${pattern}/`)} %}`,
+      End: true,
+    },
+    input: {} as unknown,
+  }));
+
+const deepCase = fc
+  .record({ depth: fc.integer({ min: 20, max: 250 }), descents: fc.integer({ min: 1, max: 4 }) })
+  .map(({ depth, descents }) => {
+    let input: unknown = 1;
+    for (let i = 0; i < depth; i++) input = { a: input };
+    return {
+      label: `$${"..a".repeat(descents)} over input nested ${depth} deep`,
+      state: { Type: "Pass", InputPath: `$${"..a".repeat(descents)}`, End: true },
+      input,
+    };
+  });
+
+describe("fuzzing expressions", () => {
+  it(`${HOSTILE_RUNS} generated slow expressions and deep inputs: answered, the service responsive`, async () => {
+    let slowest = { ms: 0, label: "" };
+    let slowestHealth = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(regexCase, deepCase), async ({ label, state, input }) => {
+        let done = false;
+        const health: { status: number; ms: number }[] = [];
+        const poller = (async () => {
+          while (!done) {
+            const started = performance.now();
+            const reply = await stack.client.get("/health", { key: null });
+            health.push({ status: reply.status, ms: performance.now() - started });
+            await new Promise((r) => setTimeout(r, 20));
+          }
+        })();
+        const started = performance.now();
+        const reply = await stack.client.post("/v1/state-machines/test-state", {
+          definition: state,
+          input,
+        });
+        const ms = performance.now() - started;
+        done = true;
+        await poller;
+        expect(reply.status, `${label}: ${JSON.stringify(reply.body).slice(0, 300)}`).toBe(200);
+        const body = reply.body as { status: string; error?: string };
+        if (body.status !== "SUCCEEDED") {
+          expect(body.status, label).toBe("FAILED");
+          expect(
+            ["States.QueryEvaluationError", "States.Runtime", "States.DataLimitExceeded"],
+            `${label}: ${JSON.stringify(body).slice(0, 300)}`,
+          ).toContain(body.error);
+        }
+        // Unbounded, the worst of these ran for minutes; a generous bound on a shared machine.
+        expect(ms, label).toBeLessThan(10_000);
+        for (const h of health) expect(h.status, label).toBe(200);
+        const worstHealth = Math.max(0, ...health.map((h) => h.ms));
+        expect(worstHealth, label).toBeLessThan(10_000);
+        if (ms > slowest.ms) slowest = { ms, label };
+        slowestHealth = Math.max(slowestHealth, worstHealth);
+      }),
+      { numRuns: HOSTILE_RUNS, endOnFailure: true },
+    );
+    console.log(
+      `fuzz expressions: slowest answer ${Math.round(slowest.ms)} ms (${slowest.label}); slowest /health meanwhile ${Math.round(slowestHealth)} ms`,
+    );
+  }, 600_000);
+});
