@@ -11,18 +11,23 @@ import { exited, freePort, logLine, spawnBin, testPrefix, type Spawned } from ".
  * outage must be told in a few lines, not one per failed attempt of every poller.
  */
 const dirs: string[] = [];
-afterAll(() => {
+/** Every redis-server started here, stopped at the end even when a test failed midway. */
+const started: LocalRedis[] = [];
+afterAll(async () => {
+  await Promise.all(started.map((redis) => redis.stop()));
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
 async function ownRedis(at?: { port: number; dir: string }): Promise<LocalRedis> {
   const dir = at?.dir ?? mkdtempSync(join(tmpdir(), "stepwise-outage-"));
   if (!at) dirs.push(dir);
-  return startLocalRedis({
+  const redis = await startLocalRedis({
     binary: findExecutable("redis-server", process.env.PATH)!,
     port: at?.port ?? (await freePort()),
     dir,
   });
+  started.push(redis);
+  return redis;
 }
 
 async function outage(
