@@ -3,7 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { findExecutable, startLocalRedis, type LocalRedis } from "../../cli/local-redis.js";
-import { exited, freePort, logLine, spawnBin, testPrefix, type Spawned } from "./processes.js";
+import {
+  exited,
+  freePort,
+  logLine,
+  spawnBin,
+  testPrefix,
+  until,
+  type Spawned,
+} from "./processes.js";
 
 /**
  * Issue 44, finding 8: Redis goes away with the service (`docker compose down` stops
@@ -98,6 +106,17 @@ describe("stepwise serve while Redis is unavailable (issue 44, finding 7)", () =
       return 0;
     })();
     expect(back).toBe(200);
+    // Every connection that said it was retrying says it is back before the SIGTERM:
+    // a BullMQ worker closed while its connection is still reconnecting can hold the
+    // drain until STEPWISE_SHUTDOWN_SECONDS (exit 1, seen under load). That bound is
+    // tested above; here, a recovered service stops cleanly.
+    const names = (pattern: RegExp) =>
+      new Set([...service.output().matchAll(pattern)].map((m) => m[1]));
+    await until(async () => {
+      const back = names(/Redis connection '([^']+)' is back/g);
+      const retrying = [...names(/Redis connection '([^']+)': [^"]*retrying/g)];
+      return retrying.every((name) => back.has(name)) ? true : undefined;
+    }, 15_000);
     service.child.kill("SIGTERM");
     expect(await exited(service.child, 15_000), service.output().slice(-3000)).toBe(0);
     await redis.stop();
