@@ -5,16 +5,20 @@
 //
 //   npx tsx bench/start-cost.ts [runs=7]
 //
-// Needs Redis at REDIS_URL (default redis://127.0.0.1:6379); keys under a throwaway prefix.
+// Needs Redis at REDIS_URL (default redis://127.0.0.1:6379); its keys, under bench-start-*,
+// are deleted at the end.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { Redis } from "ioredis";
 import { freePort } from "../scripts/free-port.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const BIN = join(ROOT, "bin/stepwise.js");
 const runs = Number(process.argv[2] ?? 7);
 const redis = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+/** Each serve's keys go under `<PREFIX>-<port>`; all are deleted at the end. */
+const PREFIX = "bench-start";
 
 /** CPU (user + system) a live process has used, in ms, from /proc (Linux). */
 function cpuMs(pid: number): number {
@@ -31,7 +35,7 @@ async function serveOnce(): Promise<{ readyMs: number; cpuMs: number }> {
       PATH: process.env.PATH,
       PORT: String(port),
       REDIS_URL: redis,
-      STEPWISE_KEY_PREFIX: `bench-start-${port}:`,
+      STEPWISE_PREFIX: `${PREFIX}-${port}`,
       STEPWISE_LOG_LEVEL: "warn",
     },
     stdio: "ignore",
@@ -84,3 +88,13 @@ summary("stepwise serve", serves);
 const helps = [];
 for (let i = 0; i < runs; i++) helps.push(await helpOnce());
 summary("stepwise --help", helps);
+
+// What the services wrote (their shards' queue metadata): gone with the bench.
+const client = new Redis(redis);
+let cursor = "0";
+do {
+  const [next, keys] = await client.scan(cursor, "MATCH", `${PREFIX}-*`, "COUNT", 1000);
+  cursor = next;
+  if (keys.length > 0) await client.unlink(...keys);
+} while (cursor !== "0");
+client.disconnect();
