@@ -8,9 +8,9 @@ import {
   SFNClient,
   StartExecutionCommand,
 } from "@aws-sdk/client-sfn";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KEYS, startStack, type Stack } from "../e2e/stack.js";
-import { ended, failure, sfn } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { KEYS, type Stack } from "../e2e/stack.js";
+import { ended, failure, awsStackPerFile } from "./helpers.js";
 
 /**
  * Smaller AWS behaviours an AWS CLI session found different (issue 36), each as AWS
@@ -22,14 +22,7 @@ const ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:";
 const ROLE = "arn:aws:iam::123456789012:role/r";
 const PASS = JSON.stringify({ StartAt: "P", States: { P: { Type: "Pass", End: true } } });
 
-beforeAll(async () => {
-  stack = await startStack();
-  client = sfn(stack);
-});
-afterAll(async () => {
-  client.destroy();
-  await stack.close();
-});
+awsStackPerFile((opened) => ({ stack, client } = opened));
 
 describe("AWS's answers", () => {
   it("ListExecutions of an EXPRESS machine is StateMachineTypeNotSupported (its executions are not kept)", async () => {

@@ -8,9 +8,9 @@ import {
   UpdateStateMachineCommand,
   type CreateStateMachineCommandInput,
 } from "@aws-sdk/client-sfn";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, type Stack } from "../e2e/stack.js";
-import { failure, sfn } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { type Stack } from "../e2e/stack.js";
+import { failure, awsStackPerFile } from "./helpers.js";
 
 /**
  * CreateStateMachine's idempotency, decided by the runtime (runtime/definitions/
@@ -23,14 +23,7 @@ let client: SFNClient;
 const ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:";
 const ROLE = "arn:aws:iam::123456789012:role/x";
 
-beforeAll(async () => {
-  stack = await startStack();
-  client = sfn(stack);
-});
-afterAll(async () => {
-  client.destroy();
-  await stack.close();
-});
+awsStackPerFile((opened) => ({ stack, client } = opened));
 
 const definition = {
   StartAt: "P",

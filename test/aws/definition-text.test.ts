@@ -4,9 +4,9 @@ import {
   SFNClient,
   UpdateStateMachineCommand,
 } from "@aws-sdk/client-sfn";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, type Stack } from "../e2e/stack.js";
-import { sfn } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { type Stack } from "../e2e/stack.js";
+import { awsStackPerFile } from "./helpers.js";
 
 /**
  * A definition is kept as it was sent and read back byte for byte (issue 36), as
@@ -36,14 +36,7 @@ const heredoc = `{
 }
 `;
 
-beforeAll(async () => {
-  stack = await startStack();
-  client = sfn(stack);
-});
-afterAll(async () => {
-  client.destroy();
-  await stack.close();
-});
+awsStackPerFile((opened) => ({ stack, client } = opened));
 
 async function described(name: string): Promise<string | undefined> {
   const out = await client.send(new DescribeStateMachineCommand({ stateMachineArn: ARN + name }));

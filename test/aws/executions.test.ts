@@ -22,22 +22,15 @@ import {
   type GetExecutionHistoryCommandOutput,
   type HistoryEvent,
 } from "@aws-sdk/client-sfn";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startStack, type Stack } from "../e2e/stack.js";
-import { CALLBACK, PASS, RUNNER, failure, sfn } from "./helpers.js";
+import { CALLBACK, PASS, RUNNER, failure, sfn, awsStackPerFile } from "./helpers.js";
 
 let stack: Stack;
 let client: SFNClient;
 const BASE = "arn:aws:states:us-east-1:123456789012:";
 
-beforeAll(async () => {
-  stack = await startStack();
-  client = sfn(stack);
-});
-afterAll(async () => {
-  client.destroy();
-  await stack.close();
-});
+awsStackPerFile((opened) => ({ stack, client } = opened));
 
 async function machine(name: string, definition: unknown): Promise<string> {
   const created = await client.send(

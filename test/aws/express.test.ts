@@ -6,21 +6,14 @@ import {
   StartExecutionCommand,
   StartSyncExecutionCommand,
 } from "@aws-sdk/client-sfn";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, type Stack } from "../e2e/stack.js";
-import { PASS, failure, sfn } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { type Stack } from "../e2e/stack.js";
+import { PASS, failure, awsStackPerFile } from "./helpers.js";
 
 let stack: Stack;
 let client: SFNClient;
 
-beforeAll(async () => {
-  stack = await startStack();
-  client = sfn(stack);
-});
-afterAll(async () => {
-  client.destroy();
-  await stack.close();
-});
+awsStackPerFile((opened) => ({ stack, client } = opened));
 
 const CHECK = JSON.stringify({
   StartAt: "Double",

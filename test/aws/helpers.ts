@@ -1,5 +1,6 @@
 import { DescribeExecutionCommand, SFNClient } from "@aws-sdk/client-sfn";
-import { KEYS, type Stack } from "../e2e/stack.js";
+import { afterAll, beforeAll } from "vitest";
+import { KEYS, startStack, type Stack } from "../e2e/stack.js";
 
 /**
  * The real AWS SDK pointed at a listening Stepwise (test/e2e/stack.ts: real Redis
@@ -17,6 +18,24 @@ export function sfn(
     credentials: { accessKeyId: key.id, secretAccessKey: key.secret },
     disableHostPrefix: true,
     maxAttempts: 1,
+  });
+}
+
+/**
+ * One service for the file (`startStack`: `stepwise serve` on real Redis) and an SDK
+ * client for it, opened before its tests and closed after them; `opened` hands both
+ * to the file's own variables, as `harnessPerTest` does for the integration tests.
+ */
+export function awsStackPerFile(opened: (both: { stack: Stack; client: SFNClient }) => void): void {
+  let both: { stack: Stack; client: SFNClient } | undefined;
+  beforeAll(async () => {
+    const stack = await startStack();
+    both = { stack, client: sfn(stack) };
+    opened(both);
+  });
+  afterAll(async () => {
+    both?.client.destroy();
+    await both?.stack.close();
   });
 }
 

@@ -5,11 +5,11 @@ import {
   type HistoryEvent,
   type SFNClient,
 } from "@aws-sdk/client-sfn";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, type Stack } from "../e2e/stack.js";
+import { describe, expect, it } from "vitest";
+import { type Stack } from "../e2e/stack.js";
 import { compareHistory, parseHistories, type Event } from "../conformance/histories.js";
 import { loadCases, readConformanceFile } from "../conformance/load.js";
-import { ended, sfn } from "./helpers.js";
+import { ended, awsStackPerFile } from "./helpers.js";
 
 /**
  * The histories recorded on AWS (test/conformance/data/histories.jsonl), through the
@@ -22,14 +22,7 @@ let stack: Stack;
 let client: SFNClient;
 const ROLE = "arn:aws:iam::123456789012:role/conformance";
 
-beforeAll(async () => {
-  stack = await startStack();
-  client = sfn(stack);
-});
-afterAll(async () => {
-  client.destroy();
-  await stack.close();
-});
+awsStackPerFile((opened) => ({ stack, client } = opened));
 
 /** Every 6th recorded history outside the Distributed Map gap: Pass, Choice, Map, Parallel, Wait, variables… */
 function sample() {

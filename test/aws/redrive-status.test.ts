@@ -6,9 +6,9 @@ import {
   StartExecutionCommand,
   StopExecutionCommand,
 } from "@aws-sdk/client-sfn";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, type Stack } from "../e2e/stack.js";
-import { sfn } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { type Stack } from "../e2e/stack.js";
+import { awsStackPerFile } from "./helpers.js";
 
 /**
  * DescribeExecution's redriveStatus and redriveStatusReason, as the runtime's
@@ -17,14 +17,7 @@ import { sfn } from "./helpers.js";
 let stack: Stack;
 let client: SFNClient;
 
-beforeAll(async () => {
-  stack = await startStack();
-  client = sfn(stack);
-});
-afterAll(async () => {
-  client.destroy();
-  await stack.close();
-});
+awsStackPerFile((opened) => ({ stack, client } = opened));
 
 async function machine(name: string, states: Record<string, unknown>): Promise<string> {
   const created = await client.send(

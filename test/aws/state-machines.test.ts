@@ -7,22 +7,15 @@ import {
   UpdateStateMachineCommand,
   ValidateStateMachineDefinitionCommand,
 } from "@aws-sdk/client-sfn";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, type Stack } from "../e2e/stack.js";
-import { PASS, RUNNER, failure, sfn } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { type Stack } from "../e2e/stack.js";
+import { PASS, RUNNER, failure, sfn, awsStackPerFile } from "./helpers.js";
 
 let stack: Stack;
 let client: SFNClient;
 const ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:";
 
-beforeAll(async () => {
-  stack = await startStack();
-  client = sfn(stack);
-});
-afterAll(async () => {
-  client.destroy();
-  await stack.close();
-});
+awsStackPerFile((opened) => ({ stack, client } = opened));
 
 describe("state machines through the AWS SDK", () => {
   it("creates, describes, updates, lists and deletes", async () => {

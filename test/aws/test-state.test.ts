@@ -1,19 +1,12 @@
 import { SFNClient, TestStateCommand } from "@aws-sdk/client-sfn";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, type Stack } from "../e2e/stack.js";
-import { failure, sfn } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { type Stack } from "../e2e/stack.js";
+import { failure, awsStackPerFile } from "./helpers.js";
 
 let stack: Stack;
 let client: SFNClient;
 
-beforeAll(async () => {
-  stack = await startStack();
-  client = sfn(stack);
-});
-afterAll(async () => {
-  client.destroy();
-  await stack.close();
-});
+awsStackPerFile((opened) => ({ stack, client } = opened));
 
 describe("TestState through the AWS SDK", () => {
   it("shows a Pass state's pipeline at DEBUG", async () => {

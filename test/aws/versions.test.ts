@@ -16,22 +16,15 @@ import {
   UpdateStateMachineCommand,
   type ListExecutionsCommandOutput,
 } from "@aws-sdk/client-sfn";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, type Stack } from "../e2e/stack.js";
-import { failure, sfn } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { type Stack } from "../e2e/stack.js";
+import { failure, awsStackPerFile } from "./helpers.js";
 
 let stack: Stack;
 let client: SFNClient;
 const SM = "arn:aws:states:us-east-1:123456789012:stateMachine:";
 
-beforeAll(async () => {
-  stack = await startStack();
-  client = sfn(stack);
-});
-afterAll(async () => {
-  client.destroy();
-  await stack.close();
-});
+awsStackPerFile((opened) => ({ stack, client } = opened));
 
 const pass = (v: number) =>
   JSON.stringify({ StartAt: "P", States: { P: { Type: "Pass", Result: v, End: true } } });
