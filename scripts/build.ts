@@ -1,5 +1,5 @@
-import { rmSync } from "node:fs";
-import { resolve } from "node:path";
+import { mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { build, type BuildOptions } from "esbuild";
 
 /**
@@ -48,9 +48,53 @@ export const productBuildOptions = {
   logLevel: "warning",
 } satisfies BuildOptions;
 
-export async function buildProduct(): Promise<void> {
-  rmSync(DIST, { recursive: true, force: true });
-  await build(productBuildOptions);
+/**
+ * Builds into a staging directory, then moves each file into dist/ by rename (atomic):
+ * chunks before the entries that import them. A `stepwise` process started while
+ * another test run rebuilds (two runs of vitest side by side) finds either the old
+ * entry with its chunks or the new one with its chunks, never a half-written file or
+ * an emptied dist/. `clean` (npm run build, prepare) also removes the chunks of
+ * earlier builds; the tests' rebuild leaves them, for processes still loading them.
+ */
+export async function buildProduct({ clean = true }: { clean?: boolean } = {}): Promise<void> {
+  const staging = `${DIST}.staging-${process.pid}`;
+  rmSync(staging, { recursive: true, force: true });
+  try {
+    await build({ ...productBuildOptions, outdir: staging });
+    const built = filesUnder(staging).map((path) => relative(staging, path));
+    const entries = new Set(["cli/main.js", "cli/api-process.js"]);
+    const ordered = [
+      ...built.filter((f) => !entries.has(f)),
+      ...built.filter((f) => entries.has(f)),
+    ];
+    for (const file of ordered) {
+      mkdirSync(dirname(join(DIST, file)), { recursive: true });
+      renameSync(join(staging, file), join(DIST, file));
+    }
+    if (clean) {
+      const keep = new Set(built);
+      for (const path of filesUnder(DIST)) {
+        if (!keep.has(relative(DIST, path))) rmSync(path, { force: true });
+      }
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+function filesUnder(dir: string): string[] {
+  let files: string[] = [];
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return files;
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    files = entry.isDirectory() ? [...files, ...filesUnder(path)] : [...files, path];
+  }
+  return files;
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import.meta.filename)) {

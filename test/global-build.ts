@@ -35,5 +35,5 @@ export default async function setup(): Promise<void> {
     ...SOURCES.map((d) => newestSource(join(ROOT, d))),
   );
   if (newest <= built) return;
-  await buildProduct();
+  await buildProduct({ clean: false });
 }
