@@ -119,6 +119,16 @@ export const ERRORS = {
     "Activity '{name}' does not exist",
     "No activity of this name was created (POST /v1/activities).",
   ),
+  ScheduleDoesNotExist: entry(
+    404,
+    "Schedule '{name}' does not exist",
+    "No schedule of this name was created (POST /v1/schedules).",
+  ),
+  RuleDoesNotExist: entry(
+    404,
+    "Rule '{name}' does not exist",
+    "No event rule of this name was created (POST /v1/rules).",
+  ),
   ExecutionDoesNotExist: entry(
     404,
     "Execution '{executionId}' does not exist",
@@ -140,6 +150,16 @@ export const ERRORS = {
     409,
     "State machine '{name}' already exists; use PUT /v1/state-machines/{name} for a new version",
     "A state machine with this name exists already.",
+  ),
+  ScheduleAlreadyExists: entry(
+    409,
+    "Schedule '{name}' already exists",
+    "A schedule with this name exists already (replace it with PUT).",
+  ),
+  RuleAlreadyExists: entry(
+    409,
+    "Rule '{name}' already exists",
+    "An event rule with this name exists already (replace it with PUT).",
   ),
   StateMachineAliasAlreadyExists: entry(
     409,
@@ -220,6 +240,11 @@ export const ERRORS = {
     409,
     "Approval '{approvalId}' refuses decisions: its record was changed",
     "The approval's record no longer matches the envelope its execution's history recorded at ApprovalRequested (the record was changed in storage). It takes no decision and is flagged; the history is the source of truth.",
+  ),
+  ApprovalClaimed: entry(
+    409,
+    "Approval '{approvalId}' is claimed by another approver",
+    "Another approver claimed the approval: only they decide it until they release it, delegate it or the claim expires.",
   ),
   AlreadyDecided: entry(
     409,

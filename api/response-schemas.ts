@@ -259,9 +259,15 @@ export const approvalDecision = {
   required: ["approver", "decision", "comment", "decidedAt"],
   properties: {
     approver: { type: "string" },
-    decision: { type: "string", enum: ["APPROVE", "REJECT"] },
+    decision: { type: "string", enum: ["APPROVE", "REJECT", "EDIT", "RESPOND"] },
     comment: { type: ["string", "null"] },
     decidedAt: { type: "string", format: "date-time" },
+    response: { ...anyJson, description: "The answer to the approval's responseSchema." },
+    patch: {
+      type: "array",
+      items: { type: "object", additionalProperties: true },
+      description: "EDIT: the RFC 6902 JSON Patch against the details shown.",
+    },
   },
 } as const;
 
@@ -303,9 +309,84 @@ export const approvalRecord = {
     envelopeHash: {
       type: "string",
       description:
-        "Lowercase hex SHA-256 of the RFC 8785 canonical JSON of {executionId, stateName, enteredEventId, subject, details, approvers, requiredApprovals, policy, expiresAt}.",
+        "Lowercase hex SHA-256 of the RFC 8785 canonical JSON of {executionId, stateName, enteredEventId, subject, details, approvers, requiredApprovals, policy, expiresAt}, plus responseSchemaHash and editable when the approval has them.",
     },
     closedAt: { type: "string", format: "date-time" },
+    responseSchema: {
+      ...anyJson,
+      description:
+        "The form (JSON Schema, draft 2020-12) a decision's `response` must match; its hash is in the envelope.",
+    },
+    responseSchemaHash: {
+      type: "string",
+      description: "SHA-256 of the responseSchema's canonical JSON (in the envelope when present).",
+    },
+    editable: {
+      type: "array",
+      items: { type: "string" },
+      description:
+        "JSONPaths into details an EDIT decision may patch (in the envelope when present).",
+    },
+    assignees: {
+      type: "array",
+      items: { type: "string" },
+      description:
+        "Users who may decide beside the approvers groups (in the envelope when present).",
+    },
+    dueAt: {
+      type: "string",
+      format: "date-time",
+      description: "When it is due (DueInSeconds after it was created).",
+    },
+    reminders: {
+      type: "array",
+      items: { type: "number" },
+      description: "Seconds after creation at which `approval.reminder` is sent while pending.",
+    },
+    escalation: {
+      type: "object",
+      required: ["afterSeconds", "to"],
+      properties: {
+        afterSeconds: { type: "number" },
+        to: { type: "array", items: { type: "string" } },
+      },
+      description: "Seconds after creation at which, still pending, these groups may decide too.",
+    },
+    claim: {
+      type: "object",
+      required: ["by", "until"],
+      properties: { by: { type: "string" }, until: { type: "string", format: "date-time" } },
+      description: "Who claimed it: until then, only they decide.",
+    },
+    delegatedTo: {
+      type: "object",
+      required: ["by", "at", "comment"],
+      properties: {
+        user: { type: "string" },
+        group: { type: "string" },
+        by: { type: "string" },
+        at: { type: "string", format: "date-time" },
+        comment: { type: ["string", "null"] },
+      },
+      description: "Whom it was delegated to: they decide instead of assignees and approvers.",
+    },
+    escalatedTo: {
+      type: "array",
+      items: { type: "string" },
+      description: "Groups an escalation added to those who may decide.",
+    },
+    comments: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["by", "at", "text"],
+        properties: {
+          by: { type: "string" },
+          at: { type: "string", format: "date-time" },
+          text: { type: "string" },
+        },
+      },
+    },
   },
 } as const;
 

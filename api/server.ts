@@ -8,6 +8,7 @@ import {
   type ConnectionLimits,
 } from "./connection-limits.js";
 import { defaultRunners, servedBy } from "../task-runners/index.js";
+import { isEventWait } from "../task-runners/resources.js";
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -44,6 +45,9 @@ import { stateMachinesPlugin } from "./plugins/state-machines.js";
 import { taskTokensPlugin } from "./plugins/task-tokens.js";
 import { testStatePlugin } from "./plugins/test-state.js";
 import { versionsPlugin } from "./plugins/versions.js";
+import { schedulesPlugin } from "./plugins/schedules.js";
+import { rulesPlugin } from "./plugins/rules.js";
+import { busEventsPlugin } from "./plugins/bus-events.js";
 import { closeQueryString } from "./query.js";
 import { DEFAULT_SLOW_REQUEST_MS, registerRequestLog, requestLogOptions } from "./request-log.js";
 import { registerValidation, validationError } from "./validation.js";
@@ -125,6 +129,11 @@ export interface PluginOptions {
   /** Whether this service can call a Task Resource (UNSERVED_RESOURCE warnings). */
   serves: (resource: string) => boolean;
   admission?: Admission;
+}
+
+/** Every worker serves `stepwise:waitForEvent` (runtime/triggers/events/event-wait-runner.ts). */
+function servesEventWaits(serves: (resource: string) => boolean): (resource: string) => boolean {
+  return (resource) => isEventWait(resource) || serves(resource);
 }
 
 /** Task tokens travel in the path and may be up to 1024 characters (AWS's limit). */
@@ -224,7 +233,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const pluginOptions: PluginOptions = {
     runtime: options.runtime,
     maxWaitSeconds: options.maxWaitSeconds ?? 300,
-    serves: options.serves ?? servedBy(defaultRunners()),
+    serves: servesEventWaits(options.serves ?? servedBy(defaultRunners())),
     ...(options.admission ? { admission: options.admission } : {}),
   };
   await app.register(stateMachinesPlugin, { ...pluginOptions, prefix: "/v1" });
@@ -238,6 +247,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(operationsPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(versionsPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(testStatePlugin, { ...pluginOptions, prefix: "/v1" });
+  await app.register(schedulesPlugin, { ...pluginOptions, prefix: "/v1" });
+  await app.register(rulesPlugin, { ...pluginOptions, prefix: "/v1" });
+  await app.register(busEventsPlugin, { ...pluginOptions, prefix: "/v1" });
   await app.register(awsApiPlugin, { ...pluginOptions, apiKeys });
   const metricsSource =
     options.metrics ?? (isMetricsSource(options.runtime) ? options.runtime : undefined);

@@ -56,6 +56,16 @@ const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/approvals.js")).approvalsCommand,
   },
   {
+    name: "schedules",
+    summary: "list, get, create, delete or backfill schedules on a running service",
+    load: async () => (await import("./commands/schedules.js")).schedulesCommand,
+  },
+  {
+    name: "rules",
+    summary: "list, get, create or delete event rules on a running service",
+    load: async () => (await import("./commands/rules.js")).rulesCommand,
+  },
+  {
     name: "audit",
     summary: "verify a signed audit export of an execution, offline",
     load: async () => (await import("./commands/audit.js")).auditCommand,

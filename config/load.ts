@@ -9,7 +9,9 @@ import { MAX_RESPONSE_BYTES } from "../task-runners/http.js";
 import { readSigningKey } from "../runtime/audit/signing.js";
 import { parseEndpoints, type ModelEndpoints } from "../task-runners/model/endpoints.js";
 import { readFileSync } from "node:fs";
+import { AwsEndpointError, parseAwsEndpoints } from "../task-runners/aws/config.js";
 import { ConfigError, Reader, type Environment } from "./values.js";
+import { variable } from "./variables.js";
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -34,6 +36,8 @@ export interface StepwiseConfig {
   /** Runtime settings but the Redis address (which serve may still have to choose). */
   runtime: Omit<RuntimeSettings, "redisUrl" | "redisCluster">;
   deployment: { region: string; account: string; storage: "compact" | "json" };
+  /** Where a Distributed Map reads items and writes results (runtime/map-runs/). */
+  itemStore: { endpoint?: string; region: string };
   worker: {
     concurrency: number;
     taskConcurrency: number;
@@ -66,6 +70,11 @@ export interface StepwiseConfig {
      * (`apiKeyEnv`): the environment as read at start.
      */
     secrets: Environment;
+    /**
+     * AWS service integrations: the region when STEPWISE_AWS_REGION is set (else the
+     * resource's, the SDK's chain, us-east-1) and STEPWISE_AWS_ENDPOINT_<SERVICE> by service key.
+     */
+    aws: { region?: string; endpoints: Record<string, string> };
   };
   webhook: { url: string; secret: string } | undefined;
   audit: { keyFile: string | undefined };
@@ -140,6 +149,9 @@ export function loadConfig(env: Environment, flags: Flags = new Map()): Stepwise
         ms: read.number("STEPWISE_CHAIN_MS", 10, 0),
       },
       retentionSeconds: Math.round(retentionDays * 86_400),
+      eventRetentionSeconds: Math.round(
+        read.number("STEPWISE_EVENT_RETENTION_HOURS", 24, 0.01) * 3600,
+      ),
       approvalEvents: webhookUrl !== undefined,
       maxHistoryEvents: maxHistory === 0 ? Infinity : maxHistory,
       ...(payloads ? { payloads } : {}),
@@ -167,6 +179,15 @@ export function loadConfig(env: Environment, flags: Flags = new Map()): Stepwise
       ),
       account: read.matching("STEPWISE_AWS_ACCOUNT", "123456789012", ACCOUNT, "12 digits"),
       storage: read.oneOf("STEPWISE_STORAGE", ["compact", "json"], "compact"),
+    },
+    itemStore: {
+      region: read.matching(
+        "STEPWISE_AWS_REGION",
+        "us-east-1",
+        REGION,
+        "a region name of lower-case letters, digits and '-' (like eu-west-1)",
+      ),
+      ...optional("endpoint", read.parsed("STEPWISE_S3_ENDPOINT", s3Endpoint)),
     },
     worker: {
       concurrency,
@@ -213,6 +234,7 @@ export function loadConfig(env: Environment, flags: Flags = new Map()): Stepwise
       ),
       modelEndpoints: read.parsed("STEPWISE_MODEL_ENDPOINTS", modelEndpoints),
       secrets: env,
+      aws: awsSettings(read),
     },
     webhook: webhookUrl !== undefined ? webhook(read, webhookUrl) : undefined,
     audit: { keyFile: read.optionalString("STEPWISE_AUDIT_KEY") },
@@ -231,8 +253,8 @@ export function loadConfig(env: Environment, flags: Flags = new Map()): Stepwise
             at: read.matching(
               "STEPWISE_CRASH_AT",
               "",
-              /^(beforeCommit|afterCommit|duringTask)(:child|:collect)?$/,
-              "beforeCommit, afterCommit or duringTask, optionally with :child or :collect",
+              /^((beforeCommit|afterCommit|duringTask)(:child|:collect)?|afterTickStarted)$/,
+              "beforeCommit, afterCommit or duringTask, optionally with :child or :collect, or afterTickStarted",
             ),
             after: read.integer("STEPWISE_CRASH_AFTER", 1, { min: 1 }),
           }
@@ -297,6 +319,24 @@ function modelEndpoints(path: string | undefined): ModelEndpoints {
   return parseEndpoints(text, `STEPWISE_MODEL_ENDPOINTS (${path})`);
 }
 
+/**
+ * The AWS runner's settings. STEPWISE_AWS_REGION is validated with the deployment's
+ * identity above; only a value set counts here. The endpoint overrides are one
+ * variable per service (the catalogue's "STEPWISE_AWS_ENDPOINT_<SERVICE>"): each
+ * set one must be an http(s) URL, or the process stops naming it.
+ */
+function awsSettings(read: Reader): { region?: string; endpoints: Record<string, string> } {
+  variable("STEPWISE_AWS_ENDPOINT_<SERVICE>");
+  let endpoints: Record<string, string>;
+  try {
+    endpoints = parseAwsEndpoints(read.env);
+  } catch (err) {
+    if (err instanceof AwsEndpointError) throw new ConfigError(err.variable, err.message);
+    throw err;
+  }
+  return { ...optional("region", read.raw("STEPWISE_AWS_REGION")), endpoints };
+}
+
 /** A webhook without a secret is refused: an unsigned notification could be forged. */
 function webhook(read: Reader, url: string): { url: string; secret: string } {
   let parsed: URL;
@@ -339,4 +379,19 @@ export function loadClientConfig(env: Environment, flags: Flags = new Map()): Cl
     // NO_COLOR: any value but the empty string turns colour off (no-color.org).
     color: read.raw("NO_COLOR") === undefined,
   };
+}
+
+/** STEPWISE_S3_ENDPOINT: empty or unset for AWS S3 itself, else an http(s) URL. */
+function s3Endpoint(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`STEPWISE_S3_ENDPOINT='${raw}': expected an http(s) URL`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new Error(`STEPWISE_S3_ENDPOINT='${raw}': expected an http(s) URL`);
+  }
+  return raw;
 }

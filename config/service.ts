@@ -27,6 +27,8 @@ export function workerOptions(
   | "httpMaxResponseBytes"
   | "modelEndpoints"
   | "secrets"
+  | "itemStore"
+  | "aws"
 > {
   return {
     concurrency: config.worker.concurrency,
@@ -36,6 +38,8 @@ export function workerOptions(
     httpMaxResponseBytes: config.tasks.httpMaxResponseBytes,
     modelEndpoints: config.tasks.modelEndpoints,
     secrets: config.tasks.secrets,
+    itemStore: config.itemStore,
+    aws: config.tasks.aws,
   };
 }
 
@@ -46,5 +50,6 @@ export function runnerOptions(config: StepwiseConfig): DefaultRunnerOptions {
     maxResponseBytes: config.tasks.httpMaxResponseBytes,
     modelEndpoints: config.tasks.modelEndpoints,
     secrets: config.tasks.secrets,
+    aws: config.tasks.aws,
   };
 }

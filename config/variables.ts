@@ -155,12 +155,22 @@ export const VARIABLES: readonly Variable[] = [
   {
     name: "STEPWISE_AWS_REGION",
     default: "`us-east-1`",
-    doc: "the region in the ARNs both APIs issue (`arn:aws:states:<region>:<account>:…`): lower-case letters, digits and `-`",
+    doc: "the region in the ARNs both APIs issue (`arn:aws:states:<region>:<account>:…`): lower-case letters, digits and `-`. AWS service integrations (see [Calling AWS services](#calling-aws-services)) call the resource's own region (`arn:aws:states:<region>::…`), else this one when set, else the AWS SDK's (`AWS_REGION`, the profile), else `us-east-1`",
   },
   {
     name: "STEPWISE_AWS_ACCOUNT",
     default: "`123456789012`",
     doc: "the account in those ARNs: 12 digits",
+  },
+  {
+    name: "STEPWISE_AWS_ENDPOINT_<SERVICE>",
+    default: "none: AWS's endpoint of the region",
+    doc: "workers: the endpoint AWS service integrations call for one service instead of AWS's (LocalStack, dynalite, MinIO, ElasticMQ), an http(s) URL; `<SERVICE>` is the service in capitals: `LAMBDA`, `DYNAMODB`, `SQS`, `SNS`, `EVENTBRIDGE`, `S3` (path-style), or any `aws-sdk:<service>`. Under `STEPWISE_EGRESS_ALLOW` when it is a loopback or private address. Credentials: the standard AWS chain (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_PROFILE`, container and instance roles)",
+  },
+  {
+    name: "STEPWISE_S3_ENDPOINT",
+    default: "AWS S3",
+    doc: "workers: the S3-compatible store (MinIO, R2, …) where a Distributed Map's `ItemReader` reads and `ResultWriter` writes, path-style; empty: AWS S3 in `STEPWISE_AWS_REGION`. Credentials: the standard AWS chain (`AWS_ACCESS_KEY_ID`, …); not subject to `STEPWISE_EGRESS_ALLOW`",
   },
   // Workers
   {
@@ -201,7 +211,7 @@ export const VARIABLES: readonly Variable[] = [
   {
     name: "STEPWISE_EGRESS_ALLOW",
     default: "none",
-    doc: "`cidr\\|ip\\|host,…` (`10.0.0.0/8,127.0.0.1,billing.internal`): what HTTP tasks and approval webhooks may reach although it is loopback, private, link-local (cloud metadata), unspecified, multicast or reserved. Everything else of that kind is refused after DNS resolution and on every redirect, failing the task with `States.Http.Socket`",
+    doc: "`cidr\\|ip\\|host,…` (`10.0.0.0/8,127.0.0.1,billing.internal`): what HTTP tasks, approval webhooks and AWS endpoint overrides may reach although it is loopback, private, link-local (cloud metadata), unspecified, multicast or reserved. Everything else of that kind is refused after DNS resolution and on every redirect, failing the task with `States.Http.Socket` (AWS integrations: `<Service>.SdkClientException`)",
   },
   {
     name: "STEPWISE_HTTP_MAX_RESPONSE_BYTES",
@@ -282,6 +292,11 @@ export const VARIABLES: readonly Variable[] = [
     doc: "how long an ended execution stays readable (record, history, journal); `0` keeps it forever",
   },
   {
+    name: "STEPWISE_EVENT_RETENTION_HOURS",
+    default: "`24`",
+    doc: "how long events put on the bus (`POST /v1/events`) are kept, listable, found by `waitForEvent`'s `LookbackSeconds`, and their entry `Id`s remembered for idempotent retries",
+  },
+  {
     name: "STEPWISE_STORAGE",
     default: "`compact`",
     doc: "`json` stores run states and history as plain JSON (readable in `redis-cli`, ~40% more memory) instead of the compact encoding",
@@ -338,7 +353,7 @@ export const VARIABLES: readonly Variable[] = [
   {
     name: "STEPWISE_CRASH_AT",
     default: "none",
-    doc: "fault injection for tests of crash safety: the worker kills itself with SIGKILL at this point (`beforeCommit`, `afterCommit`, `duringTask`, with `:child` or `:collect`)",
+    doc: "fault injection for tests of crash safety: the worker kills itself with SIGKILL at this point (`beforeCommit`, `afterCommit`, `duringTask`, with `:child` or `:collect`; `afterTickStarted`: a schedule tick started its execution, not yet recorded)",
   },
   {
     name: "STEPWISE_CRASH_AFTER",

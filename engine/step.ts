@@ -9,7 +9,7 @@ import type { Program } from "./program.js";
 import { choice } from "./states/choice.js";
 import { fail } from "./states/fail.js";
 import type { StateHandler } from "./states/handler.js";
-import { map } from "./states/map.js";
+import { map, updateMapRun } from "./states/map.js";
 import { parallel } from "./states/parallel.js";
 import { pass } from "./states/pass.js";
 import { succeed } from "./states/succeed.js";
@@ -220,6 +220,10 @@ function advanceRun(
         if (phase.kind !== "task" || phase.taskId !== event.taskId) return unchanged(run);
         handler.onApprovalDecided?.(ctx, state, event);
         break;
+      case "ApprovalNoted":
+        if (phase.kind !== "task" || phase.taskId !== event.taskId) return unchanged(run);
+        handler.onApprovalNoted?.(ctx, state, event);
+        break;
       case "ChildEnded":
         if (phase.kind !== "children" || !event.childRunId.startsWith(`${phase.join.prefix}/`)) {
           return unchanged(run);
@@ -229,6 +233,12 @@ function advanceRun(
       case "ContinueJoin":
         if (phase.kind !== "children" || event.prefix !== phase.join.prefix) return unchanged(run);
         handler.onContinueJoin?.(ctx, state);
+        break;
+      case "MapRunUpdated":
+        if (phase.kind !== "children" || run.current.mapRunArn !== event.mapRunArn) {
+          return unchanged(run);
+        }
+        updateMapRun(ctx, event);
         break;
       case "ResultsCollected":
         if (phase.kind !== "collecting" || event.prefix !== phase.prefix) return unchanged(run);
@@ -259,6 +269,14 @@ function stop(ctx: StepContext, event: Extract<RunEvent, { type: "Stop" }>): voi
         ctx.emit({ type: "CancelTimer", runId, timerId: phase.heartbeatTimerId });
       const state = ctx.currentState;
       if (state.Type === "Task") ctx.emit(cancelTask(runId, state.Resource, phase));
+      // A Distributed Map's own I/O (its ItemReader, its ResultWriter) no longer matters;
+      // stopped while writing its results, its Map Run (started) is aborted.
+      else if (state.Type === "Map") {
+        ctx.emit(cancelTask(runId, "", phase));
+        if (frame.mapRunArn !== undefined && phase.purpose === "resultWriter") {
+          ctx.record("MapRunAborted");
+        }
+      }
       break;
     }
     case "waiting":
@@ -267,8 +285,12 @@ function stop(ctx: StepContext, event: Extract<RunEvent, { type: "Stop" }>): voi
       break;
     case "children":
       stopRunning(ctx, phase.join);
+      // A stop aborts a Distributed Map's Map Run (AWS records MapRunAborted).
+      if (frame.mapRunArn !== undefined) ctx.record("MapRunAborted");
       break;
     case "collecting":
+      if (frame.mapRunArn !== undefined) ctx.record("MapRunAborted");
+      break;
     case "entering":
       break;
   }

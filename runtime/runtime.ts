@@ -1,3 +1,4 @@
+import type { AssignAction } from "./approvals/approval-assign.js";
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { StateMachineDefinition } from "../engine/core/definition.js";
@@ -5,8 +6,8 @@ import type { RunEvent } from "../engine/core/events.js";
 import type { HistoryEvent } from "../engine/core/history.js";
 import type { Json } from "../engine/core/json.js";
 import type { ExecutionContext } from "../engine/core/run.js";
-import { defaultRunners, type DefaultRunnerOptions } from "../task-runners/index.js";
-import type { TaskRunner } from "../task-runners/runner.js";
+import { defaultRunners } from "../task-runners/index.js";
+import type { RuntimeOptions } from "./runtime-options.js";
 import { exportAudit } from "./audit/export.js";
 import { loadAuditSigner, type AuditSigner } from "./audit/signing.js";
 import type {
@@ -35,7 +36,7 @@ import {
   type BulkFilter,
   type BulkOptions,
   type OperationRecord,
-} from "./executions/bulk-operations.js";
+} from "./executions/operations/bulk.js";
 import { answerToken, failureBody, pollActivity, successBody } from "./executions/callbacks.js";
 import { execOf } from "./executions/execution-store.js";
 import { startSyncExecution } from "./executions/express.js";
@@ -61,6 +62,10 @@ import { shortId } from "./store/ids.js";
 import { makeKeys, type Keys } from "./store/keys.js";
 import { bullConnection, RedisClient } from "./store/redis.js";
 import { otlpSink, type SpanSink } from "./tracing/sink.js";
+
+export type { RuntimeOptions } from "./runtime-options.js";
+import { Triggers } from "./triggers/triggers.js";
+import { MapRuns } from "./map-runs/map-run-store.js";
 import { operationsQueue, type OperationJob } from "./worker/queues.js";
 
 /**
@@ -105,6 +110,10 @@ export class RedisRuntime extends DefinitionsFacade implements Runtime {
   private started = 0;
   /** The audit signer, loaded (or generated) once per process; a failed load is tried again. */
   private signer: Promise<AuditSigner> | undefined;
+  /** Beyond the contract: schedules, rules and the event bus (runtime/triggers/). */
+  readonly triggers: Triggers;
+  /** Beyond the contract: Distributed Maps' Map Runs (runtime/map-runs/). */
+  readonly mapRuns: MapRuns;
 
   constructor(options: RuntimeOptions = {}) {
     const settings = resolveSettings(options);
@@ -127,6 +136,8 @@ export class RedisRuntime extends DefinitionsFacade implements Runtime {
     this.sharded.catch(() => {});
     this.operations = new OperationStore(client, keys, queue, settings.retentionSeconds);
     this.ops = this.operationContext(options);
+    this.triggers = new Triggers(client.redis, this, settings);
+    this.mapRuns = new MapRuns(client, () => this.shardLayout());
   }
 
   protected override deploymentOpened(): Promise<unknown> {
@@ -370,6 +381,10 @@ export class RedisRuntime extends DefinitionsFacade implements Runtime {
     return approvals.decide(approvalId, approver, input);
   }
 
+  async assignApproval(id: string, who: Approver, input: AssignAction): Promise<ApprovalRecord> {
+    return (await roomOfApproval(await this.sharded, id)).approvals.assign(id, who, input);
+  }
+
   async *followApprovals(
     afterId: string | undefined,
     signal: AbortSignal,
@@ -426,14 +441,6 @@ export class RedisRuntime extends DefinitionsFacade implements Runtime {
     await this.client.close();
   }
 }
-
-export type RuntimeOptions = Partial<RuntimeSettings> & {
-  taskRunners?: TaskRunner[];
-  /** What the default runners of EXPRESS executions are told (egress, limits, model endpoints). */
-  runners?: DefaultRunnerOptions;
-  /** Where the spans of this process's commits go (default: OTLP when `otlp` is set, else none). */
-  spans?: SpanSink;
-};
 
 export function createRedisRuntime(options: RuntimeOptions = {}): RedisRuntime {
   return new RedisRuntime(options);

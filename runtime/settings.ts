@@ -78,6 +78,8 @@ export interface RuntimeSettings {
    * (redis.ts FAIL_FAST): for the API's runtime, whose callers get 503 meanwhile.
    */
   failFast: boolean;
+  /** `STEPWISE_EVENT_RETENTION_HOURS`: how long bus events are kept, in seconds (runtime/triggers/; default 24 h). */
+  eventRetentionSeconds?: number;
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [k in K]?: V } {
@@ -126,5 +128,6 @@ export function resolveSettings(options: Partial<RuntimeSettings> = {}): Runtime
     otlp: options.otlp ?? false,
     failFast: options.failFast ?? false,
     ...optional("auditKeyFile", options.auditKeyFile),
+    ...optional("eventRetentionSeconds", options.eventRetentionSeconds),
   };
 }

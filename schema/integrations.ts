@@ -72,8 +72,9 @@ const OPTIMIZED: Readonly<Record<string, readonly string[]>> = {
   sqs: ["sendMessage"],
   states: ["startExecution"],
   // Stepwise's own: an approval bound to an envelope, a plain park on a task token,
-  // a chat-completions model call (task-runners/model/).
-  stepwise: ["approval", "waitForTaskToken", "model"],
+  // a chat-completions model call (task-runners/model/), a wait for a bus event
+  // (runtime/triggers/events/event-waits.ts).
+  stepwise: ["approval", "waitForTaskToken", "model", "waitForEvent"],
 };
 
 /** Integration patterns (AWS "Discover service integration patterns"). */

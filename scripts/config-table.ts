@@ -6,7 +6,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { format } from "prettier";
+import { format, resolveConfig } from "prettier";
 import { VARIABLES } from "../config/variables.js";
 
 export const BEGIN =
@@ -47,6 +47,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const end = readme.indexOf(END);
   if (start < 0 || end < start) throw new Error("README.md has no markers for the table");
   const next = `${readme.slice(0, start + BEGIN.length)}\n\n${renderTable()}\n\n${readme.slice(end)}`;
-  writeFileSync(path, await format(next, { filepath: path }));
+  // The repository's .prettierrc (printWidth 100), or prettier reflows the rest of README.
+  const options = (await resolveConfig(path)) ?? {};
+  writeFileSync(path, await format(next, { ...options, filepath: path }));
   console.log(`README.md: ${VARIABLES.length} variables`);
 }

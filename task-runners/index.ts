@@ -1,4 +1,5 @@
 import type { PayloadPolicy } from "../engine/core/payload-ref.js";
+import { awsRunner, type AwsRunnerOptions } from "./aws/index.js";
 import type { EgressPolicy } from "./egress.js";
 import { httpRunner, MAX_RESPONSE_BYTES } from "./http.js";
 import type { ModelEndpoints } from "./model/endpoints.js";
@@ -15,6 +16,13 @@ export {
 export { httpRunner, type HttpRunnerOptions } from "./http.js";
 export { DEFAULT_EGRESS, parseEgressAllow, type EgressPolicy } from "./egress.js";
 export { mockRunner } from "./mock.js";
+export {
+  awsRunner,
+  isAwsIntegration,
+  parseAwsEndpoints,
+  type AwsRunner,
+  type AwsRunnerOptions,
+} from "./aws/index.js";
 export {
   MODEL_ERRORS,
   isModelResource,
@@ -44,6 +52,8 @@ export interface DefaultRunnerOptions {
   modelEndpoints?: ModelEndpoints;
   /** Where the model runner finds the keys its endpoints name by variable. */
   secrets?: Readonly<Record<string, string | undefined>>;
+  /** The AWS runner's region and endpoint overrides (it takes `egress` from here). */
+  aws?: Pick<AwsRunnerOptions, "region" | "endpoints" | "credentials">;
 }
 
 /**
@@ -62,6 +72,13 @@ export function defaultRunners(options: DefaultRunnerOptions = {}): TaskRunner[]
     modelRunner({
       ...(options.modelEndpoints ? { endpoints: options.modelEndpoints } : {}),
       ...(options.secrets ? { env: options.secrets } : {}),
+    }),
+    // AWS service integrations: the SDK is loaded when a task first calls AWS.
+    awsRunner({
+      ...options.aws,
+      ...(options.egress ? { egress: options.egress } : {}),
+      maxResponseBytes:
+        options.maxResponseBytes ?? options.payloads?.resolveMaxBytes ?? MAX_RESPONSE_BYTES,
     }),
   ];
 }

@@ -21,7 +21,18 @@ export function bareResource(resource: string): string {
 }
 
 export function waitsForCallback(resource: string): boolean {
-  return resource.endsWith(".waitForTaskToken");
+  return resource.endsWith(".waitForTaskToken") || isEventWait(resource);
+}
+
+/**
+ * `[arn:aws:states:::]stepwise:waitForEvent`: called (its runner registers the task's
+ * token with the event bus, runtime/triggers/events/event-waits.ts), then waits for the token
+ * like `.waitForTaskToken`, whose callback is the matching event or a timeout.
+ */
+export function isEventWait(resource: string): boolean {
+  return (
+    resource === "stepwise:waitForEvent" || resource === "arn:aws:states:::stepwise:waitForEvent"
+  );
 }
 
 /** `activity:<name>` or an AWS activity ARN `arn:aws:states:<region>:<account>:activity:<name>`. */
@@ -38,6 +49,7 @@ export function isApproval(resource: string): boolean {
 }
 
 export function taskMode(resource: string): TaskMode {
+  if (isEventWait(resource)) return "call";
   // Approvals, and `stepwise:waitForTaskToken` (a plain callback), are parked.
   if (isParkResource(resource)) return "park";
   if (activityName(resource) !== undefined) return "activity";

@@ -110,6 +110,8 @@ const FROM_RUNTIME: Record<RuntimeErrorName, AwsExceptionName> = {
   EnvelopeMismatch: "ConflictException",
   ApprovalTampered: "ConflictException",
   AlreadyDecided: "ConflictException",
+  ApprovalClaimed: "ConflictException",
+  InvalidRequest: "ValidationException",
   ApprovalRequiresDecision: "ValidationException",
   Forbidden: "AccessDeniedException",
   "States.DataLimitExceeded": "ValidationException",

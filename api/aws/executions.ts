@@ -25,6 +25,7 @@ import {
 } from "./fields.js";
 import type { ActionTable, AwsContext } from "./protocol.js";
 import { describeBody, ours } from "./state-machines.js";
+import { listMapRunExecutions } from "./map-runs.js";
 
 /**
  * Executions: StartExecution, DescribeExecution, StopExecution, ListExecutions,
@@ -179,9 +180,7 @@ function awsStatus(status: string): string {
 
 async function list(body: Body, ctx: AwsContext): Promise<unknown> {
   const arn = optionalString(body, "stateMachineArn", { min: 1, max: 256 });
-  if (body.mapRunArn !== undefined) {
-    throw awsError("ValidationException", "Map Runs are not supported: list by stateMachineArn");
-  }
+  if (body.mapRunArn !== undefined) return listMapRunExecutions(body, ctx);
   const status = optionalEnum(body, "statusFilter", STATUS_FILTERS);
   optionalEnum(body, "redriveFilter", ["REDRIVEN", "NOT_REDRIVEN"] as const);
   const limit = pageSize(body);

@@ -5,6 +5,7 @@ import type { ApiKey } from "../auth.js";
 import { awsPlugin, type ActionTable } from "./protocol.js";
 import { executionActions } from "./executions.js";
 import { expressActions } from "./express.js";
+import { mapRunActions } from "./map-runs.js";
 import { stateMachineActions } from "./state-machines.js";
 import { taskActions } from "./tasks.js";
 import { testStateActions } from "./test-state.js";
@@ -18,6 +19,7 @@ export const AWS_ACTIONS: ActionTable = {
   ...versionActions,
   ...expressActions,
   ...testStateActions,
+  ...mapRunActions,
 };
 
 export interface AwsApiOptions {

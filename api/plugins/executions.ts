@@ -188,6 +188,10 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
     Querystring: {
       stateMachine?: string;
       status?: ExecutionStatus;
+      namePrefix?: string;
+      error?: string;
+      startedAfter?: string;
+      startedBefore?: string;
       cursor?: string;
       limit?: number;
     };
@@ -203,6 +207,26 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
           properties: {
             stateMachine: nameSchema,
             status: { type: "string", enum: EXECUTION_STATUSES },
+            namePrefix: {
+              type: "string",
+              minLength: 1,
+              maxLength: 80,
+              description: "Only executions whose name starts with this (case-sensitive).",
+            },
+            error: {
+              ...errorNameSchema,
+              description: "Only executions that ended with this error name (`States.Timeout`, …).",
+            },
+            startedAfter: {
+              type: "string",
+              format: "date-time",
+              description: "Only executions started at or after this instant.",
+            },
+            startedBefore: {
+              type: "string",
+              format: "date-time",
+              description: "Only executions started before this instant.",
+            },
             ...pagingQuery,
           },
         },
@@ -210,10 +234,23 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
       },
     },
     async (request): Promise<Shapes.Page<Shapes.ExecutionSummary>> => {
-      const { stateMachine, status, cursor, limit } = request.query;
+      const {
+        stateMachine,
+        status,
+        namePrefix,
+        error,
+        startedAfter,
+        startedBefore,
+        cursor,
+        limit,
+      } = request.query;
       return runtime.listExecutions({
         ...(stateMachine !== undefined ? { stateMachine } : {}),
         ...(status !== undefined ? { status } : {}),
+        ...(namePrefix !== undefined ? { namePrefix } : {}),
+        ...(error !== undefined ? { error } : {}),
+        ...(startedAfter !== undefined ? { startedAfter: Date.parse(startedAfter) } : {}),
+        ...(startedBefore !== undefined ? { startedBefore: Date.parse(startedBefore) } : {}),
         ...(cursor !== undefined ? { cursor } : {}),
         ...(limit !== undefined ? { limit } : {}),
       });

@@ -4,7 +4,7 @@ import type {
   BulkAction,
   BulkFilter,
   BulkOptions,
-} from "../../runtime/executions/bulk-operations.js";
+} from "../../runtime/executions/operations/bulk.js";
 import type { Permission } from "../auth.js";
 import {
   causeSchema,
@@ -16,7 +16,7 @@ import {
 import type { PluginOptions } from "../server.js";
 
 /**
- * Bulk operations for incident response (runtime/executions/bulk-operations.ts): stop, pause,
+ * Bulk operations for incident response (runtime/executions/operations/bulk.ts): stop, pause,
  * resume or purge every execution a filter matches, in the background. A start
  * answers 202 with the operation; `GET /v1/operations/:id` shows its progress.
  */

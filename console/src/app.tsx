@@ -3,8 +3,9 @@ import { storedKey, storeKey } from "./api/client.js";
 import { can, loadSession, type Session } from "./api/me.js";
 import type { Me } from "./api/types.js";
 import { usePendingApprovals } from "./approvals/store.js";
+import { ApprovalView } from "./approvals/ApprovalView.js";
 import { Link } from "./components/Link.js";
-import { ErrorNotice } from "./components/misc.js";
+import { ErrorNotice, Forbidden } from "./components/misc.js";
 import { ApprovalsPage } from "./pages/Approvals.js";
 import { ExecutionPage } from "./pages/Execution.js";
 import { ExecutionsPage } from "./pages/Executions.js";
@@ -139,6 +140,11 @@ function Page({
   inbox: ReturnType<typeof usePendingApprovals>;
 }) {
   const route = matchRoute(loc.pathname);
+  // A page this key may not read says so once, and loads nothing.
+  if ((route.page === "machines" || route.page === "machine") && !can(me, "definitions:read"))
+    return <Forbidden me={me} need="definitions:read" what="read state machines" />;
+  if (route.page === "executions" && !can(me, "executions:read"))
+    return <Forbidden me={me} need="executions:read" what="read executions" />;
   switch (route.page) {
     case "machines":
       return <StateMachinesPage />;
@@ -164,6 +170,8 @@ function Page({
           inbox={inbox}
         />
       );
+    case "approval":
+      return <ApprovalView me={me} id={route.id} />;
     case "home":
       return null;
     case "not-found":

@@ -12,6 +12,7 @@ export type Route =
   | { page: "executions" }
   | { page: "execution"; id: string }
   | { page: "approvals" }
+  | { page: "approval"; id: string }
   | { page: "home" }
   | { page: "not-found"; path: string };
 
@@ -28,6 +29,8 @@ export function matchRoute(pathname: string): Route {
   if (first === "executions" && parts.length === 2 && decoded)
     return { page: "execution", id: decoded };
   if (first === "approvals" && parts.length === 1) return { page: "approvals" };
+  if (first === "approvals" && parts.length === 2 && decoded)
+    return { page: "approval", id: decoded };
   return { page: "not-found", path };
 }
 
@@ -51,4 +54,5 @@ export const paths = {
   },
   execution: (id: string) => `${BASE}/executions/${encodeURIComponent(id)}`,
   approvals: (tab?: "decided") => `${BASE}/approvals${tab ? `?tab=${tab}` : ""}`,
+  approval: (id: string) => `${BASE}/approvals/${encodeURIComponent(id)}`,
 };

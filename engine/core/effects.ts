@@ -43,6 +43,12 @@ export type Effect =
       /** An approval task: its record leaves PENDING (CANCELLED on a stop, else EXPIRED). */
       approvalId?: string;
     }
+  /**
+   * A pending approval's reminder or escalation fired: send its webhook event
+   * (`approval.reminder`, `approval.escalated`) and, escalating, add `groups` to
+   * those who may decide it; nothing when it is no longer pending.
+   */
+  | { type: "NoticeApproval"; runId: string; approvalId: string; event: string; groups: string[] }
   /** Create child runs (Parallel branches, Map iterations) and start them. */
   | { type: "SpawnChildren"; runId: string; children: ChildSpec[] }
   /**
@@ -95,7 +101,14 @@ export type Effect =
       eventIds?: ChildEventIds;
     };
 
-export type TimerPurpose = "wait" | "retry" | "taskTimeout" | "heartbeat" | "approvalExpiry";
+export type TimerPurpose =
+  | "wait"
+  | "retry"
+  | "taskTimeout"
+  | "heartbeat"
+  | "approvalExpiry"
+  /** An approval's reminder or escalation (human tasks): it notifies, it ends nothing. */
+  | "approvalNotice";
 
 export interface ChildSpec {
   runId: string;

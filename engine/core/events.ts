@@ -124,6 +124,17 @@ export type RunEvent =
   /** Start the next batch of the join's children (the `ContinueJoin` effect). */
   | (Base & { type: "ContinueJoin"; prefix: string })
   /**
+   * UpdateMapRun (runtime/map-runs/): a running Map Run's concurrency or failure
+   * tolerance changes; its Map starts more children at once if the window grew.
+   */
+  | (Base & {
+      type: "MapRunUpdated";
+      mapRunArn: string;
+      maxConcurrency?: number;
+      toleratedFailureCount?: number;
+      toleratedFailurePercentage?: number;
+    })
+  /**
    * An approver decided (runtime/approvals/approval-store.ts, atomically with the record). `status`
    * is the record's after the decision: PENDING while more approvals are needed.
    */
@@ -135,6 +146,23 @@ export type RunEvent =
       decision: ApprovalDecision;
       status: "PENDING" | "APPROVED" | "REJECTED";
       decisions: ApprovalDecision[];
+      /** The approval's answer to its `ResponseSchema` so far (the last one sent). */
+      response?: Json;
+      /** An EDIT among the decisions: the details it made and its patch. */
+      edit?: { details: Json; patch: Json };
+    })
+  /**
+   * Human tasks: an approval was claimed, released, delegated or commented on
+   * (runtime/approvals/approval-assign.ts, atomically with the record); the step
+   * records it as the history event `kind` and changes nothing else.
+   */
+  | (Base & {
+      type: "ApprovalNoted";
+      taskId: string;
+      approvalId: string;
+      kind: ApprovalNoteKind;
+      by: string;
+      details: { [field: string]: Json };
     })
   | (Base & {
       type: "ChildEnded";
@@ -252,6 +280,10 @@ export interface ChildEventIds {
 }
 
 export type RunEventType = RunEvent["type"];
+
+/** The history events of an approval's assignment and conversation (ApprovalNoted). */
+export type ApprovalNoteKind =
+  "ApprovalClaimed" | "ApprovalReleased" | "ApprovalDelegated" | "ApprovalCommented";
 
 /** An event before the driver stamps it with `time` and `eventId`. */
 export type RunEventBody = RunEvent extends infer E

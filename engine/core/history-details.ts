@@ -17,6 +17,13 @@ type Failure = { error?: string | undefined; cause?: string | undefined };
 type Nothing = Record<string, never>;
 type Iteration = { name: string; index: number };
 
+/** What every assignment event of an approval records. */
+interface ApprovalNote {
+  [field: string]: Json | undefined;
+  approvalId: string;
+  by: string;
+}
+
 type Fixed = {
   ExecutionStarted: {
     input: Text;
@@ -83,11 +90,23 @@ type Fixed = {
     approvalId: string;
     envelopeHash: string;
     approver: string;
-    decision: "APPROVE" | "REJECT";
+    decision: "APPROVE" | "REJECT" | "EDIT" | "RESPOND";
     comment: string | null;
     decidedAt: string;
     status: string;
+    /** The decision's answer to the approval's ResponseSchema (JSON text), when sent. */
+    response?: Text;
+    /** EDIT: the RFC 6902 patch against the details shown (JSON text). */
+    patch?: Text;
   };
+  /** Human tasks: who claimed, released, delegated (to whom) or commented (what). */
+  ApprovalClaimed: ApprovalNote & { until: string };
+  ApprovalReleased: ApprovalNote;
+  ApprovalDelegated: ApprovalNote & { toUser?: string; toGroup?: string; comment: string | null };
+  ApprovalCommented: ApprovalNote & { comment: string };
+  /** A reminder (`Reminders`) or the escalation (`Escalation`) fired while it was pending. */
+  ApprovalReminded: { approvalId: string; reminder: number };
+  ApprovalEscalated: { approvalId: string; groups: string[] };
   ParallelStateStarted: Nothing;
   ParallelStateSucceeded: Nothing;
   ParallelStateFailed: Failure;
@@ -100,6 +119,10 @@ type Fixed = {
   MapIterationSucceeded: Iteration;
   MapIterationFailed: Iteration;
   MapIterationAborted: Iteration;
+  MapRunStarted: { mapRunArn: string };
+  MapRunSucceeded: Nothing;
+  MapRunFailed: Failure;
+  MapRunAborted: Nothing;
 };
 
 export type HistoryDetails = Fixed & {

@@ -100,6 +100,12 @@ export type HistoryEventType =
   | "TaskTimedOut"
   | "ApprovalRequested"
   | "ApprovalDecided"
+  | "ApprovalClaimed"
+  | "ApprovalReleased"
+  | "ApprovalDelegated"
+  | "ApprovalCommented"
+  | "ApprovalReminded"
+  | "ApprovalEscalated"
   | "ParallelStateStarted"
   | "ParallelStateSucceeded"
   | "ParallelStateFailed"
@@ -111,7 +117,11 @@ export type HistoryEventType =
   | "MapIterationStarted"
   | "MapIterationSucceeded"
   | "MapIterationFailed"
-  | "MapIterationAborted";
+  | "MapIterationAborted"
+  | "MapRunStarted"
+  | "MapRunSucceeded"
+  | "MapRunFailed"
+  | "MapRunAborted";
 
 /** The `…EventDetails` key AWS uses for each event type. */
 export function detailsKey(type: HistoryEventType): `${string}EventDetails` | undefined {
@@ -168,6 +178,18 @@ function keyOf(type: HistoryEventType): `${string}EventDetails` | undefined {
       return "approvalRequestedEventDetails";
     case "ApprovalDecided":
       return "approvalDecidedEventDetails";
+    case "ApprovalClaimed":
+      return "approvalClaimedEventDetails";
+    case "ApprovalReleased":
+      return "approvalReleasedEventDetails";
+    case "ApprovalDelegated":
+      return "approvalDelegatedEventDetails";
+    case "ApprovalCommented":
+      return "approvalCommentedEventDetails";
+    case "ApprovalReminded":
+      return "approvalRemindedEventDetails";
+    case "ApprovalEscalated":
+      return "approvalEscalatedEventDetails";
     case "MapStateStarted":
       return "mapStateStartedEventDetails";
     case "MapIterationStarted":
@@ -178,6 +200,10 @@ function keyOf(type: HistoryEventType): `${string}EventDetails` | undefined {
       return "mapIterationFailedEventDetails";
     case "MapIterationAborted":
       return "mapIterationAbortedEventDetails";
+    case "MapRunStarted":
+      return "mapRunStartedEventDetails";
+    case "MapRunFailed":
+      return "mapRunFailedEventDetails";
     case "EvaluationFailed":
     case "ParallelStateFailed":
     case "MapStateFailed":

@@ -115,6 +115,8 @@ export interface Frame {
   retryCount?: number;
   /** A Task's operation key, named by its first attempt and kept for its retries (core/operation-key.ts). */
   operationKey?: string;
+  /** A Distributed Map's Map Run (engine/states/map-io-resources.ts), from its start to its end. */
+  mapRunArn?: string;
 }
 
 export type Phase =
@@ -127,6 +129,10 @@ export type Phase =
       token?: string;
       /** An approval's expiry: its firing fails the task with Stepwise.ApprovalExpired. */
       expiryTimerId?: string;
+      /** An approval's reminders (`reminder:<i>`) and escalation (`escalation:<g1>,<g2>`), by timer id. */
+      noticeTimers?: Record<string, string>;
+      /** A Distributed Map's own I/O at the edge (its ItemReader, its ResultWriter), not a Task's call. */
+      purpose?: "itemReader" | "resultWriter";
     }
   | {
       kind: "waiting";
@@ -138,7 +144,13 @@ export type Phase =
   | { kind: "backoff"; timerId: string }
   | { kind: "children"; join: Join }
   /** Every child ended; waiting for `ResultsCollected` (the driver delivers it next). */
-  | { kind: "collecting"; prefix: string; total: number };
+  | {
+      kind: "collecting";
+      prefix: string;
+      total: number;
+      /** A Distributed Map's children that failed within the tolerance (its ResultWriter writes them). */
+      failed?: number;
+    };
 
 /**
  * A Parallel or Map state waiting for its children. Child `i` has run id

@@ -23,6 +23,13 @@ export interface ChildrenSpec<S extends ParallelState | MapState> {
   kind: S["Type"];
   start(ctx: StepContext, state: S): void;
   failure(verdict: Failed): { error?: string; cause?: string };
+  /** The join failed (before the state's failure is recorded): a Distributed Map ends its Map Run. */
+  joinFailed?(ctx: StepContext, error: string | undefined, cause: string | undefined): void;
+  /** Every child ended and their outputs arrived; absent: the state succeeds with them. */
+  collected?(ctx: StepContext, state: S, outputs: Json[]): void;
+  /** A task of the state's own (a Distributed Map's ItemReader or ResultWriter) answered. */
+  onTaskSucceeded?(ctx: StepContext, state: S, output: Json): void;
+  onTaskFailed?(ctx: StepContext, state: S, error: string, cause: string | undefined): void;
 }
 
 /**
@@ -32,7 +39,7 @@ export interface ChildrenSpec<S extends ParallelState | MapState> {
 export function succeedChildren<S extends ParallelState | MapState>(
   ctx: StepContext,
   state: S,
-  results: Json[],
+  results: Json,
 ): void {
   ctx.recordAside(`${state.Type}StateSucceeded`);
   guarded(ctx, state, () => {
@@ -70,9 +77,20 @@ export function childrenState<S extends ParallelState | MapState>(
       );
       ctx.setPhase({ kind: "children", join });
       // The outputs stay with the driver until now; the state ends when they arrive.
-      if (verdict.kind === "complete") collectResults(ctx, join);
-      else if (verdict.kind === "failed") {
+      if (verdict.kind === "complete") {
+        collectResults(ctx, join);
+        // A Distributed Map's ResultWriter tells the children that failed within the tolerance.
+        const collecting = ctx.frame.phase;
+        if (
+          ctx.frame.mapRunArn !== undefined &&
+          join.failed > 0 &&
+          collecting.kind === "collecting"
+        ) {
+          ctx.setPhase({ ...collecting, failed: join.failed });
+        }
+      } else if (verdict.kind === "failed") {
         const { error, cause } = spec.failure(verdict);
+        spec.joinFailed?.(ctx, error, cause);
         const failed = () => ctx.record(`${spec.kind}StateFailed`, { error, cause });
         // AWS writes it once the state gives up, not before each retry.
         if (ctx.aws) failWith(ctx, state, error, cause, failed);
@@ -90,7 +108,11 @@ export function childrenState<S extends ParallelState | MapState>(
     },
 
     onResultsCollected(ctx, state, outputs) {
-      succeedChildren(ctx, state, outputs);
+      if (spec.collected) spec.collected(ctx, state, outputs);
+      else succeedChildren(ctx, state, outputs);
     },
+
+    ...(spec.onTaskSucceeded ? { onTaskSucceeded: spec.onTaskSucceeded } : {}),
+    ...(spec.onTaskFailed ? { onTaskFailed: spec.onTaskFailed } : {}),
   };
 }

@@ -21,6 +21,11 @@ export interface StateHandler<S extends State> {
     state: S,
     event: Extract<RunEvent, { type: "ApprovalDecided" }>,
   ): void;
+  onApprovalNoted?(
+    ctx: StepContext,
+    state: S,
+    event: Extract<RunEvent, { type: "ApprovalNoted" }>,
+  ): void;
   onChildEnded?(ctx: StepContext, state: S, index: number, outcome: ChildOutcome): void;
   onContinueJoin?(ctx: StepContext, state: S): void;
   onResultsCollected?(ctx: StepContext, state: S, outputs: Json[]): void;

@@ -7,6 +7,9 @@ import type { StepContext } from "../step-context.js";
  * is resourceType `lambda`, resource `invoke`; anything else keeps its own prefix.
  */
 export function describeResource(resource: string): { resourceType: string; resource: string } {
+  // AWS SDK integrations keep the service with the type: `aws-sdk:s3`, `getObject`.
+  const sdk = /^arn:[^:]+:states:[^:]*:[^:]*:(aws-sdk:[^:]+):(.+)$/.exec(resource);
+  if (sdk) return { resourceType: sdk[1]!, resource: sdk[2]! };
   const m = /^arn:[^:]+:states:[^:]*:[^:]*:([^:]+):(.+)$/.exec(resource);
   if (m) return { resourceType: m[1]!, resource: m[2]! };
   const lambda = /^arn:[^:]+:lambda:[^:]*:[^:]*:function:(.+)$/.exec(resource);
@@ -15,6 +18,21 @@ export function describeResource(resource: string): { resourceType: string; reso
   return i > 0
     ? { resourceType: resource.slice(0, i), resource: resource.slice(i + 1) }
     : { resourceType: "function", resource };
+}
+
+/**
+ * The region a TaskScheduled event names. AWS names the region a service
+ * integration calls; so does Stepwise for the AWS resources its AWS runner calls
+ * (`arn:aws:states:…` other than Stepwise's own `stepwise:` ones): the resource's
+ * own region, else the deployment's (the region of the state machine's ARN,
+ * STEPWISE_AWS_REGION). Everything else runs here: `local`.
+ */
+export function scheduledRegion(resource: string, stateMachineId: string): string {
+  const m = /^arn:[^:]+:states:([^:]*):[^:]*:([^:]+):/.exec(resource);
+  if (!m || m[2] === "stepwise" || m[2] === "activity") return "local";
+  if (m[1]) return m[1];
+  const own = /^arn:[^:]+:states:([^:]+):/.exec(stateMachineId);
+  return own?.[1] ?? "local";
 }
 
 /**
@@ -68,7 +86,7 @@ export function recordScheduled(
       const described = describeResource(state.Resource);
       ctx.record("TaskScheduled", {
         ...described,
-        region: "local",
+        region: scheduledRegion(state.Resource, ctx.execution.stateMachineId),
         parameters,
         timeoutInSeconds,
         heartbeatInSeconds,

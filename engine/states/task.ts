@@ -121,6 +121,27 @@ function schedule(ctx: StepContext, state: TaskState): void {
     } else if (timerIds[0] !== undefined) {
       phase.expiryTimerId = timerIds[0];
     }
+    // Human tasks: reminders and the escalation are durable timers of the attempt.
+    const notices: [string, number][] = (request.reminders ?? []).map((s, i) => [
+      `reminder:${i}`,
+      s,
+    ]);
+    if (request.escalation) {
+      // Group names carry no comma (GROUP_PATTERN): the timer says whom to add.
+      const to = request.escalation.to.join(",");
+      notices.push([`escalation:${to}`, request.escalation.afterSeconds]);
+    }
+    for (const [what, seconds] of notices) {
+      const timerId = ctx.newTimerId();
+      (phase.noticeTimers ??= {})[timerId] = what;
+      ctx.emit({
+        type: "ArmTimer",
+        runId: ctx.run.runId,
+        timerId,
+        at: ctx.now + Math.round(seconds * 1000),
+        purpose: "approvalNotice",
+      });
+    }
   }
   ctx.setPhase(phase);
   const effect: Extract<Parameters<typeof ctx.emit>[0], { type: "RunTask" }> = {
@@ -157,7 +178,57 @@ function envelopeDetails(request: ApprovalRequest): HistoryDetails["ApprovalRequ
     requiredApprovals,
     policy,
     expiresAt,
+    // Human tasks (present only when used, so older envelopes read as before).
+    ...(request.responseSchemaHash !== undefined
+      ? {
+          responseSchemaHash: request.responseSchemaHash,
+          responseSchema: JSON.stringify(request.responseSchema ?? null),
+        }
+      : {}),
+    ...(request.editable !== undefined ? { editable: request.editable } : {}),
+    ...(request.assignees !== undefined ? { assignees: request.assignees } : {}),
+    ...(request.dueAt !== undefined ? { dueAt: request.dueAt } : {}),
+    ...(request.reminders !== undefined ? { reminders: request.reminders } : {}),
+    ...(request.escalation !== undefined ? { escalation: request.escalation } : {}),
   };
+}
+
+/**
+ * An approval's reminder or escalation fired while it was pending (the attempt's
+ * end cancels them): recorded in the history, and the driver notifies (webhook)
+ * and, escalating, adds the groups to those who may decide.
+ */
+function noticeFired(
+  ctx: StepContext,
+  phase: Extract<Phase, { kind: "task" }>,
+  timerId: string,
+): void {
+  const what = phase.noticeTimers![timerId]!;
+  const { [timerId]: _, ...rest } = phase.noticeTimers!;
+  ctx.setPhase({ ...phase, noticeTimers: rest });
+  if (!phase.token) return;
+  const approvalId = approvalIdOf(phase.token);
+  if (what.startsWith("escalation:")) {
+    const groups = what.slice("escalation:".length).split(",");
+    ctx.record("ApprovalEscalated", { approvalId, groups });
+    ctx.emit({
+      type: "NoticeApproval",
+      runId: ctx.run.runId,
+      approvalId,
+      event: "approval.escalated",
+      groups,
+    });
+  } else {
+    const reminder = Number(what.slice("reminder:".length));
+    ctx.record("ApprovalReminded", { approvalId, reminder });
+    ctx.emit({
+      type: "NoticeApproval",
+      runId: ctx.run.runId,
+      approvalId,
+      event: "approval.reminder",
+      groups: [],
+    });
+  }
 }
 
 /** Forgets the attempt's task (a timeout, a stop); an approval's record leaves PENDING with it. */
@@ -195,6 +266,7 @@ function settle(ctx: StepContext): void {
   for (const timerId of [
     ...phase.timerIds,
     ...(phase.heartbeatTimerId ? [phase.heartbeatTimerId] : []),
+    ...Object.keys(phase.noticeTimers ?? {}),
   ]) {
     ctx.emit({ type: "CancelTimer", runId: ctx.run.runId, timerId });
   }
@@ -259,17 +331,34 @@ export const task: StateHandler<TaskState> = {
       comment: decision.comment,
       decidedAt: decision.decidedAt,
       status: event.status,
+      ...(decision.response !== undefined ? { response: JSON.stringify(decision.response) } : {}),
+      ...(decision.patch !== undefined ? { patch: JSON.stringify(decision.patch) } : {}),
     });
     if (event.status === "APPROVED") {
-      task.onTaskSucceeded!(ctx, state, {
+      const output: { [key: string]: Json } = {
         decision: "APPROVED",
         approvalId: event.approvalId,
         envelopeHash: event.envelopeHash,
         decisions: event.decisions,
-      });
+      };
+      // Human tasks: the answer to the form, and an EDIT's details and patch.
+      if (event.response !== undefined) output.response = event.response;
+      if (event.edit !== undefined) {
+        output.details = event.edit.details;
+        output.patch = event.edit.patch;
+      }
+      task.onTaskSucceeded!(ctx, state, output);
     } else if (event.status === "REJECTED") {
       task.onTaskFailed!(ctx, state, "Stepwise.ApprovalRejected", JSON.stringify(event.decisions));
     }
+  },
+
+  onApprovalNoted(ctx, _state, event) {
+    ctx.record(event.kind, {
+      ...event.details,
+      approvalId: event.approvalId,
+      by: event.by,
+    } as never);
   },
 
   onHeartbeat(ctx, state) {
@@ -294,6 +383,8 @@ export const task: StateHandler<TaskState> = {
     const phase = ctx.frame.phase;
     if (phase.kind === "backoff" && phase.timerId === timerId) {
       guarded(ctx, state, () => schedule(ctx, state));
+    } else if (phase.kind === "task" && phase.noticeTimers?.[timerId] !== undefined) {
+      noticeFired(ctx, phase, timerId);
     } else if (phase.kind === "task" && phase.expiryTimerId === timerId) {
       failAttempt(
         ctx,

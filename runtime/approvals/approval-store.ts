@@ -4,6 +4,7 @@ import type { Json } from "../../engine/core/json.js";
 import {
   APPROVAL_STATUSES,
   envelopeHash,
+  schemaHash,
   type ApprovalEnvelope,
   type ApprovalStatus,
 } from "../../engine/states/approval.js";
@@ -15,7 +16,9 @@ import {
   readRecord,
   type ApprovalRecord,
   type Approver,
+  type Assignment,
   type DecisionInput,
+  type ShownEnvelope,
   type StoredApproval,
 } from "./approval-record.js";
 import { APPROVAL_FIELDS, EXECUTION_FIELDS } from "../store/fields.js";
@@ -27,6 +30,7 @@ import type { RedisClient } from "../store/redis.js";
 import type { RuntimeSettings } from "../settings.js";
 import { stepJob } from "../store/job-ids.js";
 import { decideApproval } from "../store/scripts/decide-approval.js";
+import { applyAssign, assignApproval, type AssignAction } from "./approval-assign.js";
 import type { TaskRecord } from "../commit/effects.js";
 
 export interface ApprovalFilter {
@@ -161,27 +165,31 @@ export class ApprovalStore {
     approver: Approver,
     input: DecisionInput,
   ): Promise<ApprovalRecord> {
-    let requested: string | undefined;
+    let requested: { hash: string; shown: ShownEnvelope } | undefined;
     for (let attempt = 0; attempt < 20; attempt++) {
       const stored = await this.load(approvalId);
       const now = Date.now();
-      const outcome = applyDecision(stored.record, approver, input, now);
-      if (!outcome.ok && outcome.error !== "EnvelopeMismatch") {
-        throw new RuntimeError(outcome.error, outcome.message);
+      const first = applyDecision(stored.record, approver, input, now);
+      if (!first.ok && first.error !== "EnvelopeMismatch" && first.error !== "InvalidRequest") {
+        throw new RuntimeError(first.error, first.message, first.details);
       }
       // The history (chained) is what a decision is checked against, never the record
-      // alone: a changed record refuses (and is flagged) whatever hash was sent.
+      // alone: a changed record refuses (and is flagged) whatever hash was sent. The
+      // form and the editable details are the ones the history recorded, too.
       requested ??= await this.requestedHash(approvalId, stored);
-      if (!outcome.ok) throw new RuntimeError(outcome.error, outcome.message);
+      const outcome = applyDecision(stored.record, approver, input, now, requested.shown);
+      if (!outcome.ok) throw new RuntimeError(outcome.error, outcome.message, outcome.details);
       const event: RunEventBody = {
         type: "ApprovalDecided",
         taskId: longId(stored.task),
         approvalId,
-        envelopeHash: requested,
+        envelopeHash: requested.hash,
         decision: outcome.decision,
         status: outcome.status,
         decisions: outcome.decisions,
         caller: approver.name,
+        ...(outcome.response !== undefined ? { response: outcome.response } : {}),
+        ...(outcome.edit !== undefined ? { edit: outcome.edit } : {}),
       };
       const reply = await this.client.call(
         decideApproval,
@@ -198,6 +206,9 @@ export class ApprovalStore {
           decisions: JSON.stringify(outcome.decisions),
           status: outcome.status,
           event: JSON.stringify(event),
+          // A decision ends the decider's own claim: the next approver may decide.
+          assignment: stored.assignment,
+          nextAssignment: withoutClaimOf(stored.assignment, approver.name),
           now,
           leaseMs: this.settings.leaseMs,
           tombstoneSeconds: this.settings.tombstoneTtlSeconds,
@@ -225,12 +236,79 @@ export class ApprovalStore {
   }
 
   /**
+   * Claims, releases, delegates or comments on an approval (approval-assign.ts):
+   * recorded with its ApprovalNoted event for the run's history, fenced by the
+   * assignment it was computed from (a lost race reads the record again).
+   */
+  async assign(
+    approvalId: string,
+    approver: Approver,
+    input: AssignAction,
+  ): Promise<ApprovalRecord> {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const stored = await this.load(approvalId);
+      const now = Date.now();
+      const current = JSON.parse(stored.assignment || "{}") as Assignment;
+      const outcome = applyAssign(stored.record, current, approver, input, now);
+      if (!outcome.ok) throw new RuntimeError(outcome.error, outcome.message);
+      const event: RunEventBody = {
+        type: "ApprovalNoted",
+        taskId: longId(stored.task),
+        approvalId,
+        kind: outcome.kind,
+        by: approver.name,
+        details: outcome.details,
+        caller: approver.name,
+      };
+      const reply = await this.client.call(
+        assignApproval,
+        {
+          approval: this.keys.approval(approvalId),
+          tasks: this.keys.tasks,
+          schedule: this.keys.schedule,
+        },
+        {
+          base: this.keys.base,
+          id: approvalId,
+          expected: stored.assignment,
+          next: JSON.stringify(outcome.next),
+          event: JSON.stringify(event),
+          webhook: outcome.webhook,
+          groups: input.action === "delegate" && input.toGroup ? [input.toGroup] : [],
+          now,
+          leaseMs: this.settings.leaseMs,
+        },
+      );
+      if (reply.kind === "noted") {
+        await this.queues.ensure(stepJob(reply.run, reply.seq));
+        return (await this.load(approvalId)).record;
+      }
+      if (reply.kind === "notPending") {
+        throw new RuntimeError(
+          "ApprovalNotPending",
+          `Approval '${approvalId}' is ${reply.status}; only a PENDING approval can be claimed, delegated or commented`,
+        );
+      }
+      if (reply.kind === "missing") {
+        throw new RuntimeError("ApprovalDoesNotExist", `Approval '${approvalId}' does not exist`);
+      }
+    }
+    throw new RuntimeError(
+      "ApprovalNotPending",
+      `Approval '${approvalId}' is being changed by others right now; read it again`,
+    );
+  }
+
+  /**
    * The envelope hash the history recorded at ApprovalRequested, recomputed from the
    * envelope that event recorded; the record's envelope and hash must hash to the
    * same. Otherwise the record was changed behind the runtime's back: it refuses
    * decisions (ApprovalTampered, nothing recorded) and is flagged (`tampered`).
    */
-  private async requestedHash(approvalId: string, stored: StoredApproval): Promise<string> {
+  private async requestedHash(
+    approvalId: string,
+    stored: StoredApproval,
+  ): Promise<{ hash: string; shown: ShownEnvelope }> {
     const { record } = stored;
     const fromRecord = envelopeHash(record);
     const found = await this.requestedEvent(approvalId, stored);
@@ -245,6 +323,12 @@ export class ApprovalStore {
       } else if (fromRecord !== recorded || record.envelopeHash !== recorded) {
         problem =
           "its record no longer matches the envelope the history recorded at ApprovalRequested";
+      } else if (
+        found.envelope.responseSchemaHash !== undefined &&
+        (found.responseSchema === undefined ||
+          schemaHash(found.responseSchema) !== found.envelope.responseSchemaHash)
+      ) {
+        problem = "the ResponseSchema ApprovalRequested recorded does not hash to its hash";
       }
     }
     if (problem !== undefined || recorded === undefined) {
@@ -258,7 +342,10 @@ export class ApprovalStore {
         `Approval '${approvalId}' refuses decisions: ${problem ?? "its envelope cannot be checked"}; nothing was recorded`,
       );
     }
-    return recorded;
+    const shown: ShownEnvelope = { details: found!.envelope.details };
+    if (found!.responseSchema !== undefined) shown.responseSchema = found!.responseSchema;
+    if (found!.envelope.editable !== undefined) shown.editable = found!.envelope.editable;
+    return { hash: recorded, shown };
   }
 
   /**
@@ -269,7 +356,7 @@ export class ApprovalStore {
   private async requestedEvent(
     approvalId: string,
     stored: StoredApproval,
-  ): Promise<{ envelope: ApprovalEnvelope; hash: string } | undefined> {
+  ): Promise<{ envelope: ApprovalEnvelope; hash: string; responseSchema?: Json } | undefined> {
     const exec = stored.run.split("/")[0] ?? "";
     const count = await this.client.redis.hget(
       this.keys.execution(exec),
@@ -319,7 +406,7 @@ export class ApprovalStore {
 function requestedEnvelope(
   event: HistoryEvent,
   approvalId: string,
-): { envelope: ApprovalEnvelope; hash: string } | undefined {
+): { envelope: ApprovalEnvelope; hash: string; responseSchema?: Json } | undefined {
   const d = event.approvalRequestedEventDetails as Record<string, Json> | undefined;
   if (event.type !== "ApprovalRequested" || !d || d.approvalId !== approvalId) return undefined;
   if (typeof d.envelopeHash !== "string" || typeof d.details !== "string") return undefined;
@@ -334,9 +421,29 @@ function requestedEnvelope(
     policy: d.policy,
     expiresAt: d.expiresAt,
   } as unknown as ApprovalEnvelope;
+  // Human tasks: the form (its hash is in the envelope; the schema itself beside it).
+  if (typeof d.responseSchemaHash === "string") envelope.responseSchemaHash = d.responseSchemaHash;
+  if (Array.isArray(d.editable)) envelope.editable = d.editable as string[];
+  if (Array.isArray(d.assignees)) envelope.assignees = d.assignees as string[];
+  if (typeof d.responseSchema === "string") {
+    return {
+      envelope,
+      hash: d.envelopeHash,
+      responseSchema: JSON.parse(d.responseSchema) as Json,
+    };
+  }
   return { envelope, hash: d.envelopeHash };
 }
 
 export function isApprovalStatus(text: string): text is ApprovalStatus {
   return (APPROVAL_STATUSES as readonly string[]).includes(text);
+}
+
+/** The stored assignment without `name`'s claim (as stored when nothing changes). */
+function withoutClaimOf(raw: string, name: string): string {
+  if (raw === "") return raw;
+  const assignment = JSON.parse(raw) as Assignment;
+  if (assignment.claim?.by !== name) return raw;
+  delete assignment.claim;
+  return JSON.stringify(assignment);
 }

@@ -25,7 +25,10 @@ import { resolveShardCount, ShardLayout } from "../shards/shards.js";
  * 64 KiB of the answer, which only its status matters for.
  *
  * `approval` is the record when the event is sent (a `created` sent after a
- * quick decision already shows it); `event` says what happened.
+ * quick decision already shows it); `event` says what happened (`approval.created`,
+ * `approval.decided`, …, and for human tasks `approval.claimed`, `approval.released`,
+ * `approval.delegated`, `approval.commented`, `approval.reminder`, `approval.escalated`);
+ * `link` is the approval's console page (`/console/approvals/:id`) relative to the service.
  */
 export interface ApprovalWebhookOptions extends RedisTarget {
   prefix: string;
@@ -171,7 +174,9 @@ function deliverer(
     const fields = await reader.hgetall(keys.approval(job.data.approvalId));
     const approval: ApprovalRecord | undefined = readRecord(fields)?.record;
     if (!approval) return; // past retention: nothing left to tell
-    const body = JSON.stringify({ event: job.data.event, approval });
+    // `link`: the approval's own console page, relative to the service's address.
+    const link = `/console/approvals/${approval.approvalId}`;
+    const body = JSON.stringify({ event: job.data.event, approval, link });
     let response;
     try {
       response = await send({

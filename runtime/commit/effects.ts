@@ -139,6 +139,10 @@ function opsOf(effect: Effect, planning: Planning): CommitOp[] {
       return [{ op: "disarm", member: member.timer(shortId(effect.timerId)) }];
     case "CancelTask":
       return cancelTaskOps(effect, planning.event);
+    case "NoticeApproval":
+      return [
+        { op: "noticeApproval", id: effect.approvalId, event: effect.event, groups: effect.groups },
+      ];
     case "SpawnChildren":
       return spawnOps(effect, planning.run);
     case "ContinueJoin":
@@ -383,7 +387,9 @@ function approvalOp(
     e.type === "ArmTimer" &&
     e.runId === effect.runId &&
     e.purpose !== "wait" &&
-    e.purpose !== "retry"
+    e.purpose !== "retry" &&
+    // Reminders and escalations fire while the approval stays pending.
+    e.purpose !== "approvalNotice"
       ? [member.timer(shortId(e.timerId))]
       : [],
   );

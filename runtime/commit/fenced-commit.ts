@@ -5,6 +5,7 @@ import { stepJob } from "../store/job-ids.js";
 import type { Keys } from "../store/keys.js";
 import { commitTransition, type CommitReply } from "../store/scripts/commit-transition.js";
 import { emitCommitSpans } from "../tracing/commit-spans.js";
+import { writeMapRuns } from "../map-runs/map-run-record.js";
 import { crashPoint } from "../worker/crash.js";
 import type { HistoryHead } from "./commit-locks.js";
 import { closedJoin, dropRun, joinedChild } from "./ended-runs.js";
@@ -130,6 +131,8 @@ async function sendCommit(
   const { client, keys, settings } = deps;
   const { stored } = plan;
   crashPoint("beforeCommit", run !== executionOf(run), collects(plan));
+  // A Distributed Map's Map Run record, ahead of the commit on the same connection (map-runs/).
+  writeMapRuns(client, keys, run, plan.steps);
   const committing = client.call(commitTransition, commitKeys(keys, run), {
     base: keys.base,
     run,

@@ -31,6 +31,8 @@ export type RuntimeErrorName =
   | "EnvelopeMismatch"
   | "ApprovalTampered"
   | "AlreadyDecided"
+  | "ApprovalClaimed"
+  | "InvalidRequest"
   | "ApprovalRequiresDecision"
   | "Forbidden"
   | "States.DataLimitExceeded";

@@ -15,7 +15,7 @@ export type {
   BulkFilter,
   BulkOptions,
   OperationRecord,
-} from "../executions/bulk-operations.js";
+} from "../executions/operations/bulk.js";
 
 /**
  * The data the runtime and the REST API exchange (runtime.ts names the calls):

@@ -1,3 +1,4 @@
+import type { AssignAction } from "../approvals/approval-assign.js";
 import type { StateMachineDefinition } from "../../engine/core/definition.js";
 import type { HistoryEvent } from "../../engine/core/history.js";
 import type { Json } from "../../engine/core/json.js";
@@ -145,6 +146,11 @@ export interface Runtime {
     pinnedVersion?: number;
     alias?: string;
     status?: ExecutionStatus;
+    /** Only names starting with this; only this error; started in [startedAfter, startedBefore) (ms). */
+    namePrefix?: string;
+    error?: string;
+    startedAfter?: number;
+    startedBefore?: number;
     cursor?: string;
     limit?: number;
   }): Promise<Page<ExecutionSummary>>;
@@ -175,7 +181,7 @@ export interface Runtime {
   ): Promise<ExecutionRecord>;
   /** Applies what waited, in order (ExecutionResumed in the history). */
   resumeExecution(executionId: string, options?: { caller?: Caller }): Promise<ExecutionRecord>;
-  /** Starts a bulk stop, pause, resume or purge in the background (runtime/executions/bulk-operations.ts). */
+  /** Starts a bulk stop, pause, resume or purge in the background (runtime/executions/operations/bulk.ts). */
   startOperation(
     action: BulkAction,
     filter: BulkFilter,
@@ -249,6 +255,12 @@ export interface Runtime {
     approvalId: string,
     approver: Approver,
     input: DecisionInput,
+  ): Promise<ApprovalRecord>;
+  /** Human tasks: claims, releases, delegates or comments on an approval; answers the updated record. */
+  assignApproval(
+    approvalId: string,
+    approver: Approver,
+    input: AssignAction,
   ): Promise<ApprovalRecord>;
 
   /** Figures for /metrics; optional, a runtime without it has those series missing. */

@@ -38,7 +38,6 @@ import {
 import type { ExecutionCache } from "../commit/execution-cache.js";
 import type { JobQueues } from "../worker/queues.js";
 import type { RedisClient } from "../store/redis.js";
-import { indexStatuses } from "../store/scripts/index-statuses.js";
 import { requestStop } from "../store/scripts/request-stop.js";
 import { startExecution, type CreatedRun } from "../store/scripts/start-execution.js";
 import type { RuntimeSettings } from "../settings.js";
@@ -55,6 +54,7 @@ import {
   toRecord,
   toSummary,
 } from "./execution-record.js";
+import { ExecutionList, type ExecutionListOptions } from "./execution-list.js";
 
 /** A name for a start that gives none: 20 random letters and digits. */
 export function newExecutionName(): string {
@@ -100,7 +100,11 @@ export class ExecutionStore {
     private readonly queues: JobQueues,
     private readonly executions: ExecutionCache,
     private readonly settings: RuntimeSettings,
-  ) {}
+  ) {
+    this.listing = new ExecutionList(client, keys);
+  }
+
+  private readonly listing: ExecutionList;
 
   /** Starts `machine` (StartResult.created false: the same name and input started it before). */
   async start(machine: string, options: ExecutionStartOptions): Promise<StartResult> {
@@ -192,124 +196,9 @@ export class ExecutionStore {
     return toRecord(executionId, hash);
   }
 
-  /**
-   * A page of executions, newest first, read from the per-status indexes
-   * (`keys.executionsByStatus`): with a status, its own; without, all of them
-   * merged. Either way its cost is O(limit) whatever else the store holds.
-   * Items carry no input or output.
-   */
-  async list(options: {
-    stateMachine?: string;
-    pinnedVersion?: number;
-    alias?: string;
-    status?: ExecutionStatus;
-    cursor?: string;
-    limit?: number;
-  }): Promise<Page<ExecutionSummary>> {
-    const limit = Math.max(1, Math.min(options.limit ?? 100, 1000));
-    await this.statusIndexReady();
-    const indexes = (options.status ? [options.status] : EXECUTION_STATUSES).map((status) =>
-      this.keys.executionsByStatus(status, options.stateMachine),
-    );
-    // Newest first (start time, then id, both descending). The cursor is the last
-    // execution looked at, not a rank: executions started meanwhile do not shift pages.
-    let after: { s: number; m: string } | undefined;
-    if (options.cursor !== undefined) {
-      const c = decodeCursor(options.cursor);
-      if (!c || typeof c.s !== "number" || typeof c.m !== "string")
-        throw new RuntimeError("InvalidCursor", "The cursor is not valid");
-      after = { s: c.s, m: c.m };
-    }
-    const items: ExecutionSummary[] = [];
-    for (;;) {
-      const batch = await this.olderThan(indexes, after, limit + 1 - items.length);
-      if (batch.length === 0) return { items };
-      const pipeline = this.client.redis.pipeline();
-      for (const [exec] of batch) pipeline.hmget(this.keys.execution(exec), ...SUMMARY_READ);
-      const rows = (await pipeline.exec()) ?? [];
-      for (let i = 0; i < batch.length; i++) {
-        const [exec, score] = batch[i]!;
-        const row = byName(SUMMARY_FIELDS, (rows[i]?.[1] as (string | null)[] | undefined) ?? []);
-        // Past retention (expired, index entry not pruned yet), or not of the version
-        // or alias asked: skipped.
-        if (!row.status || !matches(row, options)) {
-          after = { s: score, m: exec };
-          continue;
-        }
-        if (items.length === limit) return { items, nextCursor: encodeCursor(after!) };
-        after = { s: score, m: exec };
-        items.push(toSummary(row));
-      }
-    }
-  }
-
-  private statusIndex: Promise<void> | undefined;
-
-  /** Indexes, once per deployment, the executions stored before the status indexes existed. */
-  private statusIndexReady(): Promise<void> {
-    this.statusIndex ??= (async () => {
-      const redis = this.client.redis;
-      if ((await redis.exists(this.keys.statusIndexBuilt)) === 1) return;
-      const slice = 1000;
-      for (let from = 0; ; from += slice) {
-        const { seen } = await this.client.call(
-          indexStatuses,
-          { executions: this.keys.executions },
-          { base: this.keys.base, from, count: slice },
-        );
-        if (seen < slice) break;
-      }
-      await redis.set(this.keys.statusIndexBuilt, "1");
-    })().catch((err: unknown) => {
-      this.statusIndex = undefined;
-      throw err;
-    });
-    return this.statusIndex;
-  }
-
-  /**
-   * Up to `count` entries of `indexes` after `after` in newest-first order, as
-   * [exec, start ms]. The indexes are read in one MULTI: an execution that moves
-   * from one status to another meanwhile is seen once, not twice or never.
-   */
-  private async olderThan(
-    indexes: readonly string[],
-    after: { s: number; m: string } | undefined,
-    count: number,
-  ): Promise<[string, number][]> {
-    const read = this.client.redis.multi();
-    for (const index of indexes) {
-      // Entries with the cursor's own start time (few: one millisecond's starts)
-      // are read whole and filtered by id; the older ones, `count` of them.
-      if (after) read.zrangebyscore(index, after.s, after.s);
-      read.zrevrangebyscore(
-        index,
-        after ? `(${after.s}` : "+inf",
-        "-inf",
-        "WITHSCORES",
-        "LIMIT",
-        0,
-        count,
-      );
-    }
-    const replies = ((await read.exec()) ?? []).map(([err, reply]) => {
-      if (err) throw err;
-      return reply as string[];
-    });
-    const entries: [string, number][] = [];
-    for (let r = 0; r < replies.length; r++) {
-      if (after) {
-        // The ties: members only, all with the cursor's start time. Redis orders
-        // equal scores by bytes (UTF-8), which JS string order is not.
-        const cursor = Buffer.from(after.m);
-        for (const exec of replies[r++]!) {
-          if (Buffer.compare(Buffer.from(exec), cursor) < 0) entries.push([exec, after.s]);
-        }
-      }
-      const flat = replies[r]!;
-      for (let i = 0; i < flat.length; i += 2) entries.push([flat[i]!, Number(flat[i + 1])]);
-    }
-    return newestFirst(entries).slice(0, count);
+  /** A page of executions, newest first (execution-list.ts). */
+  list(options: ExecutionListOptions): Promise<Page<ExecutionSummary>> {
+    return this.listing.page(options);
   }
 
   async history(
@@ -432,15 +321,4 @@ export function execOf(executionId: string): string {
   if (rest.length > 0 || !machine || !name || !isValidName(machine) || !isValidExecutionName(name))
     throw notFound(executionId);
   return exec;
-}
-
-/**
- * Index entries in listing order: start time, then short id by bytes, both
- * descending (the order of each index read backwards), each execution once.
- */
-function newestFirst(entries: [string, number][]): [string, number][] {
-  const seen = new Set<string>();
-  return entries
-    .filter(([exec]) => !seen.has(exec) && seen.add(exec))
-    .sort(([a, s], [b, t]) => t - s || Buffer.compare(Buffer.from(b), Buffer.from(a)));
 }

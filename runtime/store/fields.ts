@@ -118,6 +118,11 @@ export const APPROVAL_FIELDS = {
   keepSeconds: "keep",
   /** Set (JSON: at, why) when it no longer matches what the history recorded: it takes no decision. */
   tampered: "bad",
+  /**
+   * Human tasks (JSON, approvals/approval-record.ts `Assignment`): its claim, delegation,
+   * escalated groups and comments; absent until one of them happens.
+   */
+  assignment: "as",
 } as const;
 
 /** A state machine, `sm:<name>` (definitions/machines.ts). */
@@ -157,7 +162,7 @@ export const VERSION_FIELDS = {
   description: "pd",
 } as const;
 
-/** A bulk operation, `op:<id>` (executions/bulk-operations.ts). */
+/** A bulk operation, `op:<id>` (executions/operations/bulk.ts). */
 export const OPERATION_FIELDS = {
   /** The action, its filter (JSON) and options (JSON). */
   action: "a",

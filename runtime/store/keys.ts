@@ -100,7 +100,7 @@ export interface Keys {
   tombstone(token: string): string;
   /** List of task ids (short) waiting for an activity worker. */
   activity(name: string): string;
-  /** Hash: a bulk operation's request and progress (runtime/executions/bulk-operations.ts). */
+  /** Hash: a bulk operation's request and progress (runtime/executions/operations/bulk.ts). */
   operation(id: string): string;
   /** Pub/sub channel: an execution ended (message: short id). */
   endedChannel: string;

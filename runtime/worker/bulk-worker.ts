@@ -2,7 +2,7 @@ import { Worker } from "bullmq";
 import type { ExecutionCache } from "../commit/execution-cache.js";
 import type { Runtime } from "../contract/index.js";
 import { MachineStore } from "../definitions/machines.js";
-import { OperationStore } from "../executions/bulk-operations.js";
+import { OperationStore } from "../executions/operations/bulk.js";
 import { executionRoom, type OperationContext } from "../executions/operations/context.js";
 import { bulkTarget, type BulkTarget } from "../executions/operations/control.js";
 import type { ShardLayout } from "../shards/shards.js";
@@ -13,7 +13,7 @@ import { JobQueues, operationsQueue, type OperationJob } from "./queues.js";
 import { jobOptions, type WorkerProcess } from "./worker-process.js";
 
 /**
- * The worker of the deployment's bulk operations (executions/bulk-operations.ts),
+ * The worker of the deployment's bulk operations (executions/operations/bulk.ts),
  * one per process whatever shards it serves: an operation's filter spans every
  * shard. Each execution is acted on through the execution operations themselves
  * (executions/operations/control.ts), over a context of this process's
@@ -42,7 +42,7 @@ export function openBulkWorker(
       opened ??= openTarget(proc, control, layout, spans);
       try {
         // OperationStore.run asks for a whole Runtime and calls only the five calls of
-        // a BulkTarget (executions/bulk-operations.ts `act`, `run`): narrowing its parameter to
+        // a BulkTarget (executions/operations/bulk.ts `act`, `run`): narrowing its parameter to
         // BulkTarget there would make this assertion unnecessary.
         await store.run(job.data.id, opened.target as Runtime);
       } catch (err) {

@@ -17,7 +17,7 @@ export interface StepJob {
   q: number;
 }
 
-/** Data of an operation job: carry out bulk operation `id` (runtime/executions/bulk-operations.ts). */
+/** Data of an operation job: carry out bulk operation `id` (runtime/executions/operations/bulk.ts). */
 export interface OperationJob {
   id: string;
 }
@@ -88,7 +88,7 @@ export class JobQueues {
 }
 
 /**
- * The queue of bulk operations (runtime/executions/bulk-operations.ts): one per deployment, under
+ * The queue of bulk operations (runtime/executions/operations/bulk.ts): one per deployment, under
  * the control tag, beside the operation records.
  */
 export function operationsQueue(connection: Redis, control: Keys): Queue<OperationJob> {

@@ -1,9 +1,10 @@
-import { defaultRunners } from "../../task-runners/index.js";
+import { defaultRunners, type DefaultRunnerOptions } from "../../task-runners/index.js";
 import type { EgressPolicy } from "../../task-runners/egress.js";
 import type { ModelEndpoints } from "../../task-runners/model/endpoints.js";
 import type { TaskMode } from "../../task-runners/resources.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
 import { ExecutionCache } from "../commit/execution-cache.js";
+import { mapRunRunners, type ItemStoreSettings } from "../map-runs/index.js";
 import { resolveSettings, WORKER_DEFAULTS, type RuntimeSettings } from "../settings.js";
 import { resolveShardCount, servedShards, ShardLayout } from "../shards/shards.js";
 import { summarizeOutages } from "../store/connection-errors.js";
@@ -19,6 +20,8 @@ import { isLockLoss, lockLossReport } from "./lock-loss.js";
 import { ScheduleWatch } from "./scheduler.js";
 import { closeWorker } from "./shutdown.js";
 import { TaskCalls } from "./task-calls.js";
+import { eventWaitRunner } from "../triggers/events/event-wait-runner.js";
+import { startTriggerLoop } from "../triggers/trigger-loop.js";
 import { openConnections, sharedDeps, type WorkerProcess } from "./worker-process.js";
 
 export interface WorkerOptions extends Partial<RuntimeSettings> {
@@ -54,6 +57,10 @@ export interface WorkerOptions extends Partial<RuntimeSettings> {
   modelEndpoints?: ModelEndpoints;
   /** Where the model runner finds the keys its endpoints name by variable (default: none). */
   secrets?: Readonly<Record<string, string | undefined>>;
+  /** The AWS runner's region and endpoint overrides (config/: STEPWISE_AWS_*). */
+  aws?: DefaultRunnerOptions["aws"];
+  /** Where a Distributed Map reads items and writes results (config/: `STEPWISE_S3_ENDPOINT`; default: AWS S3, us-east-1). */
+  itemStore?: ItemStoreSettings;
   /** Overrides how resources are treated (call / activity / park). */
   taskMode?: (resource: string) => TaskMode;
   /** Where job and poll errors go (default: the logger, at error). */
@@ -111,7 +118,11 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
   const client = new RedisClient(settings, { name: "stepwise-worker" });
   const { layout, served } = await openDeployment(client, control, settings);
   const executions = new ExecutionCache(client, layout, undefined, settings.payloads);
-  const runners = workerRunners(options, settings, log, spans);
+  const runners = [
+    // `stepwise:waitForEvent` registers its token with the event bus (runtime/triggers/).
+    observedRunner(eventWaitRunner(client.redis, settings.prefix), { log, spans }),
+    ...workerRunners(options, settings, log, spans),
+  ];
   const lockLoss = lockLossReport(log, settings.lockDurationMs, options.onLockLost);
   const proc: WorkerProcess = {
     options,
@@ -129,10 +140,15 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
     ...rooms.flatMap((room) => [room.steps.waitUntilReady(), room.tasks.waitUntilReady()]),
     bulk.worker.waitUntilReady(),
   ]);
+  // Schedules that are due and events whose delivery is overdue (runtime/triggers/).
+  const triggers = startTriggerLoop(client.redis, settings, onError);
   let closing: Promise<void> | undefined;
   return {
     close(graceMs = 10_000) {
-      closing ??= closeWorker({ proc, rooms, bulk, client, lockLoss, ownSpans }, graceMs);
+      closing ??= triggers
+        .close()
+        .catch(onError)
+        .then(() => closeWorker({ proc, rooms, bulk, client, lockLoss, ownSpans }, graceMs));
       return closing;
     },
   };
@@ -175,6 +191,8 @@ function workerRunners(
   spans: SpanSink | undefined,
 ): TaskRunner[] {
   return [
+    // A Distributed Map's ItemReader and ResultWriter (internal resources no Task can name).
+    ...mapRunRunners(options.itemStore),
     ...(options.taskRunners ?? []),
     ...defaultRunners({
       ...(options.egress ? { egress: options.egress } : {}),
@@ -183,6 +201,7 @@ function workerRunners(
         : {}),
       ...(options.modelEndpoints ? { modelEndpoints: options.modelEndpoints } : {}),
       ...(options.secrets ? { secrets: options.secrets } : {}),
+      ...(options.aws ? { aws: options.aws } : {}),
       ...(settings.payloads ? { payloads: settings.payloads } : {}),
     }),
   ].map((runner) => observedRunner(runner, { log, spans }));

@@ -1,5 +1,12 @@
 import { isJsonObject, type Json } from "../../engine/core/json.js";
-import { GROUP_PATTERN, isApprovalResource } from "../../engine/states/approval.js";
+import {
+  assigneesProblem,
+  editableProblem,
+  GROUP_PATTERN,
+  isApprovalResource,
+  responseSchemaProblem,
+  timingProblem,
+} from "../../engine/states/approval.js";
 import { diagnostic, type Diagnostic } from "../diagnostic.js";
 import { child } from "../pointer.js";
 import { parseOffsetDateTime } from "../../engine/core/timestamp.js";
@@ -20,6 +27,12 @@ const FIELDS = [
   "Policy",
   "ExpiresInSeconds",
   "ExpiresAt",
+  "ResponseSchema",
+  "Editable",
+  "Assignees",
+  "DueInSeconds",
+  "Reminders",
+  "Escalation",
 ];
 const GROUP = new RegExp(GROUP_PATTERN);
 
@@ -50,6 +63,16 @@ function problem(field: string, value: Json): string | undefined {
       return typeof value === "string" && parseOffsetDateTime(value) !== undefined
         ? undefined
         : "must be an RFC 3339 timestamp";
+    case "ResponseSchema":
+      return responseSchemaProblem(value);
+    case "Editable":
+      return editableProblem(value);
+    case "Assignees":
+      return assigneesProblem(value);
+    case "DueInSeconds":
+    case "Reminders":
+    case "Escalation":
+      return timingProblem(field, value);
     default:
       return undefined;
   }

@@ -80,7 +80,8 @@ beforeAll(async () => {
     (await stack.client.post("/v1/state-machines", { name: "fan", definition: FAN })).status,
   ).toBe(201);
   context = await contextWithKey(browser, KEYS.admin);
-});
+  // A bound for busy machines (three browser files start their services at once), not a delay.
+}, 120_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -179,6 +180,20 @@ describe("console: state machines and executions", () => {
       .nth(1)
       .click();
     await page.locator('[data-detail-state="Double"]').getByText("entry 2 of 3").waitFor();
+    // The iteration picker chooses another one.
+    await page
+      .locator('[data-detail-state="Double"]')
+      .getByLabel("Map iteration")
+      .selectOption({ index: 2 });
+    await page.locator('[data-detail-state="Double"]').getByText("entry 3 of 3").waitFor();
+    // A Parallel's branch picker shows the state a branch is at.
+    // (The keyboard: a state is focusable, and Enter chooses it.)
+    await page.locator('svg.graph [data-state="Fan"]').press("Enter");
+    await page
+      .locator('[data-detail-state="Fan"]')
+      .getByLabel("Branch")
+      .selectOption({ label: "Branch 2: RightDone (succeeded)" });
+    await page.locator('[data-detail-state="RightDone"]').waitFor();
     await screenshot(page, "console-execution");
     expect(errors).toEqual([]);
     await page.close();

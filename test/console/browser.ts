@@ -63,6 +63,8 @@ export async function stackAndBrowser(
 }
 
 export const DESKTOP = { viewport: { width: 1280, height: 800 } };
+/** The desktop: 1440×900. */
+export const LARGE_DESKTOP = { viewport: { width: 1440, height: 900 } };
 export const PHONE = {
   viewport: { width: 390, height: 844 },
   isMobile: true,
@@ -74,7 +76,7 @@ export const PHONE = {
 export async function contextWithKey(
   browser: Browser,
   key: string | null,
-  options: typeof DESKTOP | typeof PHONE = DESKTOP,
+  options: typeof DESKTOP | typeof LARGE_DESKTOP | typeof PHONE = DESKTOP,
 ): Promise<BrowserContext> {
   const context = await browser.newContext(options);
   if (key !== null) {

@@ -58,6 +58,19 @@ describe("deriveHistory", () => {
     expect(breaks).toMatchObject({ error: "Boom", cause: "bad input", retries: 0 });
     expect(JSON.parse(breaks.output!)).toEqual({ Error: "Boom", Cause: "bad input" });
     expect(derived.ended).toBe("SUCCEEDED");
+    // Attempt numbers: the failures of Flaky's attempts 1 and 2, then attempt 3 succeeded.
+    const flaky = derived.states.get("Flaky")!.entries[0]!;
+    expect(flaky.attempt).toBe(3);
+    expect(flaky.failures.map((f) => [f.attempt, f.error])).toEqual([
+      [1, "E1"],
+      [2, "E2"],
+    ]);
+    expect(flaky.exitedAt).toEqual(expect.any(String));
+    // The path taken, the Catch included; the Next never followed is not in it.
+    expect([...derived.taken].map((t) => t.replace("\u0000", "→")).sort()).toEqual(
+      ["Breaks→Recover", "Flaky→Breaks", "Recover→^end", "^start→Flaky"].sort(),
+    );
+    expect(derived.current).toBeUndefined();
   });
 
   it("follows Parallel branches and Map iterations, and counts Map entries", async () => {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { choiceLabel } from "../../console/src/graph/choice-label.js";
-import { layoutGraph } from "../../console/src/graph/layout.js";
+import {
+  layoutGraph,
+  wrapLabel,
+  type LaidState,
+  type Point,
+} from "../../console/src/graph/layout.js";
 import { allNodes, definitionGraph } from "../../console/src/graph/model.js";
 
 /** Definition → graph model → layout: pure, so checked without a browser. */
@@ -177,5 +182,93 @@ describe("layoutGraph", () => {
     expect(byName.get("Check")!.y).toBeLessThan(byName.get("Fan")!.y);
     expect(byName.get("Fan")!.y).toBeLessThan(byName.get("Items")!.y);
     expect(byName.get("B1")!.y).toBeLessThan(byName.get("B2")!.y);
+  });
+});
+
+/** Whether segment a→b passes through the inside of a box (its border excluded). */
+function crosses(a: Point, b: Point, r: LaidState): boolean {
+  const [x0, y0, x1, y1] = [r.x + 1, r.y + 1, r.x + r.width - 1, r.y + r.height - 1];
+  let t0 = 0;
+  let t1 = 1;
+  const dx = b.x - a.x;
+  const dy = b.y - a.y;
+  for (const [p, q] of [
+    [-dx, a.x - x0],
+    [dx, x1 - a.x],
+    [-dy, a.y - y0],
+    [dy, y1 - a.y],
+  ] as const) {
+    if (p === 0) {
+      if (q < 0) return false;
+      continue;
+    }
+    const t = q / p;
+    if (p < 0) {
+      if (t > t1) return false;
+      t0 = Math.max(t0, t);
+    } else {
+      if (t < t0) return false;
+      t1 = Math.min(t1, t);
+    }
+  }
+  return true;
+}
+
+describe("layout: edges, labels and Retry", () => {
+  const withRetry = {
+    StartAt: "Charge",
+    States: {
+      Charge: {
+        Type: "Task",
+        Resource: "arn:aws:states:::lambda:invoke",
+        Retry: [{ ErrorEquals: ["States.Timeout"], MaxAttempts: 4, BackoffRate: 2 }],
+        Catch: [
+          {
+            ErrorEquals: [
+              "Stepwise.ApprovalRejected",
+              "Stepwise.ApprovalExpired",
+              "States.Timeout",
+            ],
+            Next: "Refund",
+          },
+        ],
+        Next: "Ship",
+      },
+      Ship: { Type: "Pass", End: true },
+      Refund: { Type: "Pass", End: true },
+    },
+  };
+
+  it("routes no edge through a state it does not join", () => {
+    for (const def of [definition, withRetry]) {
+      const layout = layoutGraph(definitionGraph(def));
+      for (const edge of layout.edges) {
+        for (const state of layout.states) {
+          if (state.id === edge.from || state.id === edge.to) continue;
+          // An edge of a nested scope runs inside its Parallel or Map box, as it should.
+          if (edge.from.startsWith(`${state.id}/`) || edge.to.startsWith(`${state.id}/`)) continue;
+          for (let i = 0; i + 1 < edge.points.length; i++) {
+            expect(
+              crosses(edge.points[i]!, edge.points[i + 1]!, state),
+              `${edge.from} → ${edge.to} through ${state.id}`,
+            ).toBe(false);
+          }
+        }
+      }
+    }
+  });
+
+  it("wraps a long Catch label whole instead of cutting it, and marks a state's Retry", () => {
+    const layout = layoutGraph(definitionGraph(withRetry));
+    const caught = layout.edges.find((e) => e.kind === "catch")!;
+    expect(caught.labelLines!.join(" ")).toBe(
+      "Stepwise.ApprovalRejected, Stepwise.ApprovalExpired, States.Timeout",
+    );
+    expect(caught.labelLines!.length).toBeGreaterThan(1);
+    expect(layout.states.find((s) => s.name === "Charge")!.retry).toBe(
+      "States.Timeout ×4, backoff 2",
+    );
+    expect(layout.states.find((s) => s.name === "Ship")!.retry).toBeUndefined();
+    expect(wrapLabel("a".repeat(200)).length).toBe(4);
   });
 });

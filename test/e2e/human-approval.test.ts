@@ -131,8 +131,8 @@ describe("resources no runner serves", () => {
     States: {
       Call: {
         Type: "Task",
-        Resource: "arn:aws:states:::lambda:invoke.waitForTaskToken",
-        Parameters: { FunctionName: "f", "Payload.$": "$", "Token.$": "$$.Task.Token" },
+        Resource: "arn:aws:states:::ecs:runTask.waitForTaskToken",
+        Parameters: { TaskDefinition: "t", "Token.$": "$$.Task.Token" },
         End: true,
       },
     },
@@ -143,7 +143,7 @@ describe("resources no runner serves", () => {
     expect(validated.body.valid).toBe(true);
     const warning = validated.body.diagnostics.find((d: any) => d.code === "UNSERVED_RESOURCE");
     expect(warning).toMatchObject({ severity: "warning", path: "/States/Call/Resource" });
-    expect(warning.message).toContain("arn:aws:states:::lambda:invoke.waitForTaskToken");
+    expect(warning.message).toContain("arn:aws:states:::ecs:runTask.waitForTaskToken");
     const created = await stack.client.post("/v1/state-machines", { name: "unserved", definition });
     expect(created.status).toBe(201);
     expect(created.body.warnings.map((d: any) => d.code)).toEqual(["UNSERVED_RESOURCE"]);

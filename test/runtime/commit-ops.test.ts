@@ -269,6 +269,31 @@ const opTests: Record<CommitOp["op"], () => Promise<void>> = {
     expect(await redis.zscore(keys.approvalIndex("EXPIRED", "g", "m"), "ap1")).toBe("7");
     expect(await redis.zscore(keys.approvalIndex("PENDING", "g", "m"), "ap1")).toBeNull();
   },
+  async noticeApproval() {
+    await redis.hset(keys.approval("ap1"), "st", "PENDING", "ix", "g|m", "t0", 7);
+    // Not pending: nothing happens.
+    await redis.hset(keys.approval("ap2"), "st", "APPROVED", "ix", "g|m", "t0", 7);
+    await committed([
+      { op: "noticeApproval", id: "ap1", event: "approval.reminder", groups: [] },
+      { op: "noticeApproval", id: "ap1", event: "approval.escalated", groups: ["leads", "x"] },
+      { op: "noticeApproval", id: "ap1", event: "approval.escalated", groups: ["leads"] },
+      { op: "noticeApproval", id: "ap2", event: "approval.reminder", groups: ["y"] },
+    ]);
+    expect(JSON.parse((await redis.hget(keys.approval("ap1"), "as"))!)).toEqual({
+      escalatedTo: ["leads", "x"],
+    });
+    expect(await redis.hget(keys.approval("ap2"), "as")).toBeNull();
+    // Indexed under the escalation's groups, once each.
+    expect(await redis.zscore(keys.approvalIndex("PENDING", "leads", "*"), "ap1")).toBe("7");
+    expect(await redis.zscore(keys.approvalIndex("*", "x", "*"), "ap1")).toBe("7");
+    expect(await redis.hget(keys.approval("ap1"), "ix")).toBe("g|m leads|* x|*");
+    const feed = await redis.xrange(keys.approvalFeed, "-", "+");
+    expect(feed.map(([, f]) => `${f[1]} ${f[3]}`)).toEqual([
+      "approval.reminder ap1",
+      "approval.escalated ap1",
+      "approval.escalated ap1",
+    ]);
+  },
   async usage() {
     await committed([
       { op: "usage", field: "mu", amount: "0.1" },

@@ -1,8 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api/client.js";
 import { followApprovals } from "../api/live.js";
-import { can, mayDecide } from "../api/me.js";
+import { can } from "../api/me.js";
 import type { Approval, Me, Page } from "../api/types.js";
+import { inMyInbox } from "./human.js";
 import { applyChange, inboxOrder } from "./inbox.js";
 
 /** Pages of the pending list read at most (10,000 approvals): an inbox, not an archive. */
@@ -22,7 +23,9 @@ async function fetchPending(me: Me): Promise<Approval[]> {
       limit: 1000,
       cursor,
     });
-    out.push(...page.items.filter((a) => mayDecide(me, a)));
+    // Theirs to decide and not decided by them yet: after the first of two approvals,
+    // it leaves the inbox of the one who decided.
+    out.push(...page.items.filter((a) => inMyInbox(me, a)));
     cursor = page.nextCursor;
     if (cursor === undefined) break;
   }
@@ -71,7 +74,7 @@ export function usePendingApprovals(me: Me): PendingApprovals {
       setPending((list) =>
         list === undefined
           ? list
-          : mayDecide(me, change.approval)
+          : inMyInbox(me, change.approval)
             ? applyChange(list, change.approval)
             : list.filter((a) => a.approvalId !== change.approval.approvalId),
       );

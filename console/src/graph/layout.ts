@@ -26,6 +26,8 @@ export interface LaidState {
   height: number;
   /** A Parallel or Map drawn as a box around its scopes. */
   compound: boolean;
+  /** Its Retry in words, when it has one. */
+  retry?: string;
 }
 
 export interface LaidScope {
@@ -51,6 +53,8 @@ export interface LaidEdge {
   label?: string;
   /** The label as drawn (shortened); `label` has it in full. */
   shortLabel?: string;
+  /** The label as drawn: wrapped on lines (long ones end in "…"; the tooltip has it whole). */
+  labelLines?: string[];
   points: Point[];
   labelAt?: Point;
 }
@@ -74,6 +78,34 @@ const PAD = 12;
 const GAP = 14; // between a Parallel's branches
 const SCOPE_LABEL = 14; // "Branch 1" above a branch's start marker
 export const MARGIN = 16;
+const LABEL_LINE = 14; // an edge label's line height
+const LABEL_WIDTH = 26; // characters per line of an edge label
+const LABEL_MAX_LINES = 4;
+
+/** An edge label on lines of at most `width` characters, broken after ", " or spaces. */
+export function wrapLabel(text: string, width = LABEL_WIDTH, max = LABEL_MAX_LINES): string[] {
+  const words = text.split(/(?<=,) |(?<= )(?=\S)/);
+  const lines: string[] = [];
+  let line = "";
+  for (const word of words) {
+    if (line !== "" && (line + word).trimEnd().length > width) {
+      lines.push(line.trimEnd());
+      line = "";
+    }
+    line += word;
+    while (line.length > width) {
+      lines.push(line.slice(0, width));
+      line = line.slice(width);
+    }
+  }
+  if (line.trim() !== "") lines.push(line.trimEnd());
+  if (lines.length > max) {
+    const kept = lines.slice(0, max);
+    kept[max - 1] = shorten(`${kept[max - 1]} ${lines[max]}`, width);
+    return kept;
+  }
+  return lines;
+}
 
 /** Wide enough for "Name Type", capped so that one long name cannot widen a whole scope. */
 function leafWidth(name: string, type: string): number {
@@ -109,13 +141,18 @@ function layoutScope(scope: GraphScope): Layout {
     g.setNode(node.id, box ?? { width: leafWidth(node.name, node.type), height: NODE_HEIGHT });
   }
   scope.edges.forEach((edge, i) => {
-    const shortLabel = edge.label === undefined ? undefined : shorten(edge.label);
+    const lines = edge.label === undefined ? undefined : wrapLabel(edge.label);
     g.setEdge(
       edge.from,
       edge.to,
-      shortLabel === undefined
+      lines === undefined
         ? { minlen: 1 }
-        : { minlen: 1, width: shortLabel.length * LABEL_CHAR + 8, height: 16, labelpos: "c" },
+        : {
+            minlen: 1,
+            width: Math.max(...lines.map((l) => l.length)) * LABEL_CHAR + 8,
+            height: lines.length * LABEL_LINE + 4,
+            labelpos: "c",
+          },
       String(i),
     );
   });
@@ -146,6 +183,7 @@ function layoutScope(scope: GraphScope): Layout {
       width: n.width,
       height: n.height,
       compound: box !== undefined,
+      ...(node.retry !== undefined ? { retry: node.retry } : {}),
     });
     if (!box) continue;
     // The branches side by side, centred in the box under its title.
@@ -177,6 +215,7 @@ function layoutScope(scope: GraphScope): Layout {
     if (edge.label !== undefined) {
       laid.label = edge.label;
       laid.shortLabel = shorten(edge.label);
+      laid.labelLines = wrapLabel(edge.label);
       if (e?.x !== undefined && e.y !== undefined) laid.labelAt = { x: e.x, y: e.y };
     }
     out.edges.push(laid);

@@ -28,6 +28,8 @@ export interface GraphNode {
   type: string;
   /** Parallel: one scope per branch; Map: its processor. */
   scopes: GraphScope[];
+  /** The state's Retry, in words ("States.ALL ×3, backoff 2"), when it has one. */
+  retry?: string;
 }
 
 export interface GraphScope {
@@ -58,6 +60,20 @@ function nestedScopes(state: StateDef): { def: unknown; label: string }[] {
     if (processor !== undefined) return [{ def: processor, label: "Item processor" }];
   }
   return [];
+}
+
+/** A state's Retry rules in words: each rule's errors and attempts. */
+export function retryLabel(state: StateDef): string | undefined {
+  const rules = Array.isArray(state.Retry) ? state.Retry : [];
+  if (rules.length === 0) return undefined;
+  return rules
+    .map((raw) => {
+      const r = record(raw);
+      const attempts = typeof r.MaxAttempts === "number" ? r.MaxAttempts : 3;
+      const backoff = typeof r.BackoffRate === "number" ? `, backoff ${r.BackoffRate}` : "";
+      return `${errorLabel(r).replace(/^Catch$/, "?")} ×${attempts}${backoff}`;
+    })
+    .join("; ");
 }
 
 function errorLabel(catcher: Record<string, unknown>): string {
@@ -114,11 +130,13 @@ function buildScope(def: unknown, id: string, label: string): GraphScope {
   for (const [name, raw] of Object.entries(states)) {
     const state = record(raw);
     const nodeId = idOf(name);
+    const retry = retryLabel(state);
     nodes.push({
       id: nodeId,
       name,
       type: typeof state.Type === "string" ? state.Type : "?",
       scopes: nestedScopes(state).map((s, i) => buildScope(s.def, `${nodeId}/${i}`, s.label)),
+      ...(retry !== undefined ? { retry } : {}),
     });
     edges.push(...edgesOf(state, nodeId, idOf, endId));
   }

@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, seg } from "../api/client.js";
 import { can } from "../api/me.js";
 import type { Approval, Me, Page } from "../api/types.js";
+import { waitingText } from "../approvals/human.js";
 import { timeLeft } from "../approvals/inbox.js";
 import type { PendingApprovals } from "../approvals/store.js";
 import { JsonView } from "../components/JsonView.js";
@@ -205,9 +206,17 @@ function ApprovalCard(props: {
       data-approval={approval.approvalId}
       aria-labelledby={`subject-${approval.approvalId}`}
     >
-      <h3 id={`subject-${approval.approvalId}`}>{approval.subject}</h3>
+      <h3 id={`subject-${approval.approvalId}`}>
+        <Link href={paths.approval(approval.approvalId)}>{approval.subject}</Link>
+      </h3>
       <ApprovalFacts approval={approval} me={me} now={now} />
-      {can(me, "approvals:decide") ? (
+      {waitingText(approval) ? <p class="notice">{waitingText(approval)}</p> : null}
+      {can(me, "approvals:decide") && approval.responseSchema !== undefined ? (
+        // A form to fill: answered on the approval's own page (approvals/ApprovalView.tsx).
+        <p>
+          <Link href={paths.approval(approval.approvalId)}>Answer the form</Link>
+        </p>
+      ) : can(me, "approvals:decide") ? (
         <form class="decide" onSubmit={(e) => e.preventDefault()}>
           <label for={commentId}>Comment (optional)</label>
           <textarea

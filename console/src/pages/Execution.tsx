@@ -11,43 +11,139 @@ import {
   type Page,
   type StateMachineDetail,
 } from "../api/types.js";
+import { DefinitionView } from "../components/Definition.js";
 import { JsonView, parseMaybe } from "../components/JsonView.js";
 import { Link } from "../components/Link.js";
-import { ErrorNotice, formatTime, Section, StatusBadge } from "../components/misc.js";
+import {
+  ErrorNotice,
+  Forbidden,
+  formatDuration,
+  formatTime,
+  isForbidden,
+  Section,
+  StatusBadge,
+  useNow,
+} from "../components/misc.js";
 import { Graph, Legend } from "../graph/Graph.js";
 import { layoutGraph } from "../graph/layout.js";
 import { definitionGraph } from "../graph/model.js";
-import { paths } from "../router.js";
-import { deriveHistory, type DerivedHistory } from "../status/derive.js";
-import { Timeline } from "./Timeline.js";
+import { navigate, paths } from "../router.js";
+import {
+  deriveHistory,
+  detailsOf,
+  type DerivedHistory,
+  type StateEntry,
+} from "../status/derive.js";
+import { ExecutionActions, type Outcome } from "./ExecutionActions.js";
+import { Timeline, type Order } from "./Timeline.js";
 
 interface Selection {
   name: string;
-  /** A particular entry (from the timeline); else the state's latest. */
-  entryId?: number;
+  /** A particular entry (from the timeline or the picker); else the state's latest. */
+  entryId?: number | undefined;
+}
+
+/** Every state definition by name, nested ones included (names are unique, as AWS wants). */
+function stateDefinitions(definition: unknown): Map<string, Record<string, unknown>> {
+  const out = new Map<string, Record<string, unknown>>();
+  const walk = (scope: unknown) => {
+    const states = (scope as { States?: Record<string, Record<string, unknown>> })?.States ?? {};
+    for (const [name, state] of Object.entries(states)) {
+      out.set(name, state);
+      if (Array.isArray(state.Branches)) state.Branches.forEach(walk);
+      walk(state.ItemProcessor ?? state.Iterator);
+    }
+  };
+  walk(definition);
+  return out;
+}
+
+/** The value at a simple JSONPath (`$.a.b[0]`) of a JSON text, if any. */
+function atPath(text: string | undefined, path: string): unknown {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  for (const part of path
+    .replace(/^\$\.?/, "")
+    .split(/\.|\[(\d+)\]/)
+    .filter(Boolean)) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+/** When a Wait entry ends: from the state's Seconds/Timestamp (or their paths on its input). */
+export function waitEnd(
+  state: Record<string, unknown> | undefined,
+  entry: StateEntry,
+): number | undefined {
+  if (!state || state.Type !== "Wait") return undefined;
+  const entered = Date.parse(entry.enteredAt);
+  const seconds =
+    typeof state.Seconds === "number"
+      ? state.Seconds
+      : typeof state.SecondsPath === "string"
+        ? atPath(entry.input, state.SecondsPath)
+        : undefined;
+  if (typeof seconds === "number") return entered + seconds * 1000;
+  const stamp =
+    typeof state.Timestamp === "string"
+      ? state.Timestamp
+      : typeof state.TimestampPath === "string"
+        ? atPath(entry.input, state.TimestampPath)
+        : undefined;
+  if (typeof stamp === "string" && !Number.isNaN(Date.parse(stamp))) return Date.parse(stamp);
+  return undefined;
 }
 
 /**
- * One execution: the graph coloured from the history, the history as a timeline,
- * the selected state's input/output/error, what it waits for, and Stop. Follows
- * the execution live until it ends.
+ * One execution: the graph coloured from the history (the path taken, the current
+ * state centred), the history as a timeline (newest first, following live), the
+ * selected state's input/output/error with its attempts and duration, what it waits
+ * for, the definition, and the actions. Follows the execution live until it ends.
  */
 export function ExecutionPage({ me, id }: { me: Me; id: string }) {
   const [record, setRecord] = useState<ExecutionDetail>();
   const [machine, setMachine] = useState<StateMachineDetail>();
   const [events, setEvents] = useState<HistoryEvent[]>([]);
   const [approvals, setApprovals] = useState<Approval[]>([]);
-  const [selection, setSelection] = useState<Selection>();
+  const [chosen, setChosen] = useState<Selection>();
+  const [order, setOrder] = useState<Order>("newest");
+  const [follow, setFollow] = useState(true);
   const [error, setError] = useState<unknown>();
+  const [forbidden, setForbidden] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome>();
+  /** Bumped to read everything afresh (after a redrive the history goes on). */
+  const [generation, setGeneration] = useState(0);
   const refresh = useRef<() => void>(() => undefined);
 
   useEffect(() => {
     setRecord(undefined);
     setEvents([]);
-    setSelection(undefined);
+    setError(undefined);
+    setForbidden(false);
+    if (generation === 0) {
+      setMachine(undefined);
+      setChosen(undefined);
+      setOutcome(undefined);
+      setFollow(true);
+    }
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     let machineKey = "";
+    /** A 403 ends everything the page was loading: said once, nothing retried. */
+    const fail = (err: unknown) => {
+      if (controller.signal.aborted) return;
+      if (isForbidden(err)) {
+        setForbidden(true);
+        controller.abort();
+      } else setError(err);
+    };
     const loadRecord = async () => {
       try {
         const next = await api.get<ExecutionDetail>(`/v1/executions/${seg(id)}`);
@@ -60,7 +156,9 @@ export function ExecutionPage({ me, id }: { me: Me; id: string }) {
             .get<StateMachineDetail>(`/v1/state-machines/${seg(next.stateMachine)}`, {
               version: next.version,
             })
-            .then(setMachine, setError);
+            .then((m) => {
+              if (!controller.signal.aborted) setMachine(m);
+            }, setError);
         }
         if (can(me, "approvals:read")) {
           const page = await api.get<Page<Approval>>("/v1/approvals", {
@@ -71,7 +169,7 @@ export function ExecutionPage({ me, id }: { me: Me; id: string }) {
             setApprovals(page.items.filter((a) => a.executionId === id));
         }
       } catch (err) {
-        if (!controller.signal.aborted) setError(err);
+        fail(err);
       }
     };
     // The record (status, pending tasks) is re-read after history arrives, once per burst.
@@ -81,6 +179,10 @@ export function ExecutionPage({ me, id }: { me: Me; id: string }) {
         void loadRecord();
       }, 300);
     };
+    if (!can(me, "executions:read")) {
+      setForbidden(true);
+      return;
+    }
     void loadRecord();
     followHistory(
       id,
@@ -92,47 +194,46 @@ export function ExecutionPage({ me, id }: { me: Me; id: string }) {
         onEnd: () => refresh.current(),
       },
       controller.signal,
-    ).catch((err: unknown) => {
-      if (!controller.signal.aborted) setError(err);
-    });
+    ).catch(fail);
     return () => {
       controller.abort();
       if (timer !== undefined) clearTimeout(timer);
     };
-  }, [id]);
+  }, [id, generation]);
 
   const derived = useMemo(() => deriveHistory(events), [events]);
   const layout = useMemo(
     () => (machine ? layoutGraph(definitionGraph(machine.definition)) : undefined),
     [machine],
   );
+  const definitions = useMemo(
+    () => (machine ? stateDefinitions(machine.definition) : new Map()),
+    [machine],
+  );
 
-  /** Stop, Pause, Resume; the stream brings their events. */
-  const act = async (action: "stop" | "pause" | "resume") => {
-    if (action === "stop" && !confirm("Stop this execution? It ends as ABORTED.")) return;
-    try {
-      // The answer is the record without `pendingTasks`: keep the last ones until the re-read.
-      const next = await api.post<ExecutionDetail>(`/v1/executions/${seg(id)}/${action}`, {});
-      setRecord((prev) => ({ ...next, pendingTasks: prev?.pendingTasks ?? [] }));
-      refresh.current();
-    } catch (err) {
-      setError(err);
-    }
-  };
-  const mayWrite = record !== undefined && isLive(record.status) && can(me, "executions:write");
-  const mayRedrive =
-    record !== undefined &&
-    ["FAILED", "TIMED_OUT", "ABORTED"].includes(record.status) &&
-    can(me, "executions:write");
-  /** Redrive: the execution runs again in place; the page follows it afresh. */
-  const redrive = async () => {
-    try {
-      await api.post(`/v1/executions/${seg(id)}/redrive`, {});
-      window.location.reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
+  // What is shown: the user's choice, else (following) the state running now or the one that failed.
+  const failedEntry = useMemo(() => {
+    for (const entry of [...derived.entries.values()].reverse())
+      if (entry.status === "failed") return entry;
+    return undefined;
+  }, [derived]);
+  const automatic = derived.current ?? failedEntry;
+  const selection: Selection | undefined =
+    chosen ?? (automatic ? { name: automatic.name, entryId: automatic.enteredEventId } : undefined);
+
+  if (forbidden) {
+    return (
+      <>
+        <h1>
+          Execution <span class="mono wrap">{id}</span>
+        </h1>
+        <Forbidden me={me} need="executions:read" what="read executions" />
+      </>
+    );
+  }
+
+  const mayWrite = can(me, "executions:write");
+  const running = record !== undefined && isLive(record.status);
 
   return (
     <>
@@ -149,33 +250,37 @@ export function ExecutionPage({ me, id }: { me: Me; id: string }) {
               {record.stateMachine}
             </Link>{" "}
             v{record.version}
+            {record.alias ? ` (alias ${record.alias})` : ""}
           </span>
           <span>Started {formatTime(record.startedAt)}</span>
           {record.stoppedAt ? <span>Stopped {formatTime(record.stoppedAt)}</span> : null}
-          {mayWrite ? (
-            <span class="actions">
-              {record.status === "PAUSED" ? (
-                <button type="button" onClick={() => void act("resume")}>
-                  Resume
-                </button>
-              ) : (
-                <button type="button" onClick={() => void act("pause")}>
-                  Pause
-                </button>
-              )}
-              <button type="button" class="danger" onClick={() => void act("stop")}>
-                Stop
-              </button>
+          <Elapsed record={record} />
+          {record.restartedFrom ? (
+            <span>
+              Restarted from <Link href={paths.execution(record.restartedFrom)}>the original</Link>
             </span>
           ) : null}
-          {mayRedrive ? (
-            <span class="actions">
-              <button type="button" onClick={() => void redrive()}>
-                Redrive
-              </button>
+          {record.forkedFrom ? (
+            <span>
+              Forked from{" "}
+              <Link href={paths.execution(record.forkedFrom.executionId)}>
+                event {record.forkedFrom.eventId}
+              </Link>
             </span>
           ) : null}
         </div>
+      ) : null}
+      {record && mayWrite ? (
+        <ExecutionActions
+          record={record}
+          outcome={outcome}
+          onOutcome={setOutcome}
+          onRecord={(next) => {
+            setRecord((prev) => ({ ...next, pendingTasks: prev?.pendingTasks ?? [] }));
+            refresh.current();
+          }}
+          onRedriven={() => setGeneration((n) => n + 1)}
+        />
       ) : null}
       {record?.status === "PAUSED" && record.pause ? (
         <p class="notice">
@@ -192,20 +297,38 @@ export function ExecutionPage({ me, id }: { me: Me; id: string }) {
       <div class="split">
         <section class="card graph-card" aria-labelledby="exec-graph-title">
           <h2 id="exec-graph-title">Graph</h2>
-          <Legend />
           {layout ? (
             <Graph
               layout={layout}
               statuses={derived.states}
+              taken={derived.taken}
               selected={selection?.name}
-              onSelect={(name) => setSelection({ name })}
+              focus={running ? derived.current?.name : undefined}
+              onSelect={(name) => setChosen({ name })}
+            />
+          ) : !can(me, "definitions:read") ? (
+            <Forbidden
+              me={me}
+              need="definitions:read"
+              what="read state machines, so no graph is drawn"
             />
           ) : (
             <p class="muted">Loading the definition…</p>
           )}
+          <details class="legend-box">
+            <summary class="small">Legend</summary>
+            <Legend />
+          </details>
         </section>
         <div class="side">
-          <StateDetail derived={derived} selection={selection} />
+          <StateDetail
+            derived={derived}
+            selection={selection}
+            definitions={definitions}
+            automatic={chosen === undefined}
+            onPick={(entryId) => selection && setChosen({ name: selection.name, entryId })}
+            onChoose={(name) => setChosen({ name })}
+          />
           {record && record.pendingTasks.length > 0 ? (
             <PendingTasks record={record} approvals={approvals} />
           ) : null}
@@ -215,8 +338,19 @@ export function ExecutionPage({ me, id }: { me: Me; id: string }) {
       <Timeline
         events={events}
         derived={derived}
-        onSelect={(name, entryId) => setSelection({ name, entryId })}
+        onSelect={(name, entryId) => setChosen({ name, entryId })}
         selectedEntry={selection?.entryId}
+        order={order}
+        onOrder={setOrder}
+        follow={follow}
+        onFollow={(on) => {
+          setFollow(on);
+          if (on) setChosen(undefined);
+        }}
+        live={running}
+        onFork={
+          mayWrite && record ? (event) => void forkFrom(record, event, setOutcome) : undefined
+        }
       />
       {record ? (
         <div class="split even">
@@ -228,11 +362,68 @@ export function ExecutionPage({ me, id }: { me: Me; id: string }) {
           </Section>
         </div>
       ) : null}
+      {machine ? <DefinitionView machine={machine} /> : null}
     </>
   );
 }
 
-function StateDetail({ derived, selection }: { derived: DerivedHistory; selection?: Selection }) {
+/** Fork: a new execution from a state's entry; the page moves to it. */
+async function forkFrom(
+  record: ExecutionDetail,
+  event: HistoryEvent,
+  setOutcome: (outcome: Outcome) => void,
+): Promise<void> {
+  const name = detailsOf(event).name;
+  if (
+    !confirm(
+      `Fork a new execution from event ${event.id}${typeof name === "string" ? ` (${name} entered)` : ""}? The new execution starts there with the same input and variables; this one is not touched.`,
+    )
+  )
+    return;
+  try {
+    const answer = await api.post<{ executionId: string }>(
+      `/v1/executions/${seg(record.executionId)}/fork`,
+      { fromEventId: event.id },
+    );
+    navigate(paths.execution(answer.executionId));
+  } catch (err) {
+    setOutcome({ action: "Fork", error: err });
+  }
+}
+
+function Elapsed({ record }: { record: ExecutionDetail }) {
+  const now = useNow(1000);
+  const end = record.stoppedAt ? Date.parse(record.stoppedAt) : now;
+  return <span>Duration {formatDuration(end - Date.parse(record.startedAt))}</span>;
+}
+
+function Countdown({ until, label }: { until: number; label: string }) {
+  const now = useNow(1000);
+  const left = until - now;
+  return (
+    <p class="countdown" data-countdown={new Date(until).toISOString()}>
+      {label} {formatTime(new Date(until).toISOString())}{" "}
+      <strong>{left > 0 ? `in ${formatDuration(left)}` : "now"}</strong>
+    </p>
+  );
+}
+
+function StateDetail({
+  derived,
+  selection,
+  definitions,
+  automatic,
+  onPick,
+  onChoose,
+}: {
+  derived: DerivedHistory;
+  selection: Selection | undefined;
+  definitions: Map<string, Record<string, unknown>>;
+  automatic: boolean;
+  onPick: (entryId: number) => void;
+  onChoose: (name: string) => void;
+}) {
+  const now = useNow(1000);
   if (!selection) {
     return (
       <Section title="State" id="state-detail">
@@ -246,10 +437,20 @@ function StateDetail({ derived, selection }: { derived: DerivedHistory; selectio
   const entry =
     (selection.entryId !== undefined ? derived.entries.get(selection.entryId) : undefined) ??
     summary?.entries[summary.entries.length - 1];
+  const state = definitions.get(selection.name);
+  const end = entry && entry.status === "running" ? waitEnd(state, entry) : undefined;
+  const duration =
+    entry &&
+    (entry.exitedAt ? Date.parse(entry.exitedAt) : entry.status === "running" ? now : undefined);
   return (
     <section class="card" aria-labelledby="state-detail" data-detail-state={selection.name}>
       <h2 id="state-detail">
         State <span class="mono">{selection.name}</span>
+        {automatic ? (
+          <span class="muted small">
+            {entry?.status === "running" ? " (current)" : " (where it failed)"}
+          </span>
+        ) : null}
       </h2>
       {!entry || !summary ? (
         <p class="muted">Not reached.</p>
@@ -260,8 +461,46 @@ function StateDetail({ derived, selection }: { derived: DerivedHistory; selectio
             {summary.entries.length > 1
               ? `entry ${summary.entries.indexOf(entry) + 1} of ${summary.entries.length}`
               : null}
+            {entry.attempt > 1 ? ` · attempt ${entry.attempt}` : null}
             {entry.retries > 0 ? ` · retried ${entry.retries}×` : null}
+            {duration !== undefined
+              ? ` · ${formatDuration(duration - Date.parse(entry.enteredAt))}${entry.exitedAt ? "" : " so far"}`
+              : null}
           </p>
+          {summary.entries.length > 1 ? (
+            <label class="picker">
+              {entry.within === "Map" ? "Map iteration" : "Entry"}
+              <select
+                value={String(entry.enteredEventId)}
+                onChange={(e) => onPick(Number((e.target as HTMLSelectElement).value))}
+              >
+                {summary.entries.map((e, i) => (
+                  <option key={e.enteredEventId} value={String(e.enteredEventId)}>
+                    {e.within === "Map" ? "iteration" : "entry"} {i + 1} of {summary.entries.length}{" "}
+                    · {e.status}
+                    {e.attempt > 1 ? ` · attempt ${e.attempt}` : ""}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ) : null}
+          {state && Array.isArray(state.Branches) ? (
+            <BranchPicker branches={state.Branches} derived={derived} onChoose={onChoose} />
+          ) : null}
+          {end !== undefined ? <Countdown until={end} label="Waits until" /> : null}
+          {entry.failures.length > 0 ? (
+            <>
+              <h3>Attempts that failed</h3>
+              <ul class="plain attempts">
+                {entry.failures.map((f) => (
+                  <li key={f.eventId}>
+                    attempt {f.attempt}: <span class="mono">{f.error ?? "—"}</span>
+                    {f.cause ? <span class="muted small"> {f.cause.slice(0, 300)}</span> : null}
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
           <h3>Input</h3>
           <JsonView value={parseMaybe(entry.input)} label="Input" />
           <h3>Output</h3>
@@ -280,6 +519,50 @@ function StateDetail({ derived, selection }: { derived: DerivedHistory; selectio
   );
 }
 
+/**
+ * A Parallel's branches: choosing one shows the state it is at (its latest entry),
+ * or its first state if it has not started.
+ */
+function BranchPicker({
+  branches,
+  derived,
+  onChoose,
+}: {
+  branches: unknown[];
+  derived: DerivedHistory;
+  onChoose: (name: string) => void;
+}) {
+  const options = branches.map((branch, i) => {
+    const b = branch as { StartAt?: string; States?: Record<string, unknown> };
+    let latest: StateEntry | undefined;
+    for (const name of Object.keys(b.States ?? {})) {
+      for (const entry of derived.states.get(name)?.entries ?? [])
+        if (!latest || entry.enteredEventId > latest.enteredEventId) latest = entry;
+    }
+    const name = latest?.name ?? b.StartAt ?? "";
+    return { label: `Branch ${i + 1}: ${name}${latest ? ` (${latest.status})` : ""}`, name };
+  });
+  return (
+    <label class="picker">
+      Branch
+      <select
+        value=""
+        onChange={(e) => {
+          const name = (e.target as HTMLSelectElement).value;
+          if (name) onChoose(name);
+        }}
+      >
+        <option value="">Show a branch…</option>
+        {options.map((o, i) => (
+          <option key={i} value={o.name}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 function PendingTasks({ record, approvals }: { record: ExecutionDetail; approvals: Approval[] }) {
   return (
     <Section title="Waiting for" id="pending-title">
@@ -290,10 +573,10 @@ function PendingTasks({ record, approvals }: { record: ExecutionDetail; approval
             <li key={i} class="pending-task">
               <strong>{task.stateName}</strong> <span class="mono small">{task.resource}</span>
               <br />
-              <span class="muted">
-                since {formatTime(task.scheduledAt)}
-                {task.timeoutAt ? `, times out ${formatTime(task.timeoutAt)}` : ""}
-              </span>
+              <span class="muted">since {formatTime(task.scheduledAt)}</span>
+              {task.timeoutAt ? (
+                <Countdown until={Date.parse(task.timeoutAt)} label="Times out" />
+              ) : null}
               {task.approvalId ? (
                 <div>
                   Approval{approval ? `: ${approval.subject}` : ""} —{" "}

@@ -3,6 +3,7 @@ import { api, seg } from "../api/client.js";
 import { can } from "../api/me.js";
 import type { Me, StateMachineDetail } from "../api/types.js";
 import { parseInput } from "../forms/json-input.js";
+import { DefinitionView } from "../components/Definition.js";
 import { Link } from "../components/Link.js";
 import { ErrorNotice, formatTime } from "../components/misc.js";
 import { Graph } from "../graph/Graph.js";
@@ -71,6 +72,7 @@ export function StateMachinePage({
               ) : null}
             </section>
           </div>
+          <DefinitionView machine={machine} />
         </div>
       ) : error ? null : (
         <p class="muted">Loading…</p>

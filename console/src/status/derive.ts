@@ -20,6 +20,15 @@ export interface StateEntry {
   type: string;
   enteredEventId: number;
   exitedEventId?: number;
+  /** Timestamps of the entered and exited events. */
+  enteredAt: string;
+  exitedAt?: string;
+  /** The attempt under way or last made (1 + retries). */
+  attempt: number;
+  /** The kind of state whose child run this entry is in (a Map iteration, a Parallel branch). */
+  within?: string;
+  /** Each failed attempt, in order: what the Retry saw. */
+  failures: { attempt: number; error?: string; cause?: string; eventId: number }[];
   status: Exclude<StateStatus, "not-reached">;
   /** Failed attempts followed by another attempt (Retry). */
   retries: number;
@@ -41,6 +50,15 @@ export interface DerivedHistory {
   /** Per event id, the entry it belongs to (enteredEventId), when it belongs to one. */
   entryOfEvent: Map<number, number>;
   entries: Map<number, StateEntry>;
+  /** Per event id of an attempt's start or failure, its attempt number (1, 2, …). */
+  attemptOfEvent: Map<number, number>;
+  /**
+   * The transitions taken, as `from\u0000to` state names; `^start` and `^end` stand for
+   * a scope's start and end markers (the graph colours these edges).
+   */
+  taken: Set<string>;
+  /** The newest entry still running, if any (the state to show first). */
+  current?: StateEntry;
   /** The execution's end, if the history has it. */
   ended?: "SUCCEEDED" | "FAILED" | "TIMED_OUT" | "ABORTED";
 }
@@ -91,6 +109,10 @@ export function deriveHistory(events: readonly HistoryEvent[]): DerivedHistory {
   const byId = new Map<number, HistoryEvent>();
   for (const e of events) byId.set(e.id, e);
   const entryOfEvent = new Map<number, number>();
+  const attemptOfEvent = new Map<number, number>();
+  const taken = new Set<string>();
+  /** Exits that a state entry follows (the others end their run). */
+  const followed = new Set<number>();
   const working = new Map<number, Working>();
   let ended: DerivedHistory["ended"];
   let failedAt: number | undefined;
@@ -128,6 +150,17 @@ export function deriveHistory(events: readonly HistoryEvent[]): DerivedHistory {
       return parent === undefined || parent.exitedEventId !== undefined || parentEnded(parent);
     };
     for (const entry of working.values()) {
+      // A Fail state's error and cause are the execution's (or its branch's) failure.
+      if (
+        entry.type === "Fail" &&
+        entry.error === undefined &&
+        entry.enteredEventId === failedEntry
+      ) {
+        const failure = [...events].reverse().find((e) => e.type === "ExecutionFailed");
+        const d = failure ? detailsOf(failure) : {};
+        if (text(d.error) !== undefined) entry.error = text(d.error);
+        if (text(d.cause) !== undefined) entry.cause = text(d.cause);
+      }
       if (entry.exitedEventId !== undefined || entry.status === "failed") continue;
       if (!parentEnded(entry)) continue;
       if (entry.enteredEventId === failedEntry) {
@@ -156,11 +189,19 @@ export function deriveHistory(events: readonly HistoryEvent[]): DerivedHistory {
         name: text(details.name) ?? "?",
         type: entered[1]!,
         enteredEventId: event.id,
+        enteredAt: event.timestamp,
         status: entered[1] === "Fail" ? "failed" : "running",
         retries: 0,
+        attempt: 1,
+        failures: [],
         pendingFailure: false,
         ...(parent !== undefined ? { parent } : {}),
       };
+      const enclosing = parent === undefined ? undefined : working.get(parent);
+      if (enclosing) entry.within = enclosing.type;
+      const from = prev && EXITED.test(prev.type) ? working.get(entryOfExit(prev)) : undefined;
+      if (from && prev) followed.add(prev.id);
+      taken.add(`${from ? from.name : "^start"}\u0000${entry.name}`);
       const input = text(details.input);
       if (input !== undefined) entry.input = input;
       working.set(event.id, entry);
@@ -173,6 +214,7 @@ export function deriveHistory(events: readonly HistoryEvent[]): DerivedHistory {
       entryOfEvent.set(event.id, id);
       if (!entry) continue;
       entry.exitedEventId = event.id;
+      entry.exitedAt = event.timestamp;
       const output = text(details.output);
       if (output !== undefined) entry.output = output;
       entry.status = entry.pendingFailure ? "caught" : entry.retries > 0 ? "retried" : "succeeded";
@@ -197,7 +239,9 @@ export function deriveHistory(events: readonly HistoryEvent[]): DerivedHistory {
     if (ATTEMPT.test(event.type) && entry.pendingFailure) {
       entry.pendingFailure = false;
       entry.retries += 1;
+      entry.attempt += 1;
       entry.status = "running";
+      attemptOfEvent.set(event.id, entry.attempt);
     } else if (FAILURE.test(event.type)) {
       entry.pendingFailure = true;
       entry.status = "failed";
@@ -205,6 +249,15 @@ export function deriveHistory(events: readonly HistoryEvent[]): DerivedHistory {
       const cause = text(details.cause);
       if (error !== undefined) entry.error = error;
       if (cause !== undefined) entry.cause = cause;
+      entry.failures.push({
+        attempt: entry.attempt,
+        eventId: event.id,
+        ...(error !== undefined ? { error } : {}),
+        ...(cause !== undefined ? { cause } : {}),
+      });
+      attemptOfEvent.set(event.id, entry.attempt);
+    } else if (ATTEMPT.test(event.type)) {
+      attemptOfEvent.set(event.id, entry.attempt);
     }
   }
 
@@ -244,16 +297,33 @@ export function deriveHistory(events: readonly HistoryEvent[]): DerivedHistory {
 
   const entries = new Map<number, StateEntry>();
   const states = new Map<string, StateSummary>();
+  let current: StateEntry | undefined;
   for (const [id, w] of working) {
     const { pendingFailure: _p, parent: _parent, ...entry } = w;
     entries.set(id, entry);
+    // The deepest running entry wins: a Map's iteration rather than the Map.
+    if (entry.status === "running" && entry.exitedEventId === undefined) current = entry;
+    if (
+      (entry.exitedEventId !== undefined && !followed.has(entry.exitedEventId)) ||
+      entry.type === "Fail"
+    ) {
+      taken.add(`${entry.name}\u0000^end`);
+    }
     const summary = states.get(entry.name) ?? { status: "not-reached", entries: [], retries: 0 };
     summary.entries.push(entry);
     summary.retries += entry.retries;
     states.set(entry.name, summary);
   }
   for (const summary of states.values()) summary.status = overall(summary.entries);
-  return { states, entryOfEvent, entries, ...(ended !== undefined ? { ended } : {}) };
+  return {
+    states,
+    entryOfEvent,
+    entries,
+    attemptOfEvent,
+    taken,
+    ...(current !== undefined ? { current } : {}),
+    ...(ended !== undefined ? { ended } : {}),
+  };
 }
 
 /** Across entries, the most telling status wins: what runs, then what went wrong. */

@@ -14,7 +14,7 @@ import { roomOf, type OperationContext } from "./context.js";
  * The operations that are one call on the execution's room (context.ts has the
  * shape): list, stop, pause, resume and purge. The work is done where it was:
  * ../execution-store.ts (list, stop), ../pause.ts, ../purge.ts. These five are
- * also all a bulk operation does (../bulk-operations.ts): `bulkTarget`.
+ * also all a bulk operation does (bulk.ts): `bulkTarget`.
  */
 
 /** A page of executions, newest first, merged over the shards (shards/shard-rooms.ts). */

@@ -73,6 +73,8 @@ export type CommitOp =
   | { op: "approval"; id: string; fields: string[] }
   /** A PENDING approval's task ended without a decision. */
   | { op: "closeApproval"; id: string; status: "EXPIRED" | "CANCELLED" }
+  /** A PENDING approval's reminder or escalation: its webhook event; escalating, `groups` may decide too. */
+  | { op: "noticeApproval"; id: string; event: string; groups: string[] }
   /** Add to the execution's model usage totals (`field`, commit/usage.ts); a decimal text. */
   | { op: "usage"; field: string; amount: string };
 
@@ -126,6 +128,7 @@ export const COMMIT_OP_NEEDS: { [K in CommitOp["op"]]: Needs<K> } = {
   collect: { join: "string", total: "number", event: "table" },
   approval: { id: "string", fields: "table" },
   closeApproval: { id: "string", status: "string" },
+  noticeApproval: { id: "string", event: "string", groups: "table" },
   usage: { field: "string", amount: "string" },
 };
 

@@ -261,6 +261,8 @@ for _, o in ipairs(ARG.ops) do
     openApproval(base, o.id, o.fields)
   elseif op == 'closeApproval' then
     closeApproval(base, o.id, o.status, now)
+  elseif op == 'noticeApproval' then
+    noticeApproval(base, o.id, o.event, o.groups)
   elseif op == 'usage' then
     redis.call('HINCRBYFLOAT', KEY.execution, o.field, o.amount)
   elseif op == 'expire' then

@@ -11,6 +11,12 @@ export interface DecideApprovalArgs {
   status: "PENDING" | "APPROVED" | "REJECTED";
   /** The ApprovalDecided event for the run (JSON). */
   event: string;
+  /**
+   * Human tasks: the assignment field the decision was checked against ('' = none;
+   * a claim taken meanwhile makes the decision race) and what it becomes.
+   */
+  assignment?: string;
+  nextAssignment?: string;
   now: number;
   leaseMs: number;
   tombstoneSeconds: number;
@@ -51,6 +57,9 @@ local f = hmgetNamed(key, APPROVAL, {'status', 'decisionCount', 'timers', 'task'
 if not f.status then return reply('missing') end
 if f.status ~= 'PENDING' then return reply('notPending', {status = f.status}) end
 if tonumber(f.decisionCount) ~= ARG.n then return reply('raced') end
+if ARG.assignment ~= nil and (redis.call('HGET', key, APPROVAL.assignment) or '') ~= ARG.assignment then
+  return reply('raced')
+end
 for m in string.gmatch(f.timers or '', '%S+') do
   if not redis.call('ZSCORE', KEY.schedule, m) then
     closeApproval(base, id, 'EXPIRED', ARG.now)
@@ -77,6 +86,9 @@ if stopped then
   return reply('notPending', {status = 'CANCELLED'})
 end
 redis.call('HSET', key, APPROVAL.decisions, ARG.decisions, APPROVAL.decisionCount, ARG.n + 1)
+if ARG.nextAssignment ~= nil and ARG.nextAssignment ~= ARG.assignment then
+  redis.call('HSET', key, APPROVAL.assignment, ARG.nextAssignment)
+end
 if ARG.status ~= 'PENDING' then
   -- The decision ends the task: its token answers nothing more, as completeTask does.
   redis.call('HSET', key, APPROVAL.status, ARG.status, APPROVAL.closedAt, ARG.now)

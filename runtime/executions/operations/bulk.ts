@@ -1,17 +1,17 @@
 import { randomBytes } from "node:crypto";
-import { encodeCursor } from "../store/canonical.js";
+import { encodeCursor } from "../../store/canonical.js";
 import {
   RuntimeError,
   type Caller,
   type ExecutionStatus,
   type ExecutionSummary,
   type Runtime,
-} from "../contract/index.js";
-import { fromStored, OPERATION_FIELDS, toStored } from "../store/fields.js";
-import type { Keys } from "../store/keys.js";
+} from "../../contract/index.js";
+import { fromStored, OPERATION_FIELDS, toStored } from "../../store/fields.js";
+import type { Keys } from "../../store/keys.js";
 import type { Queue } from "bullmq";
-import type { OperationJob } from "../worker/queues.js";
-import type { RedisClient } from "../store/redis.js";
+import type { OperationJob } from "../../worker/queues.js";
+import type { RedisClient } from "../../store/redis.js";
 
 /**
  * Bulk operations for incident response: stop, pause, resume or purge every

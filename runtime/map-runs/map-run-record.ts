@@ -1,0 +1,188 @@
+import type { RunEvent } from "../../engine/core/events.js";
+import type { HistoryEvent } from "../../engine/core/history.js";
+import type { RunState } from "../../engine/core/run.js";
+import { mapRunId } from "../../engine/states/map-io-resources.js";
+import type { Keys } from "../store/keys.js";
+import type { RedisClient } from "../store/redis.js";
+
+/**
+ * A Map Run's record (AWS DescribeMapRun), a hash per Map Run in its execution's
+ * shard, `mr:<map run id>`, and the execution's Map Runs in order of start,
+ * `mrx:<execution>` (a sorted set by start time). The source of truth stays the
+ * parent's run (its join's counters) and history (MapRun* events); the record is
+ * their view for the API, written by the worker AHEAD of each commit that changes
+ * it, on the same connection as the commit (no extra round trip). A commit that
+ * loses its race is stepped again and writes the record again; one that never
+ * happens (a crash) is stepped again by the redelivered job, which writes it as
+ * it commits. So the record never lags a committed state, and may lead it by the
+ * one transition in flight.
+ */
+export const MAP_RUN_KIND = "mr:";
+export const MAP_RUN_INDEX_KIND = "mrx:";
+
+export function mapRunKey(keys: Pick<Keys, "base">, id: string): string {
+  return `${keys.base}${MAP_RUN_KIND}${id}`;
+}
+
+export function mapRunIndexKey(keys: Pick<Keys, "base">, execution: string): string {
+  return `${keys.base}${MAP_RUN_INDEX_KIND}${execution}`;
+}
+
+/** The fields of the record (all strings in the hash). */
+export interface MapRunFields {
+  arn: string;
+  /** The execution (short id) and the run (short id) whose Map state runs it. */
+  execution: string;
+  run: string;
+  state: string;
+  status: "RUNNING" | "SUCCEEDED" | "FAILED" | "ABORTED";
+  startDate: string;
+  stopDate: string;
+  total: number;
+  started: number;
+  succeeded: number;
+  failed: number;
+  aborted: number;
+  maxConcurrency: number;
+  /** "" when not set. */
+  toleratedFailureCount: number | "";
+  toleratedFailurePercentage: number | "";
+  error: string;
+  cause: string;
+}
+
+type Write = {
+  id: string;
+  fields: Partial<MapRunFields>;
+  index?: { execution: string; at: number };
+};
+
+/** What one step changed of a Map Run, if anything. */
+function stepWrites(
+  run: string,
+  before: RunState,
+  after: RunState,
+  event: RunEvent,
+  history: HistoryEvent[],
+): Write[] {
+  const writes: Write[] = [];
+  const frame = after.status === "RUNNING" ? after.current : undefined;
+  const prior = before.current;
+  for (const e of history) {
+    const details = e as unknown as Record<string, Record<string, string> | undefined>;
+    if (e.type === "MapRunStarted") {
+      const arn = details.mapRunStartedEventDetails!.mapRunArn!;
+      const exec = run.split("/")[0]!;
+      writes.push({
+        id: mapRunId(arn),
+        fields: {
+          arn,
+          execution: exec,
+          run,
+          state: frame?.name ?? prior?.name ?? "",
+          status: "RUNNING",
+          startDate: e.timestamp,
+        },
+        index: { execution: exec, at: Date.parse(e.timestamp) },
+      });
+    } else if (
+      (e.type === "MapRunSucceeded" || e.type === "MapRunFailed" || e.type === "MapRunAborted") &&
+      prior?.mapRunArn !== undefined
+    ) {
+      const status =
+        e.type === "MapRunSucceeded"
+          ? "SUCCEEDED"
+          : e.type === "MapRunFailed"
+            ? "FAILED"
+            : "ABORTED";
+      const fields: Partial<MapRunFields> = { status, stopDate: e.timestamp };
+      const failure = details.mapRunFailedEventDetails;
+      if (failure?.error !== undefined) fields.error = failure.error;
+      if (failure?.cause !== undefined) fields.cause = failure.cause;
+      const phase = prior.phase;
+      if (phase.kind === "children") {
+        const join = phase.join;
+        let { succeeded, failed } = join;
+        // The child whose end decided the Map Run is not in the join before it.
+        if (event.type === "ChildEnded") {
+          if (event.outcome.status === "SUCCEEDED") succeeded += 1;
+          else failed += 1;
+        }
+        fields.succeeded = succeeded;
+        fields.failed = failed;
+        // Stopped: the children still running were aborted, those not started too.
+        fields.aborted = join.total - succeeded - failed;
+      }
+      writes.push({ id: mapRunId(prior.mapRunArn), fields });
+    }
+  }
+  const counts = countWrite(frame);
+  if (counts) writes.push(counts);
+  return writes;
+}
+
+/** The counters of the Map Run the run's state waits on, if it waits on one. */
+function countWrite(frame: RunState["current"]): Write | undefined {
+  const arn = frame?.mapRunArn;
+  if (arn === undefined || !frame) return undefined;
+  const phase = frame.phase;
+  if (phase.kind === "children") {
+    const join = phase.join;
+    return {
+      id: mapRunId(arn),
+      fields: {
+        total: join.total,
+        started: join.started,
+        succeeded: join.succeeded,
+        failed: join.failed,
+        maxConcurrency: join.maxConcurrency,
+        toleratedFailureCount: join.toleratedFailureCount ?? "",
+        toleratedFailurePercentage: join.toleratedFailurePercentage ?? "",
+      },
+    };
+  }
+  if (phase.kind !== "collecting") return undefined;
+  const failed = phase.failed ?? 0;
+  return {
+    id: mapRunId(arn),
+    fields: { total: phase.total, started: phase.total, succeeded: phase.total - failed, failed },
+  };
+}
+
+/**
+ * Sends the Map Run records a commit's steps change, ahead of the commit on the
+ * same connection (see above). Nothing is sent for the steps of a run that
+ * holds no Map Run, which is almost every step.
+ */
+export function writeMapRuns(
+  client: RedisClient,
+  keys: Pick<Keys, "base">,
+  run: string,
+  steps: readonly {
+    before: RunState;
+    event: RunEvent;
+    result: { run: RunState; history: HistoryEvent[] };
+  }[],
+): void {
+  let writes: Write[] | undefined;
+  for (const s of steps) {
+    if (s.before.current?.mapRunArn === undefined && !hasMapRunStart(s.result.history)) continue;
+    (writes ??= []).push(...stepWrites(run, s.before, s.result.run, s.event, s.result.history));
+  }
+  if (!writes || writes.length === 0) return;
+  const pipeline = client.redis.pipeline();
+  for (const write of writes) {
+    const flat: string[] = [];
+    for (const [k, v] of Object.entries(write.fields)) flat.push(k, String(v));
+    if (flat.length > 0) pipeline.hset(mapRunKey(keys, write.id), ...flat);
+    if (write.index) {
+      pipeline.zadd(mapRunIndexKey(keys, write.index.execution), write.index.at, write.id);
+    }
+  }
+  pipeline.exec().catch(() => {});
+}
+
+function hasMapRunStart(history: readonly HistoryEvent[]): boolean {
+  for (const e of history) if (e.type === "MapRunStarted") return true;
+  return false;
+}

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "./processes.js";
+import { startStack, type Stack } from "./stack.js";
+
+/**
+ * `arn:aws:states:::stepwise:waitForEvent` through the binary: an execution parks
+ * until an event on the bus matches its Pattern and Match (here: the payment for
+ * its own order id, among 200 others), an event sent before the wait is taken
+ * within LookbackSeconds, a timeout raises Stepwise.EventTimeout which a Catch
+ * handles, and one event answers every waiter it matches.
+ */
+let stack: Stack;
+const enc = encodeURIComponent;
+
+const definition = {
+  StartAt: "AwaitPayment",
+  States: {
+    AwaitPayment: {
+      Type: "Task",
+      Resource: "arn:aws:states:::stepwise:waitForEvent",
+      Parameters: {
+        Pattern: { source: ["payments"], "detail-type": ["PaymentReceived"] },
+        Match: "$event.detail.orderId = $input.orderId",
+        "orderId.$": "$.orderId",
+        "TimeoutSeconds.$": "$.timeout",
+        "LookbackSeconds.$": "$.lookback",
+      },
+      Catch: [{ ErrorEquals: ["Stepwise.EventTimeout"], ResultPath: "$.error", Next: "TimedOut" }],
+      End: true,
+    },
+    TimedOut: { Type: "Pass", Parameters: { "timedOut.$": "$.error.Error" }, End: true },
+  },
+};
+
+beforeAll(async () => {
+  stack = await startStack();
+  const created = await stack.client.post("/v1/state-machines", {
+    name: "await-payment",
+    definition,
+  });
+  expect(created.status).toBe(201);
+  // The validator knows the resource: no UNSERVED_RESOURCE warning.
+  const checked = await stack.client.post("/v1/state-machines/validate", { definition });
+  expect(checked.body).toMatchObject({ valid: true });
+  expect(checked.body.diagnostics).toEqual([]);
+});
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+async function start(name: string, input: Record<string, unknown>): Promise<string> {
+  const reply = await stack.client.post("/v1/state-machines/await-payment/executions", {
+    name,
+    input,
+  });
+  expect(reply.status).toBe(201);
+  return reply.body.executionId as string;
+}
+
+/** Once the task's runner registered the waiter (the history shows TaskSubmitted). */
+async function parked(id: string): Promise<void> {
+  await until(async () => {
+    const history = (await stack.client.get(`/v1/executions/${enc(id)}/history`)).body.items as {
+      type: string;
+    }[];
+    return history.some((e) => e.type === "TaskSubmitted") ? true : undefined;
+  });
+}
+
+async function ended(id: string): Promise<any> {
+  return until(async () => {
+    const r = (await stack.client.get(`/v1/executions/${enc(id)}`)).body;
+    return r.status !== "RUNNING" ? r : undefined;
+  });
+}
+
+function payment(orderId: string) {
+  return {
+    Source: "payments",
+    DetailType: "PaymentReceived",
+    Detail: JSON.stringify({ orderId, amount: 42 }),
+  };
+}
+
+async function publish(entries: ReturnType<typeof payment>[]): Promise<string[]> {
+  const reply = await stack.client.post("/v1/events", { Entries: entries });
+  expect(reply.status).toBe(200);
+  expect(reply.body.FailedEntryCount).toBe(0);
+  return reply.body.Entries.map((e: { EventId: string }) => e.EventId);
+}
+
+describe("waitForEvent", () => {
+  it("takes the event with its order id among 200 others", async () => {
+    const id = await start("order-137", { orderId: "o-137", timeout: 120, lookback: 0 });
+    await parked(id);
+    const ids: string[] = [];
+    for (let batch = 0; batch < 20; batch++) {
+      ids.push(
+        ...(await publish(Array.from({ length: 10 }, (_, i) => payment(`o-${batch * 10 + i}`)))),
+      );
+    }
+    const record = await ended(id);
+    expect(record.status).toBe("SUCCEEDED");
+    expect(record.output).toMatchObject({
+      id: ids[137],
+      source: "payments",
+      "detail-type": "PaymentReceived",
+      detail: { orderId: "o-137", amount: 42 },
+    });
+    // The history records which event it was.
+    const history = (await stack.client.get(`/v1/executions/${enc(id)}/history`)).body
+      .items as any[];
+    const succeeded = history.find((e) => e.type === "TaskSucceeded");
+    expect(JSON.parse(succeeded.taskSucceededEventDetails.output).id).toBe(ids[137]);
+  });
+
+  it("takes an event sent before the wait began, within LookbackSeconds", async () => {
+    const [eventId] = await publish([payment("o-early")]);
+    const id = await start("order-early", { orderId: "o-early", timeout: 120, lookback: 10 });
+    const record = await ended(id);
+    expect(record.status).toBe("SUCCEEDED");
+    expect(record.output.id).toBe(eventId);
+  });
+
+  it("times out with Stepwise.EventTimeout, which a Catch handles", async () => {
+    const id = await start("order-never", { orderId: "o-never", timeout: 1, lookback: 0 });
+    const record = await ended(id);
+    expect(record.status).toBe("SUCCEEDED");
+    expect(record.output).toEqual({ timedOut: "Stepwise.EventTimeout" });
+  });
+
+  it("one event answers every waiter it matches; each takes one event", async () => {
+    const a = await start("both-a", { orderId: "o-both", timeout: 120, lookback: 0 });
+    const b = await start("both-b", { orderId: "o-both", timeout: 120, lookback: 0 });
+    await Promise.all([parked(a), parked(b)]);
+    const [first] = await publish([payment("o-both"), payment("o-both")]);
+    const [ra, rb] = await Promise.all([ended(a), ended(b)]);
+    expect(ra.output.id).toBe(first);
+    expect(rb.output.id).toBe(first);
+  });
+});
