@@ -8,7 +8,7 @@ import {
   type ConnectionLimits,
 } from "./connection-limits.js";
 import { defaultRunners, servedBy } from "../task-runners/index.js";
-import { isEventWait } from "../task-runners/resources.js";
+import { isChildExecution, isEventWait } from "../task-runners/resources.js";
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -50,7 +50,7 @@ import { rulesPlugin } from "./plugins/rules.js";
 import { busEventsPlugin } from "./plugins/bus-events.js";
 import { closeQueryString } from "./query.js";
 import { DEFAULT_SLOW_REQUEST_MS, registerRequestLog, requestLogOptions } from "./request-log.js";
-import { registerValidation, validationError } from "./validation.js";
+import { lazySerializers, registerValidation, validationError } from "./validation.js";
 
 declare module "fastify" {
   /** Documentation keywords the OpenAPI document takes from each route's schema. */
@@ -131,9 +131,12 @@ export interface PluginOptions {
   admission?: Admission;
 }
 
-/** Every worker serves `stepwise:waitForEvent` (runtime/triggers/events/event-wait-runner.ts). */
+/**
+ * Every worker serves `stepwise:waitForEvent` (runtime/triggers/events/event-wait-runner.ts)
+ * and `states:startExecution` in all its patterns (runtime/children/).
+ */
 function servesEventWaits(serves: (resource: string) => boolean): (resource: string) => boolean {
-  return (resource) => isEventWait(resource) || serves(resource);
+  return (resource) => isEventWait(resource) || isChildExecution(resource) || serves(resource);
 }
 
 /** Task tokens travel in the path and may be up to 1024 characters (AWS's limit). */
@@ -157,6 +160,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       : {}),
     bodyLimit: MAX_BODY_BYTES,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers.buildSerializer } },
     // Bad percent-encoding in a URL answers from the registry like any other bad input.
     frameworkErrors: (error, request, reply) => {
       const longest = Math.max(...request.url.split(/[/?]/).map((s) => s.length));

@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
+import { SerializerSelector } from "@fastify/fast-json-stringify-compiler";
 import type { FastifyInstance } from "fastify";
 import { apiError, type ApiError } from "./errors.js";
 import { PATTERN_RULES } from "./schemas.js";
@@ -47,6 +48,25 @@ export function lazyValidator(compile: () => ValidateFunction): ValidateFunction
   }) as ValidateFunction;
   return validate;
 }
+
+/**
+ * Response serializers (fast-json-stringify), likewise compiled on a route's first
+ * answer of each status, not at start: fastify compiled all of them when the routes
+ * were registered, ~75 ms of every start's CPU (bench/start-cost.ts). Fastify's own
+ * serializer factory does the compiling, with the shared schemas as it would pass
+ * them; test/e2e/fuzz.test.ts compiles every response schema once.
+ */
+export const lazySerializers = {
+  buildSerializer(externalSchemas?: unknown, options?: SerializerOptions) {
+    const compile = SerializerSelector()(externalSchemas, options);
+    return (route: Parameters<typeof compile>[0]) => {
+      let serialize: ((doc: unknown) => string) | undefined;
+      return (doc: unknown) => (serialize ??= compile(route))(doc);
+    };
+  },
+};
+
+type SerializerOptions = Parameters<ReturnType<typeof SerializerSelector>>[1];
 
 const LOCATIONS: Record<string, string> = {
   body: "body",

@@ -75,6 +75,8 @@ export interface StepwiseConfig {
      * resource's, the SDK's chain, us-east-1) and STEPWISE_AWS_ENDPOINT_<SERVICE> by service key.
      */
     aws: { region?: string; endpoints: Record<string, string> };
+    /** STEPWISE_EVENTS_LOCAL: `events:putEvents` to the default bus goes to Stepwise's own bus. */
+    eventsLocal: boolean;
   };
   webhook: { url: string; secret: string } | undefined;
   audit: { keyFile: string | undefined };
@@ -235,6 +237,7 @@ export function loadConfig(env: Environment, flags: Flags = new Map()): Stepwise
       modelEndpoints: read.parsed("STEPWISE_MODEL_ENDPOINTS", modelEndpoints),
       secrets: env,
       aws: awsSettings(read),
+      eventsLocal: read.oneOf("STEPWISE_EVENTS_LOCAL", ["true", "false"], "false") === "true",
     },
     webhook: webhookUrl !== undefined ? webhook(read, webhookUrl) : undefined,
     audit: { keyFile: read.optionalString("STEPWISE_AUDIT_KEY") },

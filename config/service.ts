@@ -29,6 +29,7 @@ export function workerOptions(
   | "secrets"
   | "itemStore"
   | "aws"
+  | "eventsLocal"
 > {
   return {
     concurrency: config.worker.concurrency,
@@ -40,6 +41,7 @@ export function workerOptions(
     secrets: config.tasks.secrets,
     itemStore: config.itemStore,
     aws: config.tasks.aws,
+    eventsLocal: config.tasks.eventsLocal,
   };
 }
 

@@ -168,6 +168,11 @@ export const VARIABLES: readonly Variable[] = [
     doc: "workers: the endpoint AWS service integrations call for one service instead of AWS's (LocalStack, dynalite, MinIO, ElasticMQ), an http(s) URL; `<SERVICE>` is the service in capitals: `LAMBDA`, `DYNAMODB`, `SQS`, `SNS`, `EVENTBRIDGE`, `S3` (path-style), or any `aws-sdk:<service>`. Under `STEPWISE_EGRESS_ALLOW` when it is a loopback or private address. Credentials: the standard AWS chain (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_PROFILE`, container and instance roles)",
   },
   {
+    name: "STEPWISE_EVENTS_LOCAL",
+    default: "`false`",
+    doc: "workers: `true` publishes a definition's `events:putEvents` entries for the default bus (no `EventBusName`, `default`, or `arn:aws:events:<region>:<account>:event-bus/default`) into Stepwise's own event bus, as `POST /v1/events` does (rules fire, `waitForEvent` tasks take them), instead of sending them to EventBridge; entries for other buses still go to EventBridge. Not for EXPRESS executions",
+  },
+  {
     name: "STEPWISE_S3_ENDPOINT",
     default: "AWS S3",
     doc: "workers: the S3-compatible store (MinIO, R2, …) where a Distributed Map's `ItemReader` reads and `ResultWriter` writes, path-style; empty: AWS S3 in `STEPWISE_AWS_REGION`. Credentials: the standard AWS chain (`AWS_ACCESS_KEY_ID`, …); not subject to `STEPWISE_EGRESS_ALLOW`",

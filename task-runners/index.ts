@@ -53,7 +53,7 @@ export interface DefaultRunnerOptions {
   /** Where the model runner finds the keys its endpoints name by variable. */
   secrets?: Readonly<Record<string, string | undefined>>;
   /** The AWS runner's region and endpoint overrides (it takes `egress` from here). */
-  aws?: Pick<AwsRunnerOptions, "region" | "endpoints" | "credentials">;
+  aws?: Pick<AwsRunnerOptions, "region" | "endpoints" | "credentials" | "publishLocal">;
 }
 
 /**

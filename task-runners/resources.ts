@@ -21,7 +21,34 @@ export function bareResource(resource: string): string {
 }
 
 export function waitsForCallback(resource: string): boolean {
-  return resource.endsWith(".waitForTaskToken") || isEventWait(resource);
+  return resource.endsWith(".waitForTaskToken") || isEventWait(resource) || waitsForChild(resource);
+}
+
+/** How a `states:startExecution` task treats its child (runtime/children/). */
+export type ChildPattern = "start" | "sync" | "sync:2" | "waitForTaskToken";
+
+const CHILD =
+  /^arn:aws[a-z-]*:states:::states:startExecution(?:\.(sync:2|sync|waitForTaskToken))?$/;
+
+/** `arn:aws:states:::states:startExecution[.sync|.sync:2|.waitForTaskToken]`, else undefined. */
+export function childPattern(resource: string): ChildPattern | undefined {
+  const match = CHILD.exec(resource);
+  if (!match) return undefined;
+  return (match[1] as ChildPattern | undefined) ?? "start";
+}
+
+export function isChildExecution(resource: string): boolean {
+  return childPattern(resource) !== undefined;
+}
+
+/**
+ * `.sync` / `.sync:2` of `states:startExecution`: the runner starts the child and the
+ * task waits on a token of the runtime's (the engine gives none), answered when the
+ * child ends (runtime/children/child-watch.ts).
+ */
+export function waitsForChild(resource: string): boolean {
+  const pattern = childPattern(resource);
+  return pattern === "sync" || pattern === "sync:2";
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   activityName,
   taskMode,
   waitsForCallback,
+  waitsForChild,
   type TaskMode,
 } from "../../task-runners/resources.js";
 import { recordFields } from "../approvals/approval-record.js";
@@ -203,7 +204,9 @@ function taskOps(effect: EffectOf<"RunTask">, planning: Planning): CommitOp[] {
   const mode = (options.taskMode ?? taskMode)(effect.resource);
   // Activities and approvals answer through a token even without `.waitForTaskToken`.
   const fresh = (): string => (options.tokenPrefix ?? "") + randomToken();
-  const token = effect.taskToken ?? (mode === "call" ? undefined : fresh());
+  // A child execution's `.sync` waits on a token the engine does not hand out (runtime/children/).
+  const token =
+    effect.taskToken ?? (mode === "call" && !waitsForChild(effect.resource) ? undefined : fresh());
   const record: TaskRecord =
     mode === "park"
       ? parkedRecord(effect, planning.run, token ?? fresh(), options.now)

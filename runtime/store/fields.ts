@@ -66,6 +66,10 @@ export const EXECUTION_FIELDS = {
   traceState: "ts",
   /** Its model budget (JSON, commit/usage.ts). */
   budget: "bg",
+  /** The execution whose `states:startExecution` task started this one (runtime/children/). */
+  parentExecution: "pe",
+  /** The task attempt (`taskId`) that started it: a redelivered attempt finds its own child. */
+  parentTask: "pk",
   /** What its model calls spent so far (commit/usage.ts): calls, tokens in and out, cost (decimal). */
   modelCalls: "mc",
   inputTokens: "mi",

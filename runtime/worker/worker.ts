@@ -1,9 +1,12 @@
 import { defaultRunners, type DefaultRunnerOptions } from "../../task-runners/index.js";
+import type { AwsRunnerOptions, PublishLocal } from "../../task-runners/aws/index.js";
 import type { EgressPolicy } from "../../task-runners/egress.js";
 import type { ModelEndpoints } from "../../task-runners/model/endpoints.js";
 import type { TaskMode } from "../../task-runners/resources.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
+import { childExecutions } from "../children/index.js";
 import { ExecutionCache } from "../commit/execution-cache.js";
+import { RedisRuntime } from "../runtime.js";
 import { mapRunRunners, type ItemStoreSettings } from "../map-runs/index.js";
 import { resolveSettings, WORKER_DEFAULTS, type RuntimeSettings } from "../settings.js";
 import { resolveShardCount, servedShards, ShardLayout } from "../shards/shards.js";
@@ -59,6 +62,8 @@ export interface WorkerOptions extends Partial<RuntimeSettings> {
   secrets?: Readonly<Record<string, string | undefined>>;
   /** The AWS runner's region and endpoint overrides (config/: STEPWISE_AWS_*). */
   aws?: DefaultRunnerOptions["aws"];
+  /** `events:putEvents` to the default bus publishes into Stepwise's own bus (config/: STEPWISE_EVENTS_LOCAL). */
+  eventsLocal?: boolean;
   /** Where a Distributed Map reads items and writes results (config/: `STEPWISE_S3_ENDPOINT`; default: AWS S3, us-east-1). */
   itemStore?: ItemStoreSettings;
   /** Overrides how resources are treated (call / activity / park). */
@@ -118,10 +123,20 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
   const client = new RedisClient(settings, { name: "stepwise-worker" });
   const { layout, served } = await openDeployment(client, control, settings);
   const executions = new ExecutionCache(client, layout, undefined, settings.payloads);
+  const localEvents = options.eventsLocal ? openLocalEvents(settings) : undefined;
+  // `states:startExecution`: child executions and the watch of their ends (runtime/children/).
+  const children = childExecutions(client.redis, settings, onError);
   const runners = [
     // `stepwise:waitForEvent` registers its token with the event bus (runtime/triggers/).
     observedRunner(eventWaitRunner(client.redis, settings.prefix), { log, spans }),
-    ...workerRunners(options, settings, log, spans),
+    // After the given runners (mocks win), before the defaults (the AWS runner's startExecution).
+    ...workerRunners(
+      { ...options, taskRunners: [...(options.taskRunners ?? []), children.runner] },
+      settings,
+      log,
+      spans,
+      localEvents?.publish,
+    ),
   ];
   const lockLoss = lockLossReport(log, settings.lockDurationMs, options.onLockLost);
   const proc: WorkerProcess = {
@@ -148,7 +163,9 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
       closing ??= triggers
         .close()
         .catch(onError)
-        .then(() => closeWorker({ proc, rooms, bulk, client, lockLoss, ownSpans }, graceMs));
+        .then(() => children.close())
+        .then(() => closeWorker({ proc, rooms, bulk, client, lockLoss, ownSpans }, graceMs))
+        .finally(() => localEvents?.close().catch(onError));
       return closing;
     },
   };
@@ -183,13 +200,41 @@ async function openDeployment(
   }
 }
 
+/**
+ * STEPWISE_EVENTS_LOCAL: the AWS runner's `events:putEvents` publishes into the bus
+ * as `POST /v1/events` does (runtime/triggers/triggers.ts `publish`: stored, then
+ * delivered to rules and waiters), through a runtime of its own opened on first use,
+ * as the trigger loop's is.
+ */
+function openLocalEvents(settings: RuntimeSettings): {
+  publish: PublishLocal;
+  close(): Promise<void>;
+} {
+  let runtime: RedisRuntime | undefined;
+  return {
+    publish: (entries) => (runtime ??= new RedisRuntime(settings)).triggers.publish(entries),
+    async close() {
+      let timer: NodeJS.Timeout | undefined;
+      // Bounded: a Redis that is away must not hold the worker's shutdown.
+      await Promise.race([
+        runtime?.close(),
+        new Promise((done) => (timer = setTimeout(done, 2_000))),
+      ]).finally(() => clearTimeout(timer));
+    },
+  };
+}
+
 /** The task runners: the given ones first, then the defaults, each observed (logs, spans). */
 function workerRunners(
   options: WorkerOptions,
   settings: RuntimeSettings,
   log: WorkerLog,
   spans: SpanSink | undefined,
+  publishLocal: PublishLocal | undefined,
 ): TaskRunner[] {
+  // defaultRunners hands `aws` to the AWS runner whole: publishLocal reaches it.
+  const aws: AwsRunnerOptions | undefined =
+    publishLocal !== undefined ? { ...options.aws, publishLocal } : options.aws;
   return [
     // A Distributed Map's ItemReader and ResultWriter (internal resources no Task can name).
     ...mapRunRunners(options.itemStore),
@@ -201,7 +246,7 @@ function workerRunners(
         : {}),
       ...(options.modelEndpoints ? { modelEndpoints: options.modelEndpoints } : {}),
       ...(options.secrets ? { secrets: options.secrets } : {}),
-      ...(options.aws ? { aws: options.aws } : {}),
+      ...(aws ? { aws } : {}),
       ...(settings.payloads ? { payloads: settings.payloads } : {}),
     }),
   ].map((runner) => observedRunner(runner, { log, spans }));

@@ -4,6 +4,7 @@ import { DEFAULT_EGRESS, type EgressPolicy } from "../egress.js";
 import { TaskError, type TaskRequest, type TaskRunner } from "../runner.js";
 import { AwsClients, httpAnswerOf, type ClientSettings } from "./clients.js";
 import { taskErrorFrom, type ErrorContext } from "./errors.js";
+import { putEventsLocally, type PublishLocal } from "./local-events.js";
 import { INTEGRATIONS } from "./optimized.js";
 import { parseAwsResource, type AwsResource } from "./resources.js";
 import { awsService, commandName, type AwsService } from "./services.js";
@@ -36,6 +37,12 @@ export interface AwsRunnerOptions {
   maxResponseBytes?: number;
   /** How client packages are loaded (default: `import` from node_modules). */
   importer?: ClientSettings["importer"];
+  /**
+   * STEPWISE_EVENTS_LOCAL=true: publishes `events:putEvents` entries for the default
+   * bus into Stepwise's own (the worker passes its event bus in; local-events.ts).
+   * Unset: every entry goes to EventBridge.
+   */
+  publishLocal?: PublishLocal;
 }
 
 export interface AwsRunner extends TaskRunner {
@@ -58,6 +65,7 @@ export function awsRunner(options: AwsRunnerOptions = {}): AwsRunner {
     ...(options.importer !== undefined ? { importer: options.importer } : {}),
   });
   const maxBodyBytes = options.maxResponseBytes ?? MAX_BODY_BYTES;
+  const publishLocal = options.publishLocal;
 
   async function call(
     request: TaskRequest,
@@ -106,10 +114,27 @@ export function awsRunner(options: AwsRunnerOptions = {}): AwsRunner {
         };
         return call(request, resource, service, context, async (signal) => {
           const input = integration.input(args, request);
-          const client = await clients.client(service, resource.region);
-          const Command = await clients.command(service, integration.command);
-          if (!Command) throw new Error(`${service.pkg} has no ${integration.command}`);
-          const output = await client.send(new Command(input), { abortSignal: signal });
+          const send = async (sdkInput: Record<string, unknown>): Promise<unknown> => {
+            const client = await clients.client(service, resource.region);
+            const Command = await clients.command(service, integration.command);
+            if (!Command) throw new Error(`${service.pkg} has no ${integration.command}`);
+            return client.send(new Command(sdkInput), { abortSignal: signal });
+          };
+          if (publishLocal !== undefined && resource.service === "events") {
+            // The default bus's entries into Stepwise's own; the others to EventBridge.
+            const answer = await putEventsLocally(
+              input as { Entries: Json[] },
+              request.operationKey,
+              publishLocal,
+              async (entries) =>
+                (await outputJson(
+                  await send({ ...input, Entries: entries }),
+                  maxBodyBytes,
+                )) as JsonObject,
+            );
+            return integration.result(answer, undefined, maxBodyBytes);
+          }
+          const output = await send(input);
           return integration.result(output, httpAnswerOf(output), maxBodyBytes);
         });
       }

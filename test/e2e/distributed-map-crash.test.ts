@@ -39,6 +39,9 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  // A worker whose crash point was never reached (a failing test) is still running.
+  for (const spawned of workers) spawned.child.kill("SIGKILL");
+  await Promise.all(workers.map((spawned) => exited(spawned.child)));
   let code: number | null = 0;
   if (api) {
     api.child.kill("SIGTERM");
@@ -52,13 +55,17 @@ afterAll(async () => {
   expect({ code, errors }, api?.output()).toEqual({ code: 0, errors: [] });
 });
 
+const workers: Spawned[] = [];
+
 function worker(crash?: { at: string; after: number }): Spawned {
-  return spawnBin(["worker"], {
+  const spawned = spawnBin(["worker"], {
     env: {
       ...env,
       ...(crash ? { STEPWISE_CRASH_AT: crash.at, STEPWISE_CRASH_AFTER: String(crash.after) } : {}),
     },
   });
+  workers.push(spawned);
+  return spawned;
 }
 
 describe("Distributed Map and worker crashes", () => {

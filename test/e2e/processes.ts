@@ -150,7 +150,8 @@ export async function until<T>(check: () => Promise<T | undefined>, ms = 20_000)
  * test timeout that could be anything.
  */
 export function exited(child: ChildProcess, ms = 30_000): Promise<number | null> {
-  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  // Ended already: by itself (exitCode) or by a signal (signalCode, exitCode stays null).
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`process ${child.pid} did not exit within ${ms / 1000} s`)),
