@@ -130,6 +130,27 @@ describe("waitForEvent", () => {
     expect(record.output).toEqual({ timedOut: "Stepwise.EventTimeout" });
   });
 
+  it("holds Match to the JSONata budget: an expression past it matches nothing", async () => {
+    // Past the 500,000-step budget (engine/jsonata/limits.ts): unbounded it would be
+    // true after about half a second of the publisher's CPU.
+    const hostile = structuredClone(definition);
+    hostile.States.AwaitPayment.Parameters.Match = "$count([1..99999].($ * 2 + 1)) > 0";
+    const created = await stack.client.post("/v1/state-machines", {
+      name: "await-hostile",
+      definition: hostile,
+    });
+    expect(created.status).toBe(201);
+    const started = await stack.client.post("/v1/state-machines/await-hostile/executions", {
+      input: { orderId: "o-hostile", timeout: 3, lookback: 0 },
+    });
+    expect(started.status).toBe(201);
+    const id = started.body.executionId as string;
+    await parked(id);
+    await publish([payment("o-hostile")]);
+    const record = await ended(id);
+    expect(record.output).toEqual({ timedOut: "Stepwise.EventTimeout" });
+  });
+
   it("one event answers every waiter it matches; each takes one event", async () => {
     const a = await start("both-a", { orderId: "o-both", timeout: 120, lookback: 0 });
     const b = await start("both-b", { orderId: "o-both", timeout: 120, lookback: 0 });

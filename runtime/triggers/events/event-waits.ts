@@ -1,4 +1,4 @@
-import jsonata from "jsonata";
+import { compileExpression } from "../../../engine/jsonata/compile.js";
 import type { Redis } from "ioredis";
 import type { Json } from "../../../engine/core/json.js";
 import { RuntimeError, type Runtime } from "../../contract/index.js";
@@ -72,9 +72,9 @@ export function checkWaitParameters(input: Json): WaitParameters {
   if (p.Match !== undefined) {
     if (typeof p.Match !== "string") throw new Error("Match is a JSONata expression (a string)");
     try {
-      jsonata(unbrace(p.Match));
+      compileExpression(unbrace(p.Match));
     } catch (err) {
-      throw new Error(`Match does not parse: ${(err as Error).message}`);
+      throw new Error(`Match does not parse: ${(err as { message?: string }).message}`);
     }
   }
   for (const field of ["TimeoutSeconds", "LookbackSeconds"] as const) {
@@ -213,7 +213,9 @@ export class EventWaits {
     if (waiter.pattern && !matches(waiter.pattern, event as unknown as Json)) return false;
     if (waiter.match === undefined) return true;
     try {
-      const result: unknown = await jsonata(unbrace(waiter.match)).evaluate(
+      // The engine's compiled form: cached, and held to the JSONata budget
+      // (engine/jsonata/limits.ts), so a costly Match cannot stall the publisher.
+      const result: unknown = await compileExpression(unbrace(waiter.match)).evaluate(
         {},
         { event, input: waiter.input },
       );
