@@ -150,6 +150,11 @@ export const executionRecord = {
       required: ["executionId", "eventId"],
       properties: { executionId: { type: "string" }, eventId: { type: "integer" } },
     },
+    parentExecution: {
+      type: "string",
+      description:
+        "The execution ARN of the parent whose `arn:aws:states:::states:startExecution` task (fire and forget, `.sync`, `.sync:2` or `.waitForTaskToken`) started this one; absent for an execution started otherwise.",
+    },
     budget: {
       ...modelBudget,
       description: "The limits on its model calls (the start's `budget`).",

@@ -8,8 +8,11 @@ import { Link } from "./components/Link.js";
 import { ErrorNotice, Forbidden } from "./components/misc.js";
 import { ApprovalsPage } from "./pages/Approvals.js";
 import { ExecutionPage } from "./pages/Execution.js";
+import { EventsPage } from "./pages/Events.js";
 import { ExecutionsPage } from "./pages/Executions.js";
 import { LoginPage } from "./pages/Login.js";
+import { RulePage, RulesPage } from "./pages/Rules.js";
+import { SchedulePage, SchedulesPage } from "./pages/Schedules.js";
 import { StateMachinePage } from "./pages/StateMachine.js";
 import { StateMachinesPage } from "./pages/StateMachines.js";
 import { BASE, matchRoute, navigate, paths, useLocation, type Location } from "./router.js";
@@ -93,6 +96,21 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
                 <Link href={paths.executions()}>Executions</Link>
               </li>
             ) : null}
+            {can(me, "definitions:read") ? (
+              <li aria-current={current("schedules")}>
+                <Link href={paths.schedules()}>Schedules</Link>
+              </li>
+            ) : null}
+            {can(me, "definitions:read") ? (
+              <li aria-current={current("rules")}>
+                <Link href={paths.rules()}>Rules</Link>
+              </li>
+            ) : null}
+            {can(me, "executions:read") ? (
+              <li aria-current={current("events")}>
+                <Link href={paths.events()}>Events</Link>
+              </li>
+            ) : null}
             {can(me, "approvals:read") ? (
               <li aria-current={current("approvals")}>
                 <Link href={paths.approvals()}>
@@ -145,7 +163,27 @@ function Page({
     return <Forbidden me={me} need="definitions:read" what="read state machines" />;
   if (route.page === "executions" && !can(me, "executions:read"))
     return <Forbidden me={me} need="executions:read" what="read executions" />;
+  if (
+    (route.page === "schedules" ||
+      route.page === "schedule" ||
+      route.page === "rules" ||
+      route.page === "rule") &&
+    !can(me, "definitions:read")
+  )
+    return <Forbidden me={me} need="definitions:read" what="read schedules and rules" />;
+  if (route.page === "events" && !can(me, "executions:read"))
+    return <Forbidden me={me} need="executions:read" what="read the events on the bus" />;
   switch (route.page) {
+    case "schedules":
+      return <SchedulesPage />;
+    case "schedule":
+      return <SchedulePage me={me} name={route.name} />;
+    case "rules":
+      return <RulesPage />;
+    case "rule":
+      return <RulePage me={me} name={route.name} />;
+    case "events":
+      return <EventsPage me={me} />;
     case "machines":
       return <StateMachinesPage />;
     case "machine": {

@@ -13,6 +13,11 @@ export type Route =
   | { page: "execution"; id: string }
   | { page: "approvals" }
   | { page: "approval"; id: string }
+  | { page: "schedules" }
+  | { page: "schedule"; name: string }
+  | { page: "rules" }
+  | { page: "rule"; name: string }
+  | { page: "events" }
   | { page: "home" }
   | { page: "not-found"; path: string };
 
@@ -31,6 +36,12 @@ export function matchRoute(pathname: string): Route {
   if (first === "approvals" && parts.length === 1) return { page: "approvals" };
   if (first === "approvals" && parts.length === 2 && decoded)
     return { page: "approval", id: decoded };
+  if (first === "schedules" && parts.length === 1) return { page: "schedules" };
+  if (first === "schedules" && parts.length === 2 && decoded)
+    return { page: "schedule", name: decoded };
+  if (first === "rules" && parts.length === 1) return { page: "rules" };
+  if (first === "rules" && parts.length === 2 && decoded) return { page: "rule", name: decoded };
+  if (first === "events" && parts.length === 1) return { page: "events" };
   return { page: "not-found", path };
 }
 
@@ -55,4 +66,9 @@ export const paths = {
   execution: (id: string) => `${BASE}/executions/${encodeURIComponent(id)}`,
   approvals: (tab?: "decided") => `${BASE}/approvals${tab ? `?tab=${tab}` : ""}`,
   approval: (id: string) => `${BASE}/approvals/${encodeURIComponent(id)}`,
+  schedules: () => `${BASE}/schedules`,
+  schedule: (name: string) => `${BASE}/schedules/${encodeURIComponent(name)}`,
+  rules: () => `${BASE}/rules`,
+  rule: (name: string) => `${BASE}/rules/${encodeURIComponent(name)}`,
+  events: () => `${BASE}/events`,
 };

@@ -160,6 +160,8 @@ export interface ExecutionRecord {
   redrivenAt?: string;
   /** A fork's source: the execution and the history event it was forked at. */
   forkedFrom?: { executionId: string; eventId: number };
+  /** The execution whose `states:startExecution` task started this one (runtime/children/). */
+  parentExecution?: string;
   /** While PAUSED: why, who paused it and when. */
   pause?: PauseInfo;
   /**

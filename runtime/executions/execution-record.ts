@@ -39,6 +39,7 @@ export const SUMMARY_FIELDS = [
   "pause",
   "pinnedVersion",
   "alias",
+  "parentExecution",
 ] as const;
 
 /** `SUMMARY_FIELDS` as stored, for HMGET. */
@@ -75,6 +76,7 @@ export function toSummary(row: SummaryRow): ExecutionSummary {
   if (row.stoppedAt) summary.stoppedAt = row.stoppedAt;
   if (row.pinnedVersion) summary.pinnedVersion = Number(row.pinnedVersion);
   if (row.alias) summary.alias = row.alias;
+  if (row.parentExecution) summary.parentExecution = row.parentExecution;
   return summary;
 }
 
@@ -104,6 +106,7 @@ export function toRecord(
   if (f.restartedFrom !== undefined) record.restartedFrom = f.restartedFrom;
   if (f.redriveCount !== undefined) record.redriveCount = Number(f.redriveCount);
   if (f.redrivenAt !== undefined) record.redrivenAt = f.redrivenAt;
+  if (f.parentExecution !== undefined) record.parentExecution = f.parentExecution;
   if (f.historyHead !== undefined)
     record.historyHead = { eventId: Number(f.historyCount ?? 0), hash: f.historyHead };
   record.traceId = traceOfRecord(executionId, f.startedAt, f.traceId).traceId;

@@ -432,6 +432,46 @@ describe("console: find, follow and act on executions (1440×900 and 390×844)",
     await page.close();
   });
 
+  it("links a child execution and its parent both ways", async () => {
+    const child = { StartAt: "Echo", States: { Echo: { Type: "Pass", End: true } } };
+    const parent = {
+      StartAt: "Run",
+      States: {
+        Run: {
+          Type: "Task",
+          Resource: "arn:aws:states:::states:startExecution",
+          Parameters: {
+            StateMachineArn: "arn:aws:states:us-east-1:123456789012:stateMachine:kid",
+            Input: {},
+          },
+          End: true,
+        },
+      },
+    };
+    for (const [name, definition] of [
+      ["kid", child],
+      ["elder", parent],
+    ] as const) {
+      const r = await stack.client.post("/v1/state-machines", { name, definition });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+    }
+    const id = await start("elder", "elder-1", {}, 10);
+    const done = await stack.client.get(`/v1/executions/${enc(id)}`);
+    expect(done.body.status).toBe("SUCCEEDED");
+    const kid = done.body.output.ExecutionArn as string;
+    const page = await open(desktop, `/console/executions/${enc(kid)}`);
+    const startedBy = page.locator(`[data-parent-execution="${id}"] a`);
+    await startedBy.waitFor();
+    expect(await startedBy.getAttribute("href")).toBe(`/console/executions/${enc(id)}`);
+    await startedBy.click();
+    await page.locator('svg.graph [data-state="Run"][data-status="succeeded"]').click();
+    const link = page.locator('[data-detail-state="Run"] [data-child-execution] a');
+    await link.waitFor();
+    expect(await link.textContent()).toBe("Child execution");
+    expect(await link.getAttribute("href")).toBe(`/console/executions/${enc(kid)}`);
+    await page.close();
+  });
+
   it("tells an approve key it may not read an execution, once, and loads nothing more", async () => {
     const context = await contextWithKey(browser, ALICE, PHONE);
     const page = await context.newPage();

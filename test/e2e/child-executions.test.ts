@@ -1,7 +1,10 @@
+import { DescribeExecutionCommand, ListExecutionsCommand, SFNClient } from "@aws-sdk/client-sfn";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { childExecutionOf } from "../../console/src/components/child-execution.js";
+import { deriveHistory } from "../../console/src/status/derive.js";
 import { until } from "./processes.js";
-import { REDIS_URL, startStack, type Stack } from "./stack.js";
+import { KEYS, REDIS_URL, startStack, type Stack } from "./stack.js";
 
 /**
  * Child executions of other state machines (`arn:aws:states:::states:startExecution`)
@@ -9,7 +12,10 @@ import { REDIS_URL, startStack, type Stack } from "./stack.js";
  * parsed, `.sync` with it as text, fire and forget answers StartExecution's result
  * while the child runs on, a failing child fails the parent's task with a
  * catchable States.TaskFailed, `.waitForTaskToken` waits for the child's callback,
- * and stopping the parent stops its `.sync` child.
+ * and stopping the parent stops its `.sync` child. The child's REST record names
+ * its parent (`parentExecution`, documented in the OpenAPI document, never in AWS's
+ * DescribeExecution), and the console's link from the parent's task to its child
+ * (console/src/components/child-execution.ts) finds the child in the parent's history.
  */
 let stack: Stack;
 const enc = encodeURIComponent;
@@ -141,6 +147,14 @@ async function childOf(id: string): Promise<string> {
   });
 }
 
+/** The child the console's state panel links to: the `Run` entry's, from the history. */
+async function linkedChild(id: string): Promise<string | undefined> {
+  const events = (await stack.client.get(`/v1/executions/${enc(id)}/history`)).body.items as any[];
+  const derived = deriveHistory(events);
+  const run = derived.states.get("Run")?.entries.at(-1);
+  return run ? childExecutionOf(events, derived.entryOfEvent, run.enteredEventId) : undefined;
+}
+
 /** The `parentExecution` field of an execution's record, read from Redis. */
 async function recordedParent(executionArn: string): Promise<string | null> {
   const short = executionArn.slice(executionArn.indexOf(":execution:") + ":execution:".length);
@@ -178,6 +192,10 @@ describe("states:startExecution", () => {
     expect(child.status).toBe("SUCCEEDED");
     expect(child.name).toBe(out.Name);
     expect(child.input).toEqual({ n: 21, AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID: id });
+    // REST names the parent on the child's record, not on the parent's.
+    expect(child.parentExecution).toBe(id);
+    expect(record).not.toHaveProperty("parentExecution");
+    expect(await linkedChild(id)).toBe(out.ExecutionArn);
   });
 
   it(".sync answers the child's input and output as JSON text", async () => {
@@ -199,6 +217,16 @@ describe("states:startExecution", () => {
     expect(child.output).toEqual({ n: 5, startedBy: id });
     // The child's record names its parent (runtime/store/fields.ts `parentExecution`).
     expect(await recordedParent(record.output.ExecutionArn)).toBe(id);
+    expect(child.parentExecution).toBe(id);
+    expect(record).not.toHaveProperty("parentExecution");
+    expect(await linkedChild(id)).toBe(record.output.ExecutionArn);
+    // A listing's item names it too.
+    const listed = await stack.client.get(`/v1/executions?stateMachine=child-echo&limit=1000`);
+    expect(listed.status).toBe(200);
+    const item = (listed.body.items as any[]).find(
+      (e) => e.executionId === record.output.ExecutionArn,
+    );
+    expect(item?.parentExecution).toBe(id);
   });
 
   it("a failing child fails the task with States.TaskFailed, which a Catch handles", async () => {
@@ -222,6 +250,9 @@ describe("states:startExecution", () => {
   it(".waitForTaskToken waits for the callback of the child's token", async () => {
     const id = await start("parent-callback");
     const child = await describeExecution(await childOf(id));
+    expect(child.parentExecution).toBe(id);
+    // While the parent waits, its task links to the child (TaskSubmitted's output)…
+    expect(await linkedChild(id)).toBe(child.executionId);
     const token = child.input.token as string;
     expect(token).toBeTruthy();
     const answered = await stack.client.post(`/v1/task-tokens/${enc(token)}/success`, {
@@ -231,6 +262,8 @@ describe("states:startExecution", () => {
     const record = await ended(id);
     expect(record.status).toBe("SUCCEEDED");
     expect(record.output).toEqual({ done: true });
+    // …and still once the callback's result (without ExecutionArn) ended the task.
+    expect(await linkedChild(id)).toBe(child.executionId);
     await stack.client.post(`/v1/executions/${enc(child.executionId)}/stop`, {});
   });
 
@@ -242,5 +275,44 @@ describe("states:startExecution", () => {
     expect(stopped.status).toBe(200);
     const record = await ended(child);
     expect(record.status).toBe("ABORTED");
+  });
+});
+
+describe("the parent–child link", () => {
+  it("the OpenAPI document describes parentExecution on GET /v1/executions/:id", async () => {
+    const doc = await stack.client.get("/docs/json", { key: null });
+    expect(doc.status).toBe(200);
+    const detail =
+      doc.body.paths["/v1/executions/{executionId}"].get.responses["200"].content[
+        "application/json"
+      ].schema;
+    expect(detail.properties.parentExecution).toMatchObject({ type: "string" });
+    expect(detail.properties.parentExecution.description).toMatch(/startExecution/);
+    expect(detail.required).not.toContain("parentExecution");
+  });
+
+  it("AWS's DescribeExecution and ListExecutions do not show it", async () => {
+    const id = await start("parent-start", { n: 8 });
+    const child = (await ended(id)).output.ExecutionArn as string;
+    expect((await describeExecution(child)).parentExecution).toBe(id);
+    const sfn = new SFNClient({
+      endpoint: stack.url,
+      region: "us-east-1",
+      credentials: { accessKeyId: "ops", secretAccessKey: KEYS.admin },
+      maxAttempts: 1,
+    });
+    try {
+      const described = await sfn.send(new DescribeExecutionCommand({ executionArn: child }));
+      expect(described.executionArn).toBe(child);
+      expect(Object.keys(described).filter((k) => /parent/i.test(k))).toEqual([]);
+      const listed = await sfn.send(
+        new ListExecutionsCommand({ stateMachineArn: arn("child-echo") }),
+      );
+      const item = listed.executions?.find((e) => e.executionArn === child);
+      expect(item).toBeDefined();
+      expect(Object.keys(item!).filter((k) => /parent/i.test(k))).toEqual([]);
+    } finally {
+      sfn.destroy();
+    }
   });
 });

@@ -78,6 +78,8 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
 export const api = {
   get: <T>(path: string, query?: Query) => call<T>("GET", withQuery(path, query)),
   post: <T>(path: string, body?: unknown) => call<T>("POST", path, body ?? {}),
+  put: <T>(path: string, body: unknown) => call<T>("PUT", path, body),
+  delete: (path: string) => call<undefined>("DELETE", path),
 };
 
 /** Path segments of ids (execution ids are ARNs, with colons). */

@@ -66,6 +66,7 @@ const GRANTED_BY: Partial<Record<Permission, string>> = {
   "executions:read": "admin or run",
   "executions:write": "admin or run",
   "definitions:read": "admin or run",
+  "definitions:write": "admin",
   "approvals:read": "admin or approve",
   "approvals:decide": "admin or approve",
 };

@@ -11,6 +11,7 @@ import {
   type Page,
   type StateMachineDetail,
 } from "../api/types.js";
+import { childExecutionOf } from "../components/child-execution.js";
 import { DefinitionView } from "../components/Definition.js";
 import { JsonView, parseMaybe } from "../components/JsonView.js";
 import { Link } from "../components/Link.js";
@@ -255,6 +256,14 @@ export function ExecutionPage({ me, id }: { me: Me; id: string }) {
           <span>Started {formatTime(record.startedAt)}</span>
           {record.stoppedAt ? <span>Stopped {formatTime(record.stoppedAt)}</span> : null}
           <Elapsed record={record} />
+          {record.parentExecution ? (
+            <span data-parent-execution={record.parentExecution}>
+              Started by{" "}
+              <Link href={paths.execution(record.parentExecution)} class="mono">
+                {shortExecution(record.parentExecution)}
+              </Link>
+            </span>
+          ) : null}
           {record.restartedFrom ? (
             <span>
               Restarted from <Link href={paths.execution(record.restartedFrom)}>the original</Link>
@@ -323,6 +332,7 @@ export function ExecutionPage({ me, id }: { me: Me; id: string }) {
         <div class="side">
           <StateDetail
             derived={derived}
+            events={events}
             selection={selection}
             definitions={definitions}
             automatic={chosen === undefined}
@@ -391,6 +401,12 @@ async function forkFrom(
   }
 }
 
+/** An execution ARN as `<state machine>:<name>` (the part after `:execution:`). */
+function shortExecution(arn: string): string {
+  const at = arn.indexOf(":execution:");
+  return at < 0 ? arn : arn.slice(at + ":execution:".length);
+}
+
 function Elapsed({ record }: { record: ExecutionDetail }) {
   const now = useNow(1000);
   const end = record.stoppedAt ? Date.parse(record.stoppedAt) : now;
@@ -410,6 +426,7 @@ function Countdown({ until, label }: { until: number; label: string }) {
 
 function StateDetail({
   derived,
+  events,
   selection,
   definitions,
   automatic,
@@ -417,6 +434,7 @@ function StateDetail({
   onChoose,
 }: {
   derived: DerivedHistory;
+  events: readonly HistoryEvent[];
   selection: Selection | undefined;
   definitions: Map<string, Record<string, unknown>>;
   automatic: boolean;
@@ -439,6 +457,9 @@ function StateDetail({
     summary?.entries[summary.entries.length - 1];
   const state = definitions.get(selection.name);
   const end = entry && entry.status === "running" ? waitEnd(state, entry) : undefined;
+  const child = entry
+    ? childExecutionOf(events, derived.entryOfEvent, entry.enteredEventId)
+    : undefined;
   const duration =
     entry &&
     (entry.exitedAt ? Date.parse(entry.exitedAt) : entry.status === "running" ? now : undefined);
@@ -488,6 +509,12 @@ function StateDetail({
             <BranchPicker branches={state.Branches} derived={derived} onChoose={onChoose} />
           ) : null}
           {end !== undefined ? <Countdown until={end} label="Waits until" /> : null}
+          {child !== undefined ? (
+            <p data-child-execution={child}>
+              <Link href={paths.execution(child)}>Child execution</Link>{" "}
+              <span class="mono small wrap">{shortExecution(child)}</span>
+            </p>
+          ) : null}
           {entry.failures.length > 0 ? (
             <>
               <h3>Attempts that failed</h3>
