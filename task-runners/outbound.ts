@@ -128,9 +128,10 @@ function admit(policy: EgressPolicy, url: URL): void {
 /**
  * A `lookup` for net.connect that resolves, keeps only the addresses the policy
  * allows and hands those to the socket. Node calls it with `all: true` when it
- * races address families (autoSelectFamily, on by default since Node 20).
+ * races address families (autoSelectFamily, on by default since Node 20). The AWS
+ * clients' agents use it too (aws/transport.ts).
  */
-function checkedLookup(policy: EgressPolicy): LookupFunction {
+export function checkedLookup(policy: EgressPolicy): LookupFunction {
   return ((hostname: string, options: { all?: boolean; family?: number }, callback: never) => {
     const done = callback as unknown as (
       err: Error | null,

@@ -1,6 +1,7 @@
 import type { EgressPolicy } from "../egress.js";
 import type { AwsService } from "./services.js";
-import { AwsEgressRefused, egressAgents, literalRefusal, type Agents } from "./transport.js";
+import { EgressRefused } from "../outbound.js";
+import { egressAgents, literalRefusal, type Agents } from "./transport.js";
 
 /**
  * The AWS SDK clients of one runner, made when first needed and kept per service
@@ -114,7 +115,7 @@ export class AwsClients {
     if (endpoint !== undefined) {
       const refused = literalRefusal(this.settings.egress, new URL(endpoint));
       // An IP literal never reaches the agents' lookup: judged here, before any request.
-      if (refused) throw new AwsEgressRefused(refused);
+      if (refused) throw new EgressRefused(refused);
     }
     const region = resourceRegion ?? this.settings.region ?? (await this.regionFromChain(service));
     const key = `${service.pkg} ${region}`;

@@ -1,8 +1,8 @@
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http from "node:http";
 import https from "node:https";
-import { isIP, type LookupFunction } from "node:net";
-import { EGRESS_ENV, hostAllowed, refusal, type EgressPolicy } from "../egress.js";
+import { isIP } from "node:net";
+import { hostAllowed, refusal, type EgressPolicy } from "../egress.js";
+import { checkedLookup } from "../outbound.js";
 
 /**
  * The sockets the AWS clients open, under the egress policy (DESIGN.md, "Side
@@ -17,14 +17,6 @@ import { EGRESS_ENV, hostAllowed, refusal, type EgressPolicy } from "../egress.j
  * use these agents: an instance role keeps working under a closed policy.
  */
 export const EGRESS_REFUSED = "ERR_EGRESS_REFUSED";
-
-export class AwsEgressRefused extends Error {
-  readonly code = EGRESS_REFUSED;
-  constructor(message: string) {
-    super(`${message}; ${EGRESS_ENV} opens exceptions`);
-    this.name = "EgressRefused";
-  }
-}
 
 export interface Agents {
   httpAgent: http.Agent;
@@ -47,32 +39,6 @@ export function literalRefusal(policy: EgressPolicy, endpoint: URL): string | un
   return reason === undefined
     ? undefined
     : `${endpoint.origin}: ${host} is ${article(reason)} address, refused by the egress policy`;
-}
-
-function checkedLookup(policy: EgressPolicy): LookupFunction {
-  return ((hostname: string, options: { all?: boolean; family?: number }, callback: never) => {
-    const done = callback as unknown as (
-      err: Error | null,
-      address?: string | LookupAddress[],
-      family?: number,
-    ) => void;
-    dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (err, addresses) => {
-      if (err) return done(err);
-      const open = hostAllowed(policy, hostname);
-      const allowed = addresses.filter((a) => open || refusal(policy, a.address) === undefined);
-      if (allowed.length === 0) {
-        const first = addresses[0];
-        const reason = first ? (refusal(policy, first.address) ?? "") : "";
-        return done(
-          new AwsEgressRefused(
-            `${hostname} resolves to ${first?.address ?? "no address"}, ${article(reason)} address, refused by the egress policy`,
-          ),
-        );
-      }
-      if (options.all) return done(null, allowed);
-      done(null, allowed[0]!.address, allowed[0]!.family);
-    });
-  }) as LookupFunction;
 }
 
 function article(kind: string): string {
