@@ -130,7 +130,8 @@ export interface ItemProcessor extends StateScope {
 export interface MapState extends Common, Transition {
   Type: "Map";
   ItemProcessor?: ItemProcessor;
-  Iterator?: StateScope;
+  /** The legacy name of ItemProcessor (ProcessorConfig included, as AWS accepts it). */
+  Iterator?: ItemProcessor;
   ItemsPath?: string;
   Items?: Json;
   ItemSelector?: Json;

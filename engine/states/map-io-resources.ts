@@ -47,7 +47,8 @@ export interface ResultWriterRequest {
 
 /** `DISTRIBUTED` in the Map's ProcessorConfig. */
 export function isDistributed(state: MapState): boolean {
-  return state.ItemProcessor?.ProcessorConfig?.Mode === "DISTRIBUTED";
+  // `Iterator` is ItemProcessor's legacy name; AWS takes a ProcessorConfig in either.
+  return (state.ItemProcessor ?? state.Iterator)?.ProcessorConfig?.Mode === "DISTRIBUTED";
 }
 
 const READER_RESOURCES = new Set([
