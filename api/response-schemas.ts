@@ -1,7 +1,7 @@
 /**
  * The JSON Schemas of what the REST API answers: the execution record and its
  * listing and detail forms, history events, state machines, approval records,
- * `GET /v1/me`, pages and errors. Served through api/schemas.ts (validation, fast
+ * schedules, event rules and bus events, `GET /v1/me`, pages and errors. Served through api/schemas.ts (validation, fast
  * serialization, the OpenAPI document); api/shapes.ts derives their TypeScript types.
  *
  * This module imports nothing, on purpose: the console type-checks it (through
@@ -155,6 +155,11 @@ export const executionRecord = {
       description:
         "The execution ARN of the parent whose `arn:aws:states:::states:startExecution` task (fire and forget, `.sync`, `.sync:2` or `.waitForTaskToken`) started this one; absent for an execution started otherwise.",
     },
+    mapRunArn: {
+      type: "string",
+      description:
+        "A Distributed Map's child execution (one per item or batch): the Map Run that started it; `parentExecution` names the execution whose Map state ran the Map Run.",
+    },
     budget: {
       ...modelBudget,
       description: "The limits on its model calls (the start's `budget`).",
@@ -257,6 +262,216 @@ export function page<T extends object>(items: T) {
     },
   } as const;
 }
+
+/** A list answered whole (`GET /v1/schedules`, `/v1/rules`): no cursor. */
+export function listOf<T extends object>(items: T) {
+  return {
+    type: "object",
+    required: ["items"],
+    properties: { items: { type: "array", items } },
+  } as const;
+}
+
+/*
+ * Triggers (api/plugins/schedules.ts, rules.ts, bus-events.ts; runtime/triggers/):
+ * schedules, event rules and the events on the bus. The requests' schemas stay in
+ * the plugins, which take these fields' descriptions and add their limits.
+ */
+
+/** A schedule's overlap policies, as runtime/triggers/schedules/overlap.ts's OVERLAP_POLICIES. */
+export const OVERLAP_POLICIES = ["SKIP", "BUFFER_ONE", "ALLOW_ALL", "CANCEL_OTHER"] as const;
+/** Why a tick started nothing, as runtime/triggers/schedules/schedule-record.ts's SkippedTick. */
+export const SKIPPED_REASONS = ["missed", "overlap", "failed"] as const;
+/** Whether a schedule ticks, or a rule matches. */
+export const TRIGGER_STATES = ["ENABLED", "DISABLED"] as const;
+
+/** What a schedule starts: a state machine (a version or an alias of it) and the input. */
+export const scheduleTarget = {
+  type: "object",
+  required: ["stateMachine"],
+  properties: {
+    stateMachine: { type: "string" },
+    version: { type: "integer", description: "A version of it to start (not with `alias`)." },
+    alias: {
+      type: "string",
+      description: "An alias of it whose pick starts (not with `version`).",
+    },
+    input: {
+      ...anyJson,
+      description:
+        "The execution's input; an object gets `scheduledTime` (the tick, ISO 8601) unless it has one.",
+    },
+  },
+} as const;
+
+/** A schedule (`/v1/schedules`): its definition and what its ticks did. */
+export const schedule = {
+  type: "object",
+  required: [
+    "name",
+    "target",
+    "scheduleExpression",
+    "scheduleExpressionTimezone",
+    "state",
+    "overlapPolicy",
+    "catchUpWindowSeconds",
+    "createdAt",
+    "updatedAt",
+    "skippedCount",
+    "skipped",
+  ],
+  properties: {
+    name: { type: "string" },
+    target: scheduleTarget,
+    scheduleExpression: {
+      type: "string",
+      description:
+        "EventBridge Scheduler syntax: `at(yyyy-mm-ddThh:mm:ss)`, `rate(value unit)` or `cron(minutes hours day-of-month month day-of-week year)`.",
+    },
+    scheduleExpressionTimezone: {
+      type: "string",
+      description: "IANA time zone the expression is read in (default UTC).",
+    },
+    startDate: {
+      type: "string",
+      format: "date-time",
+      description:
+        "No tick before it. In the past, the ticks since then within the catch-up window are due at once.",
+    },
+    endDate: { type: "string", format: "date-time", description: "No tick at or after it." },
+    state: { type: "string", enum: TRIGGER_STATES },
+    overlapPolicy: {
+      type: "string",
+      enum: OVERLAP_POLICIES,
+      description: "When the previous tick's execution still runs (default SKIP).",
+    },
+    catchUpWindowSeconds: {
+      type: "integer",
+      description: "Ticks missed by at most this long still start (default 300).",
+    },
+    description: { type: "string" },
+    createdAt: { type: "string", format: "date-time" },
+    updatedAt: { type: "string", format: "date-time" },
+    nextTick: { type: "string", format: "date-time", description: "Absent when disabled or done." },
+    lastTick: { type: "string", format: "date-time" },
+    lastExecution: { type: "string", description: "The execution the last tick started." },
+    bufferedTick: {
+      type: "string",
+      format: "date-time",
+      description: "BUFFER_ONE: the tick kept until the running execution ends.",
+    },
+    skippedCount: { type: "integer", description: "Ticks that started nothing, ever." },
+    skipped: {
+      type: "array",
+      description: "The latest ticks that started nothing (at most 50), oldest first.",
+      items: {
+        type: "object",
+        required: ["tick", "reason"],
+        properties: {
+          tick: { type: "string", format: "date-time" },
+          reason: {
+            type: "string",
+            enum: SKIPPED_REASONS,
+            description:
+              "`missed`: older than the catch-up window; `overlap`: the previous run still ran; `failed`: the start was refused (`error`).",
+          },
+          error: { type: "string" },
+        },
+      },
+    },
+  },
+} as const;
+
+/** `POST /v1/schedules/:name/backfill`: the execution of each tick of the range. */
+export const scheduleBackfill = {
+  type: "object",
+  required: ["executions"],
+  properties: {
+    executions: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["tick", "executionId", "created"],
+        properties: {
+          tick: { type: "string", format: "date-time" },
+          executionId: { type: "string" },
+          created: { type: "boolean", description: "False: the tick had started it before." },
+        },
+      },
+    },
+  },
+} as const;
+
+/** An event rule (`/v1/rules`): an EventBridge pattern and what a matching event starts. */
+export const rule = {
+  type: "object",
+  required: ["name", "eventPattern", "target", "state", "createdAt", "updatedAt"],
+  properties: {
+    name: { type: "string" },
+    eventPattern: {
+      type: "object",
+      additionalProperties: true,
+      description:
+        "An EventBridge event pattern (exact values, prefix, suffix, anything-but, numeric, exists, wildcard, equals-ignore-case, cidr, `$or`).",
+    },
+    target: {
+      type: "object",
+      required: ["stateMachine"],
+      properties: {
+        ...scheduleTarget.properties,
+        input: { ...anyJson, description: "A constant input (instead of the event)." },
+        inputPath: {
+          type: "string",
+          description: "The part of the event given as input, like `$.detail`.",
+        },
+        inputTemplate: {
+          ...anyJson,
+          description: "A JSON value whose strings `<$.path>` are filled from the event.",
+        },
+      },
+    },
+    state: { type: "string", enum: TRIGGER_STATES },
+    description: { type: "string" },
+    createdAt: { type: "string", format: "date-time" },
+    updatedAt: { type: "string", format: "date-time" },
+  },
+} as const;
+
+/** An event on the bus (`GET /v1/events`): EventBridge's envelope, and when it was accepted. */
+export const busEvent = {
+  type: "object",
+  required: ["version", "id", "detail-type", "source", "time", "resources", "detail", "acceptedAt"],
+  properties: {
+    version: { type: "string" },
+    id: { type: "string", description: "The EventId PutEvents answered." },
+    "detail-type": { type: "string" },
+    source: { type: "string" },
+    time: { type: "string", format: "date-time" },
+    resources: { type: "array", items: { type: "string" } },
+    detail: anyJson,
+    acceptedAt: { type: "string", format: "date-time" },
+  },
+} as const;
+
+/** `POST /v1/events`: each entry's EventId, or its error, in order (EventBridge's PutEvents). */
+export const putEventsAnswer = {
+  type: "object",
+  required: ["FailedEntryCount", "Entries"],
+  properties: {
+    FailedEntryCount: { type: "integer" },
+    Entries: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          EventId: { type: "string" },
+          ErrorCode: { type: "string" },
+          ErrorMessage: { type: "string" },
+        },
+      },
+    },
+  },
+} as const;
 
 /** One approver's decision on an approval record. */
 export const approvalDecision = {
@@ -412,5 +627,67 @@ export const me = {
       type: "boolean",
       description: "False when the service has no API keys (loopback only).",
     },
+  },
+} as const;
+
+/**
+ * A bulk operation (`POST /v1/executions/stop|pause|resume|purge`, `GET
+ * /v1/operations/:id`): the filter it acts on, as given (with the action's default
+ * status), and its progress.
+ */
+export const operationRecord = {
+  type: "object",
+  required: [
+    "operationId",
+    "action",
+    "filter",
+    "status",
+    "matched",
+    "done",
+    "skipped",
+    "failed",
+    "errors",
+    "createdAt",
+  ],
+  properties: {
+    operationId: { type: "string" },
+    action: { type: "string", enum: ["stop", "pause", "resume", "purge"] },
+    filter: {
+      type: "object",
+      description: "Which executions it acts on: the filters of `GET /v1/executions`.",
+      properties: {
+        stateMachine: { type: "string" },
+        status: { type: "string", enum: EXECUTION_STATUSES },
+        namePrefix: { type: "string" },
+        error: { type: "string" },
+        startedAfter: { type: "string", format: "date-time" },
+        startedBefore: { type: "string", format: "date-time" },
+        endedBefore: { type: "string", format: "date-time" },
+      },
+    },
+    status: { type: "string", enum: ["RUNNING", "SUCCEEDED", "FAILED"] },
+    matched: { type: "integer", description: "Executions the filter matched so far." },
+    done: { type: "integer", description: "Acted on." },
+    skipped: {
+      type: "integer",
+      description: "Already in the state asked for (a stop of an execution that had ended…).",
+    },
+    failed: { type: "integer" },
+    errors: {
+      type: "array",
+      description: "The first failures (at most 10).",
+      items: {
+        type: "object",
+        required: ["executionId", "error", "message"],
+        properties: {
+          executionId: { type: "string" },
+          error: { type: "string" },
+          message: { type: "string" },
+        },
+      },
+    },
+    createdAt: { type: "string", format: "date-time" },
+    finishedAt: { type: "string", format: "date-time" },
+    createdBy: { type: "string" },
   },
 } as const;

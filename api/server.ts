@@ -7,7 +7,7 @@ import {
   DEFAULT_CONNECTION_LIMITS,
   type ConnectionLimits,
 } from "./connection-limits.js";
-import { defaultRunners, servedBy } from "../task-runners/index.js";
+import { defaultRunners, servedBy, type TaskRunner } from "../task-runners/index.js";
 import { isChildExecution, isEventWait } from "../task-runners/resources.js";
 import Fastify, {
   type FastifyError,
@@ -120,6 +120,11 @@ export interface ServerOptions {
   limits?: ConnectionLimits;
   /** Whether the service's workers can call a Task Resource; default: the default runners. */
   serves?: (resource: string) => boolean;
+  /**
+   * What TestState calls for a Task without a mock: the workers' runners, under their
+   * egress policy (cli/commands/serve.ts). Default: the default runners (default egress).
+   */
+  taskRunners?: readonly TaskRunner[];
 }
 
 /** Options every resource plugin receives. */
@@ -128,6 +133,8 @@ export interface PluginOptions {
   maxWaitSeconds: number;
   /** Whether this service can call a Task Resource (UNSERVED_RESOURCE warnings). */
   serves: (resource: string) => boolean;
+  /** The task runners TestState calls (ServerOptions.taskRunners). */
+  runners: readonly TaskRunner[];
   admission?: Admission;
 }
 
@@ -234,10 +241,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     ),
   );
 
+  const runners = options.taskRunners ?? defaultRunners();
   const pluginOptions: PluginOptions = {
     runtime: options.runtime,
     maxWaitSeconds: options.maxWaitSeconds ?? 300,
-    serves: servesEventWaits(options.serves ?? servedBy(defaultRunners())),
+    serves: servesEventWaits(options.serves ?? servedBy(runners)),
+    runners,
     ...(options.admission ? { admission: options.admission } : {}),
   };
   await app.register(stateMachinesPlugin, { ...pluginOptions, prefix: "/v1" });

@@ -1,15 +1,21 @@
 import type {
   approvalDecision,
   approvalRecord,
+  busEvent,
   errorBody,
   executionDetail,
   executionRecord,
   executionSummary,
   historyEvent,
+  listOf,
   me,
   modelBudget,
   page,
   pendingTask,
+  putEventsAnswer,
+  rule,
+  schedule,
+  scheduleBackfill,
   stateMachineDetail,
   stateMachineSummary,
 } from "./response-schemas.js";
@@ -142,3 +148,20 @@ export type Page<T> = {
   [K in keyof PageEnvelope]: K extends "items" ? T[] : PageEnvelope[K];
 };
 type PageEnvelope = FromSchema<ReturnType<typeof page<{}>>>;
+
+/** What `listOf(items)` answers (a whole list, no cursor), its items of type T. */
+export type List<T> = {
+  [K in keyof ListEnvelope]: K extends "items" ? T[] : ListEnvelope[K];
+};
+type ListEnvelope = FromSchema<ReturnType<typeof listOf<{}>>>;
+
+/** `/v1/schedules/:name`. */
+export type Schedule = FromSchema<typeof schedule>;
+/** `POST /v1/schedules/:name/backfill`. */
+export type ScheduleBackfill = FromSchema<typeof scheduleBackfill>;
+/** `/v1/rules/:name`. */
+export type EventRule = FromSchema<typeof rule>;
+/** `GET /v1/events`'s items. */
+export type BusEvent = FromSchema<typeof busEvent>;
+/** `POST /v1/events`. */
+export type PutEventsAnswer = FromSchema<typeof putEventsAnswer>;

@@ -220,10 +220,14 @@ function renamer(from: string, to: string): (id: string) => string {
  * new operations (a service that deduplicates by key would answer the source's).
  */
 function renameRun(run: RunState, rename: (id: string) => string): RunState {
-  const renamed: RunState = { ...run, runId: rename(run.runId) };
+  // A Distributed Map's Map Run and its child executions are the source's: the fork's
+  // Map goes on without them (its items inline, in the fork's history), so nothing of
+  // the fork's is ever written into the source's child executions.
+  const { childExecution: _child, ...rest } = run;
+  const renamed: RunState = { ...rest, runId: rename(run.runId) };
   if (run.parent) renamed.parent = { ...run.parent, runId: rename(run.parent.runId) };
   if (run.current) {
-    const { operationKey: _key, ...frame } = run.current;
+    const { operationKey: _key, mapRunArn: _mapRun, ...frame } = run.current;
     renamed.current = { ...frame, phase: renamePhase(run.current.phase, rename) };
   }
   return renamed;

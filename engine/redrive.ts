@@ -98,6 +98,7 @@ export function redrivePlan(
     const kept: [number, Json][] = [];
     const rerun: [number, Json][] = [];
     const redriven: number[] = [];
+    let executions = false;
     for (let i = 0; i < join.started; i++) {
       const id = `${join.prefix}/${i}`;
       const child = runs.get(id);
@@ -119,6 +120,7 @@ export function redrivePlan(
           event: { type: "Restored", run: renamed, resume },
         });
         redriven.push(i);
+        if (renamed.childExecution) executions = true;
       } else {
         // Stopped before it started: from the start.
         rerun.push([i, inputs.get(id) ?? null]);
@@ -138,6 +140,7 @@ export function redrivePlan(
       waiting,
     };
     if (redriven.length > 0) plan.redriven = redriven;
+    if (executions) plan.childExecutions = true;
     if (join.toleratedFailureCount !== undefined) {
       plan.toleratedFailureCount = join.toleratedFailureCount;
     }

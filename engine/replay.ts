@@ -1,4 +1,5 @@
 import type { RunEvent } from "./core/events.js";
+import { unsliced } from "./core/step-slice.js";
 import type { HistoryEvent } from "./core/history.js";
 import type { ExecutionContext, RunState } from "./core/run.js";
 import type { Program } from "./program.js";
@@ -14,16 +15,28 @@ export function replay(
   program: Program,
   execution: ExecutionContext,
   journal: readonly { runId: string; event: RunEvent }[],
-): { runs: Map<string, RunState>; history: HistoryEvent[] } {
+): {
+  runs: Map<string, RunState>;
+  history: HistoryEvent[];
+  /** A Distributed Map's child executions' histories, by ARN (none of it in `history`). */
+  childHistories: Map<string, HistoryEvent[]>;
+} {
   const history: HistoryEvent[] = [];
+  const childHistories = new Map<string, HistoryEvent[]>();
   let runs = new Map<string, RunState>([
     [execution.executionId, newRun(execution.executionId, "")],
   ]);
   for (const replayed of replaySteps(program, execution, journal)) {
-    history.push(...replayed.result.history);
+    const child = replayed.result.run.childExecution;
+    let target = history;
+    if (child) {
+      target = childHistories.get(child.arn) ?? [];
+      childHistories.set(child.arn, target);
+    }
+    target.push(...replayed.result.history);
     runs = replayed.runs;
   }
-  return { runs, history };
+  return { runs, history, childHistories };
 }
 
 /**
@@ -47,7 +60,9 @@ export function* replaySteps(
     // A fork's Map iterations and Parallel branches begin with `Restored` (engine/fork.ts).
     const run = runs.get(runId) ?? (event.type === "Restored" ? restoredRun(event.run) : undefined);
     if (!run) throw new Error(`replay: event for unknown run '${runId}'`);
-    const result = step(program, execution, run, event);
+    // Replay finishes where it runs (a fork, a redrive, an audit check): its cost is
+    // the journal's, and each step is one that already ran within its budget.
+    const result = unsliced(() => step(program, execution, run, event));
     runs.set(runId, result.run);
     for (const effect of result.effects) {
       if (effect.type !== "SpawnChildren") continue;

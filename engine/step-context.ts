@@ -121,11 +121,13 @@ export class StepContext {
   /** The context object `$$` (AWS "Context object"). */
   contextObject(extra?: { taskToken?: string }): JsonObject {
     const frame = this.run.current;
+    // A Map Run's child execution is an execution of its own: `$$.Execution` names it.
+    const child = this.run.childExecution;
     const ctx: JsonObject = {
       Execution: {
-        Id: this.execution.executionId,
+        Id: child?.arn ?? this.execution.executionId,
         Input: this.execution.input,
-        Name: this.execution.name,
+        Name: child?.name ?? this.execution.name,
         RoleArn: this.execution.roleArn ?? "arn:aws:iam::000000000000:role/stepwise",
         StartTime: this.execution.startTime,
         RedriveCount: 0,
@@ -292,13 +294,15 @@ export class StepContext {
     delete run.current;
     endRunState(run, outcome);
     const last = this.history.lastId;
-    if (!run.parent) this.recordExecutionEnd(outcome, outputText);
+    // A Map Run's child execution ends its own history as a top level does.
+    if (!run.parent || run.childExecution) this.recordExecutionEnd(outcome, outputText);
     else if (run.iteration !== undefined) this.recordIterationEnd(outcome);
     const effect: Effect = { type: "RunEnded", runId: run.runId, outcome };
     if (run.parent) {
       effect.parent = run.parent;
-      // What the parent's next events follow in AWS's history (its last event, its end).
-      if (this.aws) effect.eventIds = { last, end: this.history.lastId };
+      // What the parent's next events follow in AWS's history (its last event, its end);
+      // a child execution's events are in another history: the parent follows its own.
+      if (this.aws && !run.childExecution) effect.eventIds = { last, end: this.history.lastId };
     }
     this.emit(effect);
   }

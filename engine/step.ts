@@ -71,10 +71,13 @@ export function newRun(
  * (engine/fork.ts), which carries the run as it was: replay makes the same one.
  */
 export function restoredRun(run: RunState): RunState {
-  return newRun(run.runId, run.scope, {
+  const restored = newRun(run.runId, run.scope, {
     ...(run.parent ? { parent: run.parent } : {}),
     ...(run.iteration !== undefined ? { iteration: run.iteration } : {}),
   });
+  // A Map Run's child execution: its history is its own from its first event on.
+  if (run.childExecution) restored.childExecution = run.childExecution;
+  return restored;
 }
 
 /**
@@ -96,6 +99,7 @@ export function childRun(
   });
   if (seed !== undefined) run.seed = seed;
   if (child.historyFormat !== undefined) run.historyFormat = child.historyFormat;
+  if (child.execution) run.childExecution = child.execution;
   run.lastEventId = child.previousEventId ?? parentLastEventId;
   return run;
 }
@@ -131,7 +135,8 @@ function advanceRun(
   const ctx = new StepContext(program, execution, run, event);
   if (event.type === "Started") {
     if (run.current || run.status !== "RUNNING") return unchanged(run);
-    if (!run.parent) {
+    if (!run.parent || run.childExecution) {
+      // A Map Run's child execution starts its own history, as a top level does.
       ctx.record("ExecutionStarted", {
         input: jsonText(event.input),
         roleArn: event.roleArn ?? execution.roleArn ?? "arn:aws:iam::000000000000:role/stepwise",
@@ -298,7 +303,7 @@ function stop(ctx: StepContext, event: Extract<RunEvent, { type: "Stop" }>): voi
     ctx.endRun({ status: "FAILED", error: event.error, cause: event.cause });
     return;
   }
-  if (!ctx.run.parent) {
+  if (!ctx.run.parent || ctx.run.childExecution) {
     const details: { error?: string; cause?: string } = {};
     if (event.error !== undefined) details.error = event.error;
     if (event.cause !== undefined) details.cause = event.cause;

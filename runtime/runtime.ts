@@ -175,7 +175,9 @@ export class RedisRuntime extends DefinitionsFacade implements Runtime {
 
   /** The shard of an execution (by ARN): its stores. */
   private async roomOf(executionId: string): Promise<ShardRoom> {
-    return shardRoomOf(await this.sharded, executionId);
+    const sharded = await this.sharded;
+    const child = await this.mapRuns.childRoom(sharded.rooms, executionId);
+    return child ?? shardRoomOf(sharded, executionId);
   }
 
   /** Beyond the contract: the keys of an execution's shard (tests look at what it stores). */

@@ -1,4 +1,4 @@
-import { validateIntrinsic } from "../engine/intrinsics/index.js";
+import { pathArgumentEnd, validateIntrinsic } from "../engine/intrinsics/index.js";
 import { isReferencePath, parsePath } from "../engine/jsonpath/index.js";
 
 /**
@@ -59,6 +59,8 @@ function illegalEscape(text: string): string | undefined {
     const c = text[i];
     if (!inLiteral) {
       if (c === "'") inLiteral = true;
+      // A path argument's quoted names are JSONPath's (`$['Test\\"Name']`): skip them.
+      else if (c === "$") i = pathArgumentEnd(text, i) - 1;
       continue;
     }
     if (c === "'") {

@@ -4,7 +4,8 @@ import { build, type BuildOptions } from "esbuild";
 
 /**
  * Builds what `bin/stepwise.js` runs: dist/cli/main.js (and dist/cli/api-process.js,
- * which `serve --api-processes N` forks), bundled by esbuild with the dependencies in.
+ * which `serve --api-processes N` forks, and dist/cli/evaluation-thread.js, the
+ * thread heavy steps run on), bundled by esbuild with the dependencies in.
  *
  * Why a bundle and not tsc's one file per module: a process starts by loading its
  * modules, and loading ~370 of ours and ~900 of fastify, ajv, BullMQ and ioredis one
@@ -29,7 +30,7 @@ export const DIST = resolve(ROOT, "dist");
 
 export const productBuildOptions = {
   absWorkingDir: ROOT,
-  entryPoints: ["cli/main.ts", "cli/api-process.ts"],
+  entryPoints: ["cli/main.ts", "cli/api-process.ts", "cli/evaluation-thread.ts"],
   outbase: ".",
   outdir: DIST,
   chunkNames: "cli/[name]-[hash]",

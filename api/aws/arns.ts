@@ -5,6 +5,7 @@ import {
   AWS_REGION,
   executionArn,
   isValidExecutionName,
+  isValidMachinePart,
   isValidName,
 } from "../../runtime/store/ids.js";
 import { awsError } from "./errors.js";
@@ -75,7 +76,7 @@ export function parseExecutionArn(arn: unknown, field = "executionArn"): Executi
   }
   const { rest, ours } = parse(arn, field, "execution");
   const [machine = "", name = "", ...extra] = rest.split(":");
-  if (extra.length > 0 || !isValidName(machine) || !isValidExecutionName(name)) {
+  if (extra.length > 0 || !isValidMachinePart(machine) || !isValidExecutionName(name)) {
     throw awsError("InvalidArn", `Invalid Arn: '${String(arn)}' (${field})`);
   }
   return { kind: "standard", executionId: executionArn(machine, name), machine, name, ours };

@@ -121,6 +121,8 @@ async function describe(body: Body, ctx: AwsContext): Promise<unknown> {
   };
   if (r.redrivenAt !== undefined) out.redriveDate = epochSeconds(r.redrivenAt);
   if (r.stoppedAt !== undefined) out.stopDate = epochSeconds(r.stoppedAt);
+  // A Distributed Map's child execution names the Map Run that dispatched it.
+  if (r.mapRunArn !== undefined) out.mapRunArn = r.mapRunArn;
   return { ...out, ...resultFields(r, metadataOnly) };
 }
 

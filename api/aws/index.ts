@@ -1,6 +1,7 @@
 import type { Admission } from "../admission.js";
 import type { FastifyPluginAsync } from "fastify";
 import type { Runtime } from "../../runtime/contract/index.js";
+import type { TaskRunner } from "../../task-runners/index.js";
 import type { ApiKey } from "../auth.js";
 import { awsPlugin, type ActionTable } from "./protocol.js";
 import { executionActions } from "./executions.js";
@@ -26,6 +27,8 @@ export interface AwsApiOptions {
   runtime: Runtime;
   apiKeys: readonly ApiKey[];
   serves: (resource: string) => boolean;
+  /** What TestState calls for a Task without a mock. */
+  runners?: readonly TaskRunner[];
   admission?: Admission;
 }
 

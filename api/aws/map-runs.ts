@@ -16,8 +16,8 @@ import type { ActionTable, AwsContext } from "./protocol.js";
 /**
  * Map Runs (a Distributed Map's run, runtime/map-runs/): ListMapRuns,
  * DescribeMapRun, UpdateMapRun, shaped as AWS's API reference shapes them. A Map
- * Run's items are iterations of its execution: `executionCounts` count them as
- * `itemCounts` do (AWS: one child execution per item, or per batch).
+ * Run's items (or batches) run as child executions (runtime/map-runs/child-executions.ts):
+ * `executionCounts` count them as `itemCounts` do.
  */
 
 /** The runtime's Map Runs (the Redis runtime has them). */
@@ -148,13 +148,36 @@ async function updateMapRun(body: Body, ctx: AwsContext): Promise<unknown> {
 }
 
 /**
- * ListExecutions with `mapRunArn`: the Map Run's items are iterations of its
- * execution, not executions of their own, so there are none to list (an unknown
- * Map Run is ResourceNotFound, as on AWS).
+ * ListExecutions with `mapRunArn`: the Map Run's child executions, one per item
+ * (or batch), oldest first, each with the `mapRunArn` (AWS gives it only to this
+ * listing); an unknown Map Run is ResourceNotFound, as on AWS. `stateMachineArn`
+ * is the Map Run's own (`<machine>/<label>`).
  */
 export async function listMapRunExecutions(body: Body, ctx: AwsContext): Promise<unknown> {
-  await recordOf(body, ctx);
-  return { executions: [] };
+  const record = await recordOf(body, ctx);
+  const status = typeof body.statusFilter === "string" ? body.statusFilter : undefined;
+  const all = (await storeOf(ctx.runtime).children(record)).filter(
+    (e) => status === undefined || e.status === status,
+  );
+  const size = pageSize(body) ?? 100;
+  const token = nextToken(body);
+  const from = token !== undefined ? Number(token) : 0;
+  if (!Number.isInteger(from) || from < 0)
+    throw awsError("InvalidToken", `Invalid Token: '${token}'`);
+  const out: Record<string, unknown> = {
+    executions: all.slice(from, from + size).map((e) => ({
+      executionArn: e.executionId,
+      stateMachineArn: mapRunStateMachineArn(record),
+      name: e.name,
+      status: e.status === "PAUSED" ? "RUNNING" : e.status,
+      startDate: epochSeconds(e.startedAt),
+      ...(e.stoppedAt ? { stopDate: epochSeconds(e.stoppedAt) } : {}),
+      mapRunArn: record.arn,
+      redriveCount: 0,
+    })),
+  };
+  if (from + size < all.length) out.nextToken = String(from + size);
+  return out;
 }
 
 export const mapRunActions: ActionTable = {

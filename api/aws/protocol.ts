@@ -2,6 +2,7 @@ import { parseTraceparent, type ExecutionTrace } from "../../runtime/tracing/tra
 import type { Admission } from "../admission.js";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import type { Runtime } from "../../runtime/contract/index.js";
+import type { TaskRunner } from "../../task-runners/index.js";
 import { grants, type ApiCaller, type ApiKey, type Permission } from "../auth.js";
 import { jsonProblem } from "../body.js";
 import { awsError, toAwsError, type AwsError } from "./errors.js";
@@ -21,6 +22,8 @@ export interface AwsContext {
   caller?: ApiCaller;
   /** Whether this service's workers can call a Task Resource. */
   serves: (resource: string) => boolean;
+  /** The task runners TestState calls for a Task without a mock (api/test-state.ts). */
+  runners?: readonly TaskRunner[];
   /** Start admission control (api/admission.ts), as the REST start has it. */
   admission?: Admission;
   /** The request's W3C `traceparent` (and `tracestate`): a start joins that trace. */
@@ -38,6 +41,7 @@ export interface AwsPluginOptions {
   runtime: Runtime;
   apiKeys: readonly ApiKey[];
   serves: (resource: string) => boolean;
+  runners?: readonly TaskRunner[];
   actions: ActionTable;
   admission?: Admission;
 }
@@ -55,7 +59,7 @@ function sendError(reply: FastifyReply, error: AwsError): FastifyReply {
 
 export const awsPlugin: FastifyPluginAsync<AwsPluginOptions> = async (
   app,
-  { runtime, apiKeys, serves, actions, admission },
+  { runtime, apiKeys, serves, runners, actions, admission },
 ) => {
   // SigV4 signs the payload's hash: the body is kept as the exact text received,
   // whatever its content type, in this plugin's context only.
@@ -113,6 +117,7 @@ export const awsPlugin: FastifyPluginAsync<AwsPluginOptions> = async (
     const result = await action.run(body, {
       runtime,
       serves,
+      ...(runners ? { runners } : {}),
       ...(caller ? { caller } : {}),
       ...(admission ? { admission } : {}),
       ...(trace ? { trace } : {}),

@@ -6,7 +6,10 @@ import { awsError, invalidField } from "./errors.js";
 import { jsonString, optionalEnum, optionalString, requiredString, type Body } from "./fields.js";
 import type { ActionTable, AwsContext } from "./protocol.js";
 
-/** TestState: one state of a definition, run once with an input and a mocked result. */
+/**
+ * TestState: one state of a definition, run once with an input, a Task on its mocked
+ * result or, without a mock, calling its resource as an execution would.
+ */
 
 const LEVELS: readonly InspectionLevel[] = ["INFO", "DEBUG", "TRACE"];
 
@@ -57,6 +60,7 @@ async function run(body: Body, ctx: AwsContext): Promise<unknown> {
         ...(mock ? { mock } : {}),
       },
       ctx.serves,
+      ctx.runners,
     );
   } catch (err) {
     if (err instanceof ApiError && err.code === "InvalidDefinition") {

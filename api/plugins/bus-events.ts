@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync } from "fastify";
 import { MAX_ENTRIES, type PutEventsEntry } from "../../runtime/triggers/events/event-bus.js";
 import { apiError } from "../errors.js";
-import { anyJson, errorResponses } from "../schemas.js";
+import { busEvent, errorResponses, page, putEventsAnswer } from "../schemas.js";
 import type { PluginOptions } from "../server.js";
-import { triggerApiError, triggersOf } from "./schedules.js";
+import { guarded, triggersOf } from "./named-resources.js";
 
 /**
  * The event bus (runtime/triggers/events/event-bus.ts): `POST /v1/events` takes events in
@@ -53,36 +53,13 @@ export const busEventsPlugin: FastifyPluginAsync<PluginOptions> = async (app, { 
             Entries: { type: "array", minItems: 1, maxItems: MAX_ENTRIES, items: entrySchema },
           },
         },
-        response: {
-          200: {
-            type: "object",
-            required: ["FailedEntryCount", "Entries"],
-            properties: {
-              FailedEntryCount: { type: "integer" },
-              Entries: {
-                type: "array",
-                items: {
-                  type: "object",
-                  properties: {
-                    EventId: { type: "string" },
-                    ErrorCode: { type: "string" },
-                    ErrorMessage: { type: "string" },
-                  },
-                },
-              },
-            },
-          },
-          ...errorResponses,
-        },
+        response: { 200: putEventsAnswer, ...errorResponses },
       },
     },
     async (request) => {
-      let entries;
-      try {
-        entries = await triggersOf(runtime).publish(request.body.Entries);
-      } catch (err) {
-        throw triggerApiError(err);
-      }
+      const entries = await guarded(undefined, () =>
+        triggersOf(runtime).publish(request.body.Entries),
+      );
       return { FailedEntryCount: entries.filter((e) => "ErrorCode" in e).length, Entries: entries };
     },
   );
@@ -101,32 +78,7 @@ export const busEventsPlugin: FastifyPluginAsync<PluginOptions> = async (app, { 
             limit: { type: "integer", minimum: 1, maximum: 1000, default: 100 },
           },
         },
-        response: {
-          200: {
-            type: "object",
-            required: ["items"],
-            properties: {
-              items: {
-                type: "array",
-                items: {
-                  type: "object",
-                  properties: {
-                    version: { type: "string" },
-                    id: { type: "string" },
-                    "detail-type": { type: "string" },
-                    source: { type: "string" },
-                    time: { type: "string" },
-                    resources: { type: "array", items: { type: "string" } },
-                    detail: anyJson,
-                    acceptedAt: { type: "string", format: "date-time" },
-                  },
-                },
-              },
-              nextCursor: { type: "string" },
-            },
-          },
-          ...errorResponses,
-        },
+        response: { 200: page(busEvent), ...errorResponses },
       },
     },
     async (request) => {

@@ -25,6 +25,7 @@ import {
 import type { PluginOptions } from "../server.js";
 import type * as Shapes from "../shapes.js";
 import { bareInput } from "../shape-hints.js";
+import { mapRunExecutions } from "./map-run-executions.js";
 
 /**
  * Executions: start (idempotent by name, optionally waiting for the end), describe,
@@ -194,6 +195,7 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
       startedBefore?: string;
       cursor?: string;
       limit?: number;
+      mapRun?: string;
     };
   }>(
     "/executions",
@@ -227,6 +229,13 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
               format: "date-time",
               description: "Only executions started before this instant.",
             },
+            mapRun: {
+              type: "string",
+              minLength: 1,
+              maxLength: 2000,
+              description:
+                "A Distributed Map's Map Run (its ARN, or its id: the ARN's last part): its child executions, one per item or batch, oldest first (with `status`, `cursor` and `limit`; the other filters do not apply).",
+            },
             ...pagingQuery,
           },
         },
@@ -243,7 +252,15 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
         startedBefore,
         cursor,
         limit,
+        mapRun,
       } = request.query;
+      if (mapRun !== undefined) {
+        return mapRunExecutions(runtime, mapRun, {
+          ...(status !== undefined ? { status } : {}),
+          ...(cursor !== undefined ? { cursor } : {}),
+          ...(limit !== undefined ? { limit } : {}),
+        });
+      }
       return runtime.listExecutions({
         ...(stateMachine !== undefined ? { stateMachine } : {}),
         ...(status !== undefined ? { status } : {}),

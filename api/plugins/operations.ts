@@ -1,17 +1,20 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { ExecutionStatus } from "../../runtime/contract/index.js";
-import type {
-  BulkAction,
-  BulkFilter,
-  BulkOptions,
+import {
+  FILTER_FIELDS,
+  type BulkAction,
+  type BulkFilter,
+  type BulkOptions,
 } from "../../runtime/executions/operations/bulk.js";
 import type { Permission } from "../auth.js";
+import { apiError } from "../errors.js";
 import {
   causeSchema,
   errorNameSchema,
   errorResponses,
   EXECUTION_STATUSES,
   nameSchema,
+  operationRecord,
 } from "../schemas.js";
 import type { PluginOptions } from "../server.js";
 
@@ -19,60 +22,41 @@ import type { PluginOptions } from "../server.js";
  * Bulk operations for incident response (runtime/executions/operations/bulk.ts): stop, pause,
  * resume or purge every execution a filter matches, in the background. A start
  * answers 202 with the operation; `GET /v1/operations/:id` shows its progress.
+ *
+ * The filter is `GET /v1/executions`'s, field for field (state machine or none, name
+ * prefix, status, start time range; the error name for purges), so a client acts on
+ * exactly what it listed.
  */
-const operationRecord = {
-  type: "object",
-  required: [
-    "operationId",
-    "action",
-    "filter",
-    "status",
-    "matched",
-    "done",
-    "skipped",
-    "failed",
-    "errors",
-    "createdAt",
-  ],
-  properties: {
-    operationId: { type: "string" },
-    action: { type: "string", enum: ["stop", "pause", "resume", "purge"] },
-    filter: {
-      type: "object",
-      properties: {
-        stateMachine: { type: "string" },
-        status: { type: "string" },
-        startedBefore: { type: "string" },
-        endedBefore: { type: "string" },
-      },
-    },
-    status: { type: "string", enum: ["RUNNING", "SUCCEEDED", "FAILED"] },
-    matched: { type: "integer", description: "Executions the filter matched so far." },
-    done: { type: "integer", description: "Acted on." },
-    skipped: {
-      type: "integer",
-      description: "Already in the state asked for (a stop of an execution that had ended…).",
-    },
-    failed: { type: "integer" },
-    errors: {
-      type: "array",
-      description: "The first failures (at most 10).",
-      items: {
-        type: "object",
-        properties: {
-          executionId: { type: "string" },
-          error: { type: "string" },
-          message: { type: "string" },
-        },
-      },
-    },
-    createdAt: { type: "string", format: "date-time" },
-    finishedAt: { type: "string", format: "date-time" },
-    createdBy: { type: "string" },
+const instant = { type: "string", format: "date-time" } as const;
+
+/** The filters of `GET /v1/executions` (api/plugins/executions.ts), as body fields. */
+const listFilter = {
+  stateMachine: nameSchema,
+  namePrefix: {
+    type: "string",
+    minLength: 1,
+    maxLength: 80,
+    description: "Only executions whose name starts with this (case-sensitive).",
   },
+  startedAfter: { ...instant, description: "Only executions started at or after this instant." },
+  startedBefore: { ...instant, description: "Only executions started before this instant." },
 } as const;
 
-const instant = { type: "string", format: "date-time" } as const;
+/**
+ * The list's `error` filter, for purges only: in a stop, `error` is the error name
+ * the stop records, and an execution that runs (or is paused) has no error to match.
+ */
+const errorFilter = {
+  ...errorNameSchema,
+  description: "Only executions that ended with this error name (`States.Timeout`, …).",
+} as const;
+
+/**
+ * Body fields that narrow the executions acted on. A body with none of them is
+ * refused: `{}` acting on every execution of the deployment is more likely a
+ * mistake than a wish, and `{"status": "RUNNING"}` says the wish.
+ */
+const NARROWING = FILTER_FIELDS;
 
 interface BulkBody extends BulkFilter, BulkOptions {}
 
@@ -87,34 +71,47 @@ const bulk: Record<
   }
 > = {
   stop: {
-    summary: "Stop every execution of a state machine (default: the RUNNING ones)",
+    summary: "Stop every execution a filter matches (default: the RUNNING ones)",
     permission: "executions:write",
-    required: ["stateMachine"],
-    extra: { startedBefore: instant, error: errorNameSchema, cause: causeSchema },
+    required: [],
+    extra: { error: errorNameSchema, cause: causeSchema },
     statuses: ["RUNNING", "PAUSED"],
   },
   pause: {
-    summary: "Pause every RUNNING execution of a state machine",
+    summary: "Pause every RUNNING execution a filter matches",
     permission: "executions:write",
-    required: ["stateMachine"],
-    extra: { startedBefore: instant, reason: { type: "string", maxLength: 4096 } },
+    required: [],
+    extra: { reason: { type: "string", maxLength: 4096 } },
     statuses: ["RUNNING"],
   },
   resume: {
-    summary: "Resume every PAUSED execution of a state machine",
+    summary: "Resume every PAUSED execution a filter matches",
     permission: "executions:write",
-    required: ["stateMachine"],
-    extra: { startedBefore: instant },
+    required: [],
+    extra: {},
     statuses: ["PAUSED"],
   },
   purge: {
     summary: "Purge the executions that ended before an instant (erasure, in bulk)",
     permission: "executions:purge",
     required: ["endedBefore"],
-    extra: { endedBefore: instant },
+    extra: { endedBefore: instant, error: errorFilter },
     statuses: EXECUTION_STATUSES.filter((s) => s !== "RUNNING" && s !== "PAUSED"),
   },
 };
+
+/** The request's filter fields, as the operation stores them. */
+function filterOf(action: BulkAction, b: BulkBody): BulkFilter {
+  const filter: BulkFilter = {};
+  if (b.stateMachine !== undefined) filter.stateMachine = b.stateMachine;
+  if (b.status !== undefined) filter.status = b.status as ExecutionStatus;
+  if (b.namePrefix !== undefined) filter.namePrefix = b.namePrefix;
+  if (action === "purge" && b.error !== undefined) filter.error = b.error;
+  if (b.startedAfter !== undefined) filter.startedAfter = b.startedAfter;
+  if (b.startedBefore !== undefined) filter.startedBefore = b.startedBefore;
+  if (b.endedBefore !== undefined) filter.endedBefore = b.endedBefore;
+  return filter;
+}
 
 export const operationsPlugin: FastifyPluginAsync<PluginOptions> = async (app, { runtime }) => {
   for (const [action, spec] of Object.entries(bulk) as [BulkAction, (typeof bulk)[BulkAction]][]) {
@@ -125,14 +122,14 @@ export const operationsPlugin: FastifyPluginAsync<PluginOptions> = async (app, {
         schema: {
           summary: spec.summary,
           description:
-            "Runs in the background in a worker, a page of executions at a time; safe to repeat (an execution already in the state asked for counts as skipped). Answers 202 with the operation; follow it at GET /v1/operations/{operationId}.",
+            "Acts on what `GET /v1/executions` lists with the same filters (at least one must be given). Runs in the background in a worker, a page of executions at a time; safe to repeat (an execution already in the state asked for counts as skipped). Answers 202 with the operation; follow it at GET /v1/operations/{operationId}.",
           tags: ["operations"],
           body: {
             type: "object",
             required: spec.required,
             additionalProperties: false,
             properties: {
-              stateMachine: nameSchema,
+              ...listFilter,
               status: { type: "string", enum: spec.statuses },
               ...spec.extra,
             },
@@ -142,13 +139,15 @@ export const operationsPlugin: FastifyPluginAsync<PluginOptions> = async (app, {
       },
       async (request, reply) => {
         const b = request.body;
-        const filter: BulkFilter = {};
-        if (b.stateMachine !== undefined) filter.stateMachine = b.stateMachine;
-        if (b.status !== undefined) filter.status = b.status as ExecutionStatus;
-        if (b.startedBefore !== undefined) filter.startedBefore = b.startedBefore;
-        if (b.endedBefore !== undefined) filter.endedBefore = b.endedBefore;
+        const filter = filterOf(action, b);
+        if (!NARROWING.some((field) => filter[field] !== undefined)) {
+          const reason = `give at least one filter (${NARROWING.join(", ")}); to act on every RUNNING execution, say "status": "RUNNING"`;
+          throw apiError("InvalidRequest", { location: "body", reason }, [
+            { location: "body", path: "", message: reason },
+          ]);
+        }
         const options: BulkOptions = {};
-        if (b.error !== undefined) options.error = b.error;
+        if (action === "stop" && b.error !== undefined) options.error = b.error;
         if (b.cause !== undefined) options.cause = b.cause;
         if (b.reason !== undefined) options.reason = b.reason;
         const record = await runtime.startOperation(action, filter, options, request.caller);

@@ -15,14 +15,17 @@ interface TestStateBody {
   mock?: { result?: Json; error?: string; cause?: string };
 }
 
-export const testStatePlugin: FastifyPluginAsync<PluginOptions> = async (app, { serves }) => {
+export const testStatePlugin: FastifyPluginAsync<PluginOptions> = async (
+  app,
+  { serves, runners },
+) => {
   app.post<{ Body: TestStateBody }>(
     "/state-machines/test-state",
     {
       config: { permission: "definitions:read" },
       schema: {
         summary:
-          "Run one state once with an input (its Task result mocked): output, next state, DEBUG data",
+          "Run one state once with an input (a Task on its mock, or calling its resource): output, next state, DEBUG data",
         tags: ["state machines"],
         body: {
           type: "object",
@@ -87,6 +90,7 @@ export const testStatePlugin: FastifyPluginAsync<PluginOptions> = async (app, { 
               : {}),
         },
         serves,
+        runners,
       );
     },
   );

@@ -1,13 +1,7 @@
-import { actionError, parseArgs } from "../args.js";
-import { EXIT, UsageError, type Action, type Command } from "../command.js";
-import {
-  CLIENT_OPTIONS,
-  CLIENT_VALUES,
-  printJson,
-  refused,
-  ServiceClient,
-  table,
-} from "../service-client.js";
+import { actionError } from "../args.js";
+import { EXIT, UsageError, type Command } from "../command.js";
+import { NamedResourceClient, parseNamedCommand, type NamedResource } from "../named-resources.js";
+import { CLIENT_OPTIONS, table } from "../service-client.js";
 
 const usage = `Usage: stepwise schedules list
        stepwise schedules get NAME
@@ -32,13 +26,26 @@ ${CLIENT_OPTIONS}
 
 Exit codes: 0 done, 1 the service refused (the error is printed), 2 usage error.`;
 
-const ACTIONS: Action[] = [
-  { name: "list", summary: "list the schedules and their next ticks" },
-  { name: "get", summary: "show a schedule, its last tick and skipped ticks" },
-  { name: "create", summary: "create a schedule" },
-  { name: "delete", summary: "delete a schedule" },
-  { name: "backfill", summary: "start the ticks of a past range" },
-];
+const SCHEDULES: NamedResource = {
+  command: "schedules",
+  noun: "schedule",
+  path: "/v1/schedules",
+  actions: [
+    { name: "list", summary: "list the schedules and their next ticks" },
+    { name: "get", summary: "show a schedule, its last tick and skipped ticks" },
+    { name: "create", summary: "create a schedule" },
+    { name: "delete", summary: "delete a schedule" },
+    { name: "backfill", summary: "start the ticks of a past range" },
+  ],
+  columns: ["NAME", "STATE", "EXPRESSION", "NEXT TICK", "MACHINE"],
+  row: (s) => [
+    String(s.name),
+    String(s.state),
+    String(s.scheduleExpression),
+    String(s.nextTick ?? "-"),
+    String((s.target as Record<string, unknown>).stateMachine),
+  ],
+};
 
 const CREATE_VALUES = [
   "machine",
@@ -57,58 +64,35 @@ export const schedulesCommand: Command = {
   name: "schedules",
   usage,
   async run(argv, io) {
-    const args = parseArgs(argv, {
-      flags: ["json", "disabled"],
-      values: [...CLIENT_VALUES, ...CREATE_VALUES, "from", "to"],
+    const { action, name, args } = parseNamedCommand(SCHEDULES, argv, {
+      flags: ["disabled"],
+      values: [...CREATE_VALUES, "from", "to"],
     });
-    const [action, name, ...extra] = args.positionals;
-    if (!ACTIONS.some((a) => a.name === action)) throw actionError(ACTIONS, action);
-    if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
-    if (action !== "list" && name === undefined)
-      throw new UsageError(`${action} needs a schedule name`);
-    const service = ServiceClient.from(args);
-    const json = args.flags.has("json");
-    const path = `/v1/schedules/${encodeURIComponent(name ?? "")}`;
+    const client = new NamedResourceClient(SCHEDULES, args, io);
     switch (action) {
-      case "list": {
-        const reply = await service.call("GET", "/v1/schedules");
-        if (reply.status !== 200) return refused(io, "schedules", reply);
-        if (json) return printJson(io, reply.body);
-        const items = reply.body.items as Record<string, unknown>[];
-        io.stdout(
-          table(
-            ["NAME", "STATE", "EXPRESSION", "NEXT TICK", "MACHINE"],
-            items.map((s) => [
-              String(s.name),
-              String(s.state),
-              String(s.scheduleExpression),
-              String(s.nextTick ?? "-"),
-              String((s.target as Record<string, unknown>).stateMachine),
-            ]),
-          ),
+      case "list":
+        return client.list();
+      case "get":
+        return client.get(name!);
+      case "delete":
+        return client.delete(name!);
+      case "create":
+        return client.create(
+          name!,
+          createBody(args.values, args.flags),
+          (created) => `created, next tick ${String(created.nextTick ?? "none")}`,
         );
-        return EXIT.ok;
-      }
-      case "get": {
-        const reply = await service.call("GET", path);
-        if (reply.status !== 200) return refused(io, "schedules", reply);
-        return printJson(io, reply.body);
-      }
-      case "delete": {
-        const reply = await service.call("DELETE", path);
-        if (reply.status !== 204) return refused(io, "schedules", reply);
-        if (!json) io.stdout(`${name}: deleted\n`);
-        return EXIT.ok;
-      }
       case "backfill": {
         const from = args.values.get("from");
         const to = args.values.get("to");
         if (from === undefined || to === undefined)
           throw new UsageError("backfill needs --from and --to (ISO 8601 date-times)");
-        const reply = await service.call("POST", `${path}/backfill`, { from, to });
-        if (reply.status !== 200) return refused(io, "schedules", reply);
-        if (json) return printJson(io, reply.body);
-        const started = reply.body.executions as Record<string, unknown>[];
+        const answer = await client.call("POST", `${client.pathOf(name!)}/backfill`, 200, {
+          from,
+          to,
+        });
+        if (typeof answer === "number") return answer;
+        const started = answer.executions as Record<string, unknown>[];
         io.stdout(
           table(
             ["TICK", "EXECUTION", "NEW"],
@@ -117,18 +101,8 @@ export const schedulesCommand: Command = {
         );
         return EXIT.ok;
       }
-      case "create": {
-        const reply = await service.call("POST", "/v1/schedules", {
-          name,
-          ...createBody(args.values, args.flags),
-        });
-        if (reply.status !== 201) return refused(io, "schedules", reply);
-        if (json) return printJson(io, reply.body);
-        io.stdout(`${name}: created, next tick ${String(reply.body.nextTick ?? "none")}\n`);
-        return EXIT.ok;
-      }
       default:
-        throw actionError(ACTIONS, action);
+        throw actionError(SCHEDULES.actions, action);
     }
   },
 };

@@ -1,6 +1,8 @@
 import { Redis } from "ioredis";
 import { createRegistry } from "../../api/metrics.js";
 import { buildServer } from "../../api/server.js";
+import { offloadHeavySteps } from "../offload.js";
+import { registerOffloadMetrics } from "../../runtime/offload/index.js";
 import { Admission } from "../../api/admission.js";
 import { runnerOptions, runtimeSettings, workerOptions } from "../../config/service.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
@@ -122,6 +124,9 @@ export const serveCommand: Command = {
     setConnectionLog((lvl, message, fields) => early[lvl](fields, message));
     // Express executions run in this process: they call the same Task runners as the worker.
     const settings = runtimeSettings(config, redisUrl);
+    // A step whose expressions would hold this thread (and every request) runs on the
+    // evaluation thread instead (runtime/offload/).
+    const offload = offloadHeavySteps();
     // Requests fail fast while Redis is away (503), rather than hang until it is back.
     const runtime = createRedisRuntime({
       ...settings,
@@ -131,6 +136,7 @@ export const serveCommand: Command = {
     });
     // One registry for the API and the worker: one scrape shows both.
     const registry = createRegistry();
+    registerOffloadMetrics(registry, offload);
     // A connection of its own for /health, so a busy runtime connection cannot mask an outage.
     const probe = new Redis(redisUrl, {
       lazyConnect: true,
@@ -152,6 +158,8 @@ export const serveCommand: Command = {
       admission: new Admission(apiConfig.admission, () => runtime.backlog()),
       registry,
       ...(apiConfig.consoleDir !== undefined ? { consoleDir: apiConfig.consoleDir } : {}),
+      // TestState calls a Task's resource with the workers' runners, egress policy included.
+      taskRunners: [...taskRunners, ...defaultRunners(runnerOptions(config))],
       serves: servedBy([...taskRunners, ...defaultRunners()]),
       ...(apiProcess !== undefined ? { requestIdPrefix: `p${apiProcess}-` } : {}),
       // Unauthenticated callers learn that Redis is unavailable, never its address
@@ -205,6 +213,7 @@ export const serveCommand: Command = {
         .catch((err: unknown) => app.log.error({ err }, "closing the worker"));
       await failures?.close();
       await runtime.close().catch((err: unknown) => app.log.error({ err }, "closing the runtime"));
+      await offload.close();
       probe.disconnect();
       // The private Redis goes last: everything above may still write to it.
       if (redis.source === "private") await redis.local.stop();

@@ -6,6 +6,8 @@ import { createRedisRuntime } from "../../runtime/runtime.js";
 import { clusterSeedUrl } from "../serve-redis.js";
 import { setConnectionLog } from "../../runtime/store/connection-errors.js";
 import { startWorker } from "../../runtime/worker/worker.js";
+import { offloadHeavySteps } from "../offload.js";
+import { registerOffloadMetrics } from "../../runtime/offload/index.js";
 import { workerMetrics } from "../../runtime/worker/worker-metrics.js";
 import { functionRunner } from "../../task-runners/function.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
@@ -83,6 +85,9 @@ export const workerCommand: Command = {
     const redisUrl =
       config.redis.url ?? clusterSeedUrl(config.redis.cluster) ?? "redis://127.0.0.1:6379";
     const settings = runtimeSettings(config, redisUrl);
+    // A heavy step runs on the evaluation thread, so it cannot hold lock renewals,
+    // heartbeats or /metrics (runtime/offload/).
+    const offload = offloadHeavySteps();
     const prefix = settings.prefix;
     const shownUrl = redactRedisUrl(redisUrl);
     const metricsPort = config.worker.metrics?.port;
@@ -110,6 +115,7 @@ export const workerCommand: Command = {
 
     // A worker's transition counts live in its own process: without a port, nobody sees them.
     const registry = metricsPort !== undefined ? createRegistry() : undefined;
+    if (registry) registerOffloadMetrics(registry, offload);
     const worker = await startWorker({
       ...settings,
       ...workerOptions(config),
@@ -182,6 +188,7 @@ export const workerCommand: Command = {
           webhooks?.close(),
         ])
           .then(() => runtime.close())
+          .then(() => offload.close())
           .then(() => done());
       };
       process.once("SIGTERM", () => stop("SIGTERM"));

@@ -197,7 +197,7 @@ function Page({
       );
     }
     case "executions":
-      return <ExecutionsPage loc={loc} />;
+      return <ExecutionsPage me={me} loc={loc} />;
     case "execution":
       return <ExecutionPage me={me} id={route.id} />;
     case "approvals":

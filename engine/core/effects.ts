@@ -1,7 +1,7 @@
 import type { Json } from "./json.js";
 import type { ChildEventIds, RunOutcome } from "./events.js";
 import type { HistoryFormat } from "./history.js";
-import type { ParentLink } from "./run.js";
+import type { ChildExecution, ParentLink } from "./run.js";
 import type { ApprovalRequest } from "../states/approval.js";
 
 /**
@@ -123,6 +123,8 @@ export interface ChildSpec {
   previousEventId?: number;
   /** The shape of the history the child writes: its parent's (core/history.ts). */
   historyFormat?: HistoryFormat;
+  /** A Distributed Map's item: a child execution, whose history is its own (ids from 1). */
+  execution?: ChildExecution;
 }
 
 export type EffectType = Effect["type"];

@@ -211,6 +211,11 @@ export interface RedriveJoin {
    * begins with `Restored`), from the state it ended in. This step wakes them.
    */
   redriven?: number[];
+  /**
+   * The redriven children are a Distributed Map's child executions: their events go
+   * on in their own histories, so the parent records no MapIterationStarted for them.
+   */
+  childExecutions?: boolean;
   /** Children `started ..` never started: they start as the window makes room, with these inputs. */
   started: number;
   waiting: Json[];

@@ -39,6 +39,19 @@ export interface ParentLink {
   index: number;
 }
 
+/**
+ * A Distributed Map's item run as AWS shows it: a child execution of the Map Run,
+ * with a name, an ARN and a history of its own (engine/states/map-child-executions.ts).
+ * The run stays a child run of its parent (its join, window, tolerance, stop and
+ * redrive are the parent's business); only where its history goes changes.
+ */
+export interface ChildExecution {
+  /** `arn:aws:states:<region>:<account>:execution:<machine>/<label>:<name>`. */
+  arn: string;
+  name: string;
+  mapRunArn: string;
+}
+
 export interface RunBase {
   runId: string;
   /** JSON pointer of the scope this run executes ("" for the top level). */
@@ -50,6 +63,11 @@ export interface RunBase {
   outer?: Record<string, Json>;
   /** Index of the Map iteration this run is (absent for the top level and Parallel branches). */
   iteration?: number;
+  /**
+   * A Distributed Map's item run (a child execution): its events go to a history of
+   * its own, which starts with ExecutionStarted and ends with ExecutionSucceeded/…
+   */
+  childExecution?: ChildExecution;
   /** The random seed of the execution (the root's Started event), passed to children. */
   seed?: string;
   /**

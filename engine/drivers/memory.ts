@@ -8,7 +8,8 @@ import type { ExecutionContext, ParentLink, RunState } from "../core/run.js";
 import type { ForkPlan } from "../fork.js";
 import type { RedrivePlan } from "../redrive.js";
 import { compileProgram, type Program } from "../program.js";
-import { childRun, newRun, step } from "../step.js";
+import { childRun, newRun, type StepResult } from "../step.js";
+import { stepHere } from "./heavy-steps.js";
 import { waitsForToken } from "../states/task.js";
 import { Deque } from "./deque.js";
 import { TimerQueue } from "./timer-queue.js";
@@ -87,10 +88,24 @@ export interface ExecutionResult {
   /** Every event fed to `step`, in order: replaying it rebuilds `runs`. */
   journal: JournalEntry[];
   runs: Map<string, RunState>;
+  /**
+   * A Distributed Map's child executions (one per item or batch of its Map Runs),
+   * by ARN, each with the history of its own; the execution's `history` has none of it.
+   */
+  childExecutions: Map<string, ChildExecutionResult>;
   execution: ExecutionContext;
   /** Mock responses left unused, per state name. */
   unusedMocks: Record<string, number>;
   transitions: number;
+}
+
+/** A Map Run's child execution as the in-memory driver ran it. */
+export interface ChildExecutionResult {
+  arn: string;
+  name: string;
+  mapRunArn: string;
+  status: RunState["status"];
+  history: HistoryEvent[];
 }
 
 export class TransitionLimitExceeded extends Error {}
@@ -120,6 +135,8 @@ export async function runExecution(
 class MemoryDriver {
   private readonly runs = new Map<string, RunState>();
   private readonly history: HistoryEvent[] = [];
+  /** The histories of a Distributed Map's child executions, by ARN (their ids start at 1). */
+  private readonly childExecutions = new Map<string, ChildExecutionResult>();
   private readonly journal: JournalEntry[] = [];
   private readonly queue = new Deque<Delivery>();
   private readonly timers = new TimerQueue();
@@ -189,7 +206,8 @@ class MemoryDriver {
     else this.started();
     while (!this.outcome) {
       if (this.queue.length > 0) {
-        this.deliver(this.queue.shift()!);
+        const heavy = this.deliver(this.queue.shift()!);
+        if (heavy) await heavy;
       } else if (this.inFlight > 0 && (!this.virtual || this.timers.size === 0)) {
         await new Promise<void>((resolve) => (this.wake = resolve));
       } else if (this.inFlight > 0) {
@@ -245,6 +263,8 @@ class MemoryDriver {
   private redriven(redrive: NonNullable<MemoryRunOptions["redrive"]>): void {
     const { from, plan, redriveCount } = redrive;
     for (const [id, run] of from.runs) this.runs.set(id, run);
+    for (const [arn, child] of from.childExecutions ?? [])
+      this.childExecutions.set(arn, { ...child, history: [...child.history] });
     this.history.push(...from.history);
     this.journal.push(...from.journal);
     this.nextEventId = from.history.length + 1;
@@ -292,24 +312,53 @@ class MemoryDriver {
     this.queue.push({ runId: timer.runId, event: { type: "TimerFired", timerId: timer.timerId } });
   }
 
-  private deliver(item: Delivery): void {
+  /** Steps one delivery; a promise only when the step went to the evaluation thread (heavy-steps.ts). */
+  private deliver(item: Delivery): Promise<void> | undefined {
     const run = this.runs.get(item.runId);
-    if (!run) return;
+    if (!run) return undefined;
     if (++this.transitions > this.maxTransitions) {
       throw new TransitionLimitExceeded(`more than ${this.maxTransitions} transitions`);
     }
     const event = item.event as RunEvent;
     event.time = this.isoNow();
-    event.eventId = this.nextEventId;
+    // A Map Run's child execution numbers the events of its own history.
+    const child = this.childHistory(run);
+    event.eventId = child ? child.history.length + 1 : this.nextEventId;
     if (this.needsNonce(run, event)) event.nonce = this.nonce();
     // The delivery, now stamped, is the journal entry (one object per transition fewer).
     this.journal.push(item as JournalEntry);
-    const result = step(this.program, this.execution, run, event);
-    this.runs.set(run.runId, result.run);
+    const result = stepHere(this.program, this.execution, run, event);
+    if (result instanceof Promise) return result.then((r) => this.stepped(r));
+    this.stepped(result);
+    return undefined;
+  }
+
+  private stepped(result: StepResult): void {
+    this.runs.set(result.run.runId, result.run);
+    const child = this.childHistory(result.run);
+    if (child) {
+      // A Map Run's child execution: its events go to its own history.
+      for (const h of result.history) child.history.push(h);
+      child.status = result.run.status;
+      for (const effect of result.effects) this.apply(effect, result.run);
+      return;
+    }
     for (const h of result.history) this.history.push(h);
     if (result.history.length > 0) this.options.onHistory?.(result.history);
     this.nextEventId += result.history.length;
     for (const effect of result.effects) this.apply(effect, result.run);
+  }
+
+  /** The history a Map Run's child execution writes to, created with its first event. */
+  private childHistory(run: RunState): ChildExecutionResult | undefined {
+    const execution = run.childExecution;
+    if (!execution) return undefined;
+    let child = this.childExecutions.get(execution.arn);
+    if (!child) {
+      child = { ...execution, status: run.status, history: [] };
+      this.childExecutions.set(execution.arn, child);
+    }
+    return child;
   }
 
   private isoCache = { at: Number.NaN, text: "" };
@@ -493,6 +542,7 @@ class MemoryDriver {
       history: this.history,
       journal: this.journal,
       runs: this.runs,
+      childExecutions: this.childExecutions,
       execution: this.execution,
       unusedMocks,
       transitions: this.transitions,

@@ -3,6 +3,7 @@ import type { ChildEventIds, ChildOutcome } from "../core/events.js";
 import type { Json } from "../core/json.js";
 import type { Join } from "../core/run.js";
 import type { ChildScopes } from "../program.js";
+import { mapRunChildExecution } from "../states/map-child-executions.js";
 import type { StepContext } from "../step-context.js";
 
 /**
@@ -118,7 +119,16 @@ export function startChild(
   if (ctx.run.historyFormat !== undefined) spec.historyFormat = ctx.run.historyFormat;
   if (children.iterations) {
     spec.iteration = index;
-    spec.previousEventId = ctx.record("MapIterationStarted", { name: ctx.frame.name, index });
+    // A Distributed Map's Map Run runs each item as a child execution: its history is
+    // its own, and the parent's records no iteration (AWS: only the Map Run's events).
+    const mapRunArn = ctx.frame.mapRunArn;
+    const execution = mapRunArn !== undefined ? mapRunChildExecution(mapRunArn, index) : undefined;
+    if (execution) {
+      spec.execution = execution;
+      spec.previousEventId = 0;
+    } else {
+      spec.previousEventId = ctx.record("MapIterationStarted", { name: ctx.frame.name, index });
+    }
   }
   return spec;
 }

@@ -68,7 +68,10 @@ export function redriveJoin(ctx: StepContext, name: string, input: Json, plan: R
   if (specs.length > 0) ctx.emit({ type: "SpawnChildren", runId, children: specs });
   for (const index of plan.redriven ?? []) {
     // Created idle with the redrive, behind its `Restored` event: woken here.
-    if (children.iterations) ctx.record("MapIterationStarted", { name, index });
+    // A Map Run's child execution goes on in its own history: the parent records nothing.
+    if (children.iterations && !plan.childExecutions) {
+      ctx.record("MapIterationStarted", { name, index });
+    }
     ctx.emit({ type: "Continue", runId: `${join.prefix}/${index}` });
   }
   if (join.succeeded === join.total) {

@@ -6,7 +6,13 @@ import { checkCall } from "./evaluate.js";
 import { IntrinsicSyntaxError, parseIntrinsic } from "./parse.js";
 
 export { compileIntrinsic, evaluateCall, evaluateIntrinsic } from "./evaluate.js";
-export { isIntrinsicCall, parseIntrinsic, IntrinsicSyntaxError, MAX_NESTING } from "./parse.js";
+export {
+  isIntrinsicCall,
+  parseIntrinsic,
+  pathArgumentEnd,
+  IntrinsicSyntaxError,
+  MAX_NESTING,
+} from "./parse.js";
 export type { IntrinsicArg, IntrinsicCall } from "./parse.js";
 export { INTRINSIC_FUNCTIONS } from "./functions/index.js";
 

@@ -170,25 +170,7 @@ class IntrinsicParser {
    */
   private path(): string {
     const start = this.pos;
-    let depth = 0;
-    while (this.pos < this.text.length) {
-      const c = this.text[this.pos]!;
-      if (c === "'" || c === '"') {
-        this.pos++;
-        while (this.pos < this.text.length && this.text[this.pos] !== c) {
-          if (this.text[this.pos] === "\\") this.pos++;
-          this.pos++;
-        }
-      } else if (c === "[" || c === "(") {
-        depth++;
-      } else if (c === "]" || c === ")") {
-        if (depth === 0) break;
-        depth--;
-      } else if (c === "," && depth === 0) {
-        break;
-      }
-      this.pos++;
-    }
+    this.pos = pathArgumentEnd(this.text, start);
     const path = this.text.slice(start, this.pos).trimEnd();
     try {
       parsePath(path);
@@ -216,6 +198,36 @@ class IntrinsicParser {
   private fail(detail: string, position = this.pos): never {
     throw new IntrinsicSyntaxError(this.text, position, detail);
   }
+}
+
+/**
+ * Where a path argument that starts at `start` ends: at the next `,` or `)` outside
+ * brackets, parentheses and quotes. A quoted name inside brackets keeps its JSONPath
+ * escapes (`$['Test\\"Name']`, `$['it\\'s']`): they belong to the path, not to an
+ * intrinsic string literal, so the validator's literal checks skip them too.
+ */
+export function pathArgumentEnd(text: string, start: number): number {
+  let pos = start;
+  let depth = 0;
+  while (pos < text.length) {
+    const c = text[pos]!;
+    if (c === "'" || c === '"') {
+      pos++;
+      while (pos < text.length && text[pos] !== c) {
+        if (text[pos] === "\\") pos++;
+        pos++;
+      }
+    } else if (c === "[" || c === "(") {
+      depth++;
+    } else if (c === "]" || c === ")") {
+      if (depth === 0) break;
+      depth--;
+    } else if (c === "," && depth === 0) {
+      break;
+    }
+    pos++;
+  }
+  return pos;
 }
 
 const KEYWORDS: ReadonlyArray<readonly [string, Json]> = [

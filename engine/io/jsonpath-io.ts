@@ -15,7 +15,8 @@ import type { StepContext } from "../step-context.js";
  * The JSONPath input/output pipeline of the ASL spec ("Input and Output Processing"):
  * InputPath → Parameters → (state work) → ResultSelector → ResultPath → OutputPath.
  * `Assign` is evaluated on the result after ResultSelector, against the variables as
- * they were before the state.
+ * they were before the state, and assigned after OutputPath (which still reads the
+ * old values).
  */
 
 /**
@@ -85,15 +86,36 @@ export function applyOutputPath(
   return select(ctx, path, ctx.pathScope(output));
 }
 
-/** Assign (JSONPath): a payload template over `value`; every value sees the pre-state variables. */
+/**
+ * Assign (JSONPath): a payload template over `value`, computed against the
+ * pre-state variables and not yet assigned (AWS "Passing data between states with
+ * variables": new values take effect once the state is done, so the state's own
+ * OutputPath still reads the old ones). Hand the values to `assignValues` last.
+ */
+export function computeAssign(
+  ctx: StepContext,
+  assign: JsonObject | undefined,
+  value: Json,
+): Record<string, Json> | undefined {
+  if (!assign) return undefined;
+  return evaluatePayloadTemplate(assign, ctx.pathScope(value), ctx.random, "Assign") as Record<
+    string,
+    Json
+  >;
+}
+
+/** Assigns what `computeAssign` computed, once everything else of the state is. */
+export function assignValues(ctx: StepContext, values: Record<string, Json> | undefined): void {
+  if (values !== undefined) ctx.assign(values);
+}
+
+/** Assign (JSONPath) computed and assigned at once: for a state whose output reads no path after it. */
 export function evaluateAssign(
   ctx: StepContext,
   assign: JsonObject | undefined,
   value: Json,
 ): void {
-  if (!assign) return;
-  const values = evaluatePayloadTemplate(assign, ctx.pathScope(value), ctx.random, "Assign");
-  ctx.assign(values as Record<string, Json>);
+  assignValues(ctx, computeAssign(ctx, assign, value));
 }
 
 /**
@@ -112,7 +134,9 @@ export function finishResult(
   result: Json,
 ): Json {
   const selected = applyTemplate(ctx, state.ResultSelector, result, "ResultSelector");
-  evaluateAssign(ctx, state.Assign, selected);
+  const values = computeAssign(ctx, state.Assign, selected);
   const merged = applyResultPath(state.ResultPath, rawInput, selected);
-  return applyOutputPath(ctx, state.OutputPath, merged);
+  const output = applyOutputPath(ctx, state.OutputPath, merged);
+  assignValues(ctx, values);
+  return output;
 }

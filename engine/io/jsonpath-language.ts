@@ -4,11 +4,14 @@ import { isJsonObject, type Json } from "../core/json.js";
 import { parseOffsetDateTime } from "../core/timestamp.js";
 import { invalidPathCause, readPath } from "../jsonpath/index.js";
 import type { StepContext } from "../step-context.js";
+import type { WaitState } from "../core/definition.js";
 import {
   applyInputPath,
   applyOutputPath,
   applyResultPath,
   applyTemplate,
+  assignValues,
+  computeAssign,
   evaluateAssign,
   finishResult,
   readStatePath,
@@ -28,8 +31,16 @@ export const jsonPathLanguage: LanguageIO = {
     const input = applyInputPath(ctx, state.InputPath, raw);
     const effective = applyTemplate(ctx, state.Parameters, input, "Parameters");
     const result = state.Result !== undefined ? state.Result : effective;
-    evaluateAssign(ctx, state.Assign, result);
-    return applyOutputPath(ctx, state.OutputPath, applyResultPath(state.ResultPath, raw, result));
+    // Assign reads the result (Result, else the effective input after Parameters) and
+    // the variables before the state; OutputPath reads them too: assigned last.
+    const values = computeAssign(ctx, state.Assign, result);
+    const output = applyOutputPath(
+      ctx,
+      state.OutputPath,
+      applyResultPath(state.ResultPath, raw, result),
+    );
+    assignValues(ctx, values);
+    return output;
   },
 
   arguments(ctx, state, raw, taskToken) {
@@ -56,33 +67,23 @@ export const jsonPathLanguage: LanguageIO = {
     }
     const next = rule ? rule.Next : state.Default;
     const assign = rule ? rule.Assign : state.Assign;
-    if (next !== undefined) evaluateAssign(ctx, isJsonObject(assign) ? assign : undefined, input);
-    return { next, output: applyOutputPath(ctx, state.OutputPath, input) };
+    const values =
+      next !== undefined
+        ? computeAssign(ctx, isJsonObject(assign) ? assign : undefined, input)
+        : undefined;
+    const output = applyOutputPath(ctx, state.OutputPath, input);
+    assignValues(ctx, values);
+    return { next, output };
   },
 
   wait(ctx, state, raw) {
     const input = applyInputPath(ctx, state.InputPath, raw);
-    evaluateAssign(ctx, state.Assign, input);
+    const values = computeAssign(ctx, state.Assign, input);
     const output = applyOutputPath(ctx, state.OutputPath, input);
-    const base = Date.parse(ctx.frame.enteredTime);
-    if (typeof state.Seconds === "number") return { until: base + state.Seconds * 1000, output };
-    if (state.Timestamp !== undefined) {
-      const at = parseOffsetDateTime(state.Timestamp);
-      if (at === undefined) {
-        throw runtime(
-          ctx,
-          `The Timestamp field cannot be parsed as an ISO-8601 extended offset date-time format string: ${state.Timestamp}`,
-        );
-      }
-      return { until: at, output };
-    }
-    if (state.SecondsPath !== undefined) {
-      return { until: base + secondsAt(ctx, state.SecondsPath, input) * 1000, output };
-    }
-    if (state.TimestampPath !== undefined) {
-      return { until: timestampAt(ctx, state.TimestampPath, input), output };
-    }
-    return { until: base, output };
+    // SecondsPath and TimestampPath read the variables before the state too.
+    const until = waitUntil(ctx, state, input);
+    assignValues(ctx, values);
+    return { until, output };
   },
 
   succeed(ctx, state, raw) {
@@ -167,6 +168,29 @@ export const jsonPathLanguage: LanguageIO = {
     return value;
   },
 };
+
+/** The instant (epoch ms) a JSONPath Wait wakes at: Seconds, Timestamp, or their paths. */
+function waitUntil(ctx: StepContext, state: WaitState, input: Json): number {
+  const base = Date.parse(ctx.frame.enteredTime);
+  if (typeof state.Seconds === "number") return base + state.Seconds * 1000;
+  if (state.Timestamp !== undefined) {
+    const at = parseOffsetDateTime(state.Timestamp);
+    if (at === undefined) {
+      throw runtime(
+        ctx,
+        `The Timestamp field cannot be parsed as an ISO-8601 extended offset date-time format string: ${state.Timestamp}`,
+      );
+    }
+    return at;
+  }
+  if (state.SecondsPath !== undefined) {
+    return base + secondsAt(ctx, state.SecondsPath, input) * 1000;
+  }
+  if (state.TimestampPath !== undefined) {
+    return timestampAt(ctx, state.TimestampPath, input);
+  }
+  return base;
+}
 
 /**
  * The seconds a Wait's SecondsPath names. AWS fails the execution with States.Runtime

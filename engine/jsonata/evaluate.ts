@@ -1,10 +1,12 @@
 import { PayloadNeeded } from "../core/payload-ref.js";
 import { StatesError } from "../core/errors.js";
+import { SliceExceeded } from "../core/step-slice.js";
 import { isJsonObject, type Json, type JsonObject } from "../core/json.js";
 import { DATA_LIMIT_BYTES, type StepContext } from "../step-context.js";
 import { compileExpression } from "./compile.js";
 import { returnedNothing, threwError, unsupportedResult } from "./errors.js";
 import { SCOPE_BINDING, type EvaluationScope } from "./functions.js";
+import { newMeter } from "./meter.js";
 import { METER_BINDING, type Meter } from "./runtime.js";
 import { toJson } from "./values.js";
 import { variableTooLarge } from "./variables.js";
@@ -54,7 +56,7 @@ const meters = new WeakMap<StepContext, Meter>();
 function meterOf(ctx: StepContext): Meter {
   let meter = meters.get(ctx);
   if (!meter) {
-    meter = { steps: 0 };
+    meter = newMeter();
     meters.set(ctx, meter);
   }
   return meter;
@@ -74,7 +76,7 @@ export class JsonataScope {
       ...ctx.variables(),
       states,
       [SCOPE_BINDING]: scope,
-      [METER_BINDING]: options.freshMeter ? { steps: 0 } : meterOf(ctx),
+      [METER_BINDING]: options.freshMeter ? newMeter() : meterOf(ctx),
     };
   }
 
@@ -130,7 +132,8 @@ export class JsonataScope {
       // jsonata's errors are plain objects with a code. Anything else (a RangeError
       // for a stack the depth limit did not stop, a TypeError of jsonata on odd
       // input) is still the expression's failure: it must not crash the worker.
-      if (e instanceof StatesError || e instanceof PayloadNeeded) throw e;
+      if (e instanceof StatesError || e instanceof PayloadNeeded || e instanceof SliceExceeded)
+        throw e;
       throw threwError(this.ctx, expression, field, e);
     }
   }

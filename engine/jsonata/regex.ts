@@ -2,6 +2,7 @@ import type { Matcher, RE2JS } from "re2js";
 import { compileRe2 } from "../core/re2.js";
 import { boundedOverhang } from "./regex-cost.js";
 import type { Meter } from "./runtime.js";
+import { afterSearch, beforeSearch } from "./meter.js";
 
 /**
  * Regular expressions in JSONata (`$match`, `$replace`, `$split`, `$contains` and
@@ -85,6 +86,10 @@ export class Re2RegExp implements RegexMatcher {
       this.input = input;
     }
     const m = this.matcher;
+    // Where this thread evaluates a slice only, searches that could read past it run
+    // on the evaluation thread instead (core/step-slice.ts): one search is one call.
+    const charge = active ?? this.charge;
+    if (charge) beforeSearch(charge.meter, input.length - from + 1);
     const found = m.find(from);
     const overhang = this.compiled.overhang;
     // See regex-cost.ts: an upper bound of the text this search read.
@@ -111,6 +116,7 @@ export class Re2RegExp implements RegexMatcher {
   private meter(chars: number): void {
     const charge = active ?? this.charge;
     if (charge === undefined) return;
+    afterSearch(charge.meter, chars);
     charge.meter.steps += Math.ceil(chars / CHARS_PER_STEP);
     if (charge.limit > 0 && charge.meter.steps > charge.limit) {
       // jsonata's own error for an exhausted budget (its message names the budget).

@@ -1,4 +1,5 @@
 import { StatesError } from "../core/errors.js";
+import { inlineSlice, SliceExceeded } from "../core/step-slice.js";
 import type { Json } from "../core/json.js";
 
 /**
@@ -56,11 +57,15 @@ export class PathLimitExceeded extends StatesError {
 export class PathBudget {
   private visits = 0;
   private readonly limit = current.maxVisits;
+  /** Where this thread evaluates a slice only (core/step-slice.ts), the visits it may make here. */
+  private readonly slice = inlineSlice()?.pathVisits ?? Infinity;
 
   constructor(private readonly path: string) {}
 
   charge(visits: number): void {
     this.visits += visits;
+    if (this.visits > this.slice && this.visits <= this.limit)
+      throw new SliceExceeded(`JSONPath '${this.path}'`);
     if (this.visits > this.limit) {
       throw new PathLimitExceeded(
         this.path,
@@ -78,6 +83,11 @@ export class PathBudget {
         `its result would have more than ${limit} characters of JSON, the most Stepwise builds for one path`,
       );
     }
+    // A result this large is cheap to build (it shares subtrees) and slow to write out
+    // as the state's JSON: that happens on the evaluation thread (core/step-slice.ts).
+    const slice = inlineSlice();
+    if (slice && jsonLengthExceeds(matches, slice.pathResultChars))
+      throw new SliceExceeded(`JSONPath '${this.path}' result`);
   }
 }
 

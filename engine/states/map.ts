@@ -8,6 +8,7 @@ import { childScopesOf, continueJoin, openJoin } from "../flow/join.js";
 import type { RunEvent } from "../core/events.js";
 import type { Join } from "../core/run.js";
 import { io } from "../io/index.js";
+import { readStatePath } from "../io/jsonpath-io.js";
 import type { StepContext } from "../step-context.js";
 import { batchItems } from "./map-batches.js";
 import { childrenState, succeedChildren } from "./children.js";
@@ -79,16 +80,42 @@ function ownTask(ctx: StepContext, purpose: MapIoPurpose, resource: string, inpu
   });
 }
 
+type MapNumber = "MaxConcurrency" | "ToleratedFailureCount" | "ToleratedFailurePercentage";
+
+/** A decimal number as JSON writes one (`"1"`, `"2.5"`, `"-1"`): what a numeric string may hold. */
+const NUMERIC_STRING = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
+
+/**
+ * `MaxConcurrency`, `ToleratedFailureCount`, `ToleratedFailurePercentage`, or the
+ * value their `…Path` selects. AWS takes a numeric string there as the number it
+ * spells (a count read from a variable or from text often is one: `"1"`); the
+ * value is then checked as a number would be. Anything else is the language's to
+ * judge (io/), with its error naming the value.
+ */
+function mapNumber(ctx: StepContext, state: MapState, field: MapNumber, raw: Json) {
+  const lang = io(ctx, state);
+  const path = (state as unknown as Record<string, Json | undefined>)[`${field}Path`];
+  if (typeof path === "string" && ctx.language(state) === "JSONPath") {
+    const found = readStatePath(ctx, path, ctx.pathScope(raw));
+    if (found.found && typeof found.value === "string" && NUMERIC_STRING.test(found.value)) {
+      const literal = { ...state, [field]: Number(found.value) } as Record<string, unknown>;
+      delete literal[`${field}Path`];
+      return lang.number(ctx, literal as unknown as MapState, field, raw);
+    }
+  }
+  return lang.number(ctx, state, field, raw);
+}
+
 /** Starts one child per item (or batch), at most `MaxConcurrency` at once. */
 function iterate(ctx: StepContext, state: MapState, items: Json[], effective: Json): void {
   const lang = io(ctx, state);
   const raw = ctx.frame.input;
-  const maxConcurrency = lang.number(ctx, state, "MaxConcurrency", raw) ?? 0;
+  const maxConcurrency = mapNumber(ctx, state, "MaxConcurrency", raw) ?? 0;
   // HISTORY_FORMAT_AWS: AWS reads the failure tolerance once the Map has started
   // (MapStateStarted, then the failure), as its recordings show.
   const tolerance = () => {
-    const count = lang.number(ctx, state, "ToleratedFailureCount", raw);
-    const percentage = lang.number(ctx, state, "ToleratedFailurePercentage", raw);
+    const count = mapNumber(ctx, state, "ToleratedFailureCount", raw);
+    const percentage = mapNumber(ctx, state, "ToleratedFailurePercentage", raw);
     if (count !== undefined && count < 0) {
       throw runtime(ctx, "ToleratedFailureCount cannot be negative.");
     }
@@ -213,7 +240,9 @@ function ownTaskFailed(ctx: StepContext, state: MapState, error: string, cause: 
  * at most `MaxConcurrency` at once; the output lists the children's outputs in
  * item order. A DISTRIBUTED Map is a Map Run (its events in the history) whose
  * items may come from S3 (ItemReader) and whose results may go to S3
- * (ResultWriter); its children are iterations of this execution.
+ * (ResultWriter); its children run as child executions of the Map Run, each with a
+ * history of its own (map-child-executions.ts), while the driver still runs them as
+ * child runs of this execution.
  */
 export const map: StateHandler<MapState> = childrenState<MapState>({
   kind: "Map",

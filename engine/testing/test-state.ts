@@ -3,8 +3,10 @@ import type { RunEvent } from "../core/events.js";
 import type { Json, JsonObject } from "../core/json.js";
 import type { ExecutionContext } from "../core/run.js";
 import { runExecution, type MockResponse } from "../drivers/memory.js";
+import type { TaskHandlers } from "../drivers/tasks.js";
 import { applyInputPath, applyResultPath, applyTemplate } from "../io/jsonpath-io.js";
 import { compileProgram, queryLanguageOf } from "../program.js";
+import { waitsForToken } from "../states/task.js";
 import { newRun } from "../step.js";
 import { StepContext } from "../step-context.js";
 
@@ -29,6 +31,12 @@ export interface TestStateRequest {
   inspectionLevel?: InspectionLevel;
   /** The Task's result, or its error. */
   mock?: { result: Json } | { error: string; cause?: string };
+  /**
+   * What a Task without a mock calls: the service's runners (api/test-state.ts), so
+   * TestState calls the resource as AWS calls the real service. Without it, a Task
+   * needs a mock.
+   */
+  tasks?: TaskHandlers;
   /** Fixed clock and entropy: the run is deterministic given these. */
   now: string;
   seed: string;
@@ -126,9 +134,19 @@ export async function testState(request: TestStateRequest): Promise<TestStateRes
     throw new TestStateError(`TestState runs one state; a ${state.Type} state runs others`);
   }
   if (state.Type === "Task" && !request.mock) {
-    throw new TestStateError(
-      "A Task state is tested with a mock: give mock.result or mock.errorOutput",
-    );
+    // AWS (API reference, TestState): "TestState only supports the following when a
+    // mock is specified: Activity tasks, .sync or .waitForTaskToken service integration
+    // patterns": what answers later than its call cannot be tested by calling it.
+    if (!answersAtOnce(state.Resource)) {
+      throw new TestStateError(
+        `TestState calls a Task's resource only when it answers at once; '${state.Resource}' waits (an activity, .sync or .waitForTaskToken): give mock.result or mock.errorOutput`,
+      );
+    }
+    if (!request.tasks) {
+      throw new TestStateError(
+        "A Task state is tested with a mock: give mock.result or mock.errorOutput",
+      );
+    }
   }
   const definition = isolate(name, state, request.definition);
   const program = compileProgram(definition);
@@ -158,6 +176,7 @@ export async function testState(request: TestStateRequest): Promise<TestStateRes
     seed: request.seed,
     nonce: () => request.seed,
     mocks,
+    ...(request.tasks && !request.mock ? { tasks: request.tasks } : {}),
     maxTransitions: 1000,
   });
   const entered = run.history
@@ -184,7 +203,21 @@ export async function testState(request: TestStateRequest): Promise<TestStateRes
     if (run.error !== undefined) result.error = run.error;
     if (run.cause !== undefined) result.cause = run.cause;
   }
-  return withInspection(request, name, program, state, result);
+  return withInspection(request, name, program, state, result, calledResult(run.history));
+}
+
+/** A resource TestState can call for real: it answers with its result (no activity, job or token). */
+export function answersAtOnce(resource: string): boolean {
+  if (waitsForToken(resource) || /\.sync(:2)?$/.test(resource)) return false;
+  return !/^(arn:[^:]+:states:[^:]*:[^:]*:)?activity:/.test(resource);
+}
+
+/** The result a called resource answered with (TaskSucceeded's output), for DEBUG's `result`. */
+function calledResult(history: readonly { type: string }[]): Json | undefined {
+  const succeeded = history.find((h) => h.type === "TaskSucceeded") as
+    { taskSucceededEventDetails?: { output?: string } } | undefined;
+  const output = succeeded?.taskSucceededEventDetails?.output;
+  return output === undefined ? undefined : (JSON.parse(output) as Json);
 }
 
 /** DEBUG (and TRACE): the JSONPath pipeline's intermediate values. */
@@ -194,6 +227,7 @@ function withInspection(
   program: ReturnType<typeof compileProgram>,
   state: State,
   result: TestStateResult,
+  called?: Json,
 ): TestStateResult {
   if ((request.inspectionLevel ?? "INFO") === "INFO") return result;
   const data: InspectionData = { input: request.input };
@@ -236,6 +270,7 @@ function withInspection(
     let raw: Json | undefined;
     if (state.Type === "Pass") raw = s.Result !== undefined ? s.Result : data.afterParameters;
     else if (request.mock && "result" in request.mock) raw = request.mock.result;
+    else raw = called;
     if (raw === undefined) return result;
     data.result = raw;
     data.afterResultSelector =

@@ -17,6 +17,7 @@ import { executionOf, executionTimeoutTimer, member, randomToken, shortId } from
 import { eventTemplate } from "../store/event-template.js";
 import type { CommitOp } from "../store/scripts/commit-transition.js";
 import { usageOps } from "./usage.js";
+import { childExecutionOps, spawnOwner } from "../map-runs/child-executions.js";
 import type { PayloadBatch } from "../payloads/history-payloads.js";
 
 /**
@@ -120,6 +121,8 @@ export function planOps(
   const planning = { run, event, effects, options, keepSeconds: options.retentionSeconds ?? 0 };
   // One by one, not push(...list): a Map's children are as many ops as it has items.
   for (const effect of effects) for (const op of opsOf(effect, planning)) ops.push(op);
+  // A Map Run's child execution: its record, written as it starts and as it ends.
+  if (run.childExecution) ops.push(...childExecutionOps(run, event, effects, planning.keepSeconds));
   return ops;
 }
 
@@ -297,10 +300,17 @@ function spawnOps(effect: EffectOf<"SpawnChildren">, run: RunState): CommitOp[] 
         join,
         index: child.index,
         started: eventTemplate({ type: "Started", input: null }, "input"),
+        ...spawnOwner(child),
       };
     }
     const started: RunEventBody = { type: "Started", input: child.input };
-    return { op: "spawn", run: shortId(child.runId), state, started: JSON.stringify(started) };
+    return {
+      op: "spawn",
+      run: shortId(child.runId),
+      state,
+      started: JSON.stringify(started),
+      ...spawnOwner(child),
+    };
   });
 }
 

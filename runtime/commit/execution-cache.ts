@@ -38,6 +38,7 @@ export const RECORD_FIELDS = [
   "traceId",
   "parentSpanId",
   "traceState",
+  "roleArn",
 ] as const satisfies readonly ExecutionField[];
 
 /** The record's `RECORD_FIELDS` it has, by name. */
@@ -128,7 +129,7 @@ export class ExecutionCache {
   private cache(
     exec: string,
     { machine, name, startedAt: startTime }: ContextFields,
-    { traceId, parentSpanId, traceState }: RecordFields,
+    { traceId, parentSpanId, traceState, roleArn }: RecordFields,
     program: Program,
     inputText: string,
   ): LoadedExecution {
@@ -141,6 +142,7 @@ export class ExecutionCache {
       stateMachineName: machine,
       seed: name,
     };
+    if (roleArn !== undefined) context.roleArn = roleArn;
     if (this.payloadPolicy) {
       context.payloads = this.payloadPolicy;
       context.loadPayload = (hash) => this.loadedPayloads.get(hash);

@@ -6,6 +6,7 @@ import type { Keys } from "../store/keys.js";
 import { commitTransition, type CommitReply } from "../store/scripts/commit-transition.js";
 import { emitCommitSpans } from "../tracing/commit-spans.js";
 import { writeMapRuns } from "../map-runs/map-run-record.js";
+import { childShortId } from "../map-runs/child-executions.js";
 import { crashPoint } from "../worker/crash.js";
 import type { HistoryHead } from "./commit-locks.js";
 import { closedJoin, dropRun, joinedChild } from "./ended-runs.js";
@@ -69,7 +70,9 @@ export async function stepAndCommit(
   // The start as stored with the record (executions/execution-store.ts: its ISO text and its index score are one instant).
   const parsedStart = Date.parse(execution.context.startTime);
   const startedMs = Number.isFinite(parsedStart) ? parsedStart : undefined;
-  let history = deps.locks ? deps.locks.historyHead(exec, loaded.history) : loaded.history;
+  // The history the run writes: a Map Run's child execution has its own (map-runs/child-executions.ts).
+  const owner = historyOwner(loaded.state, exec);
+  let history = deps.locks ? deps.locks.historyHead(owner, loaded.history) : loaded.history;
   let batch = Math.max(1, Math.min(maxSteps, BATCH_STEPS));
   for (;;) {
     const plan = await planCommit(deps, run, {
@@ -90,7 +93,7 @@ export async function stepAndCommit(
         return committed(deps, run, { ...sent, reply, loaded, plan, history, execution, mayChain });
       case "raced":
         history = { count: reply.historyCount, hash: reply.historyHead };
-        deps.locks?.committed(exec, { count: history.count, hash: history.hash });
+        deps.locks?.committed(owner, { count: history.count, hash: history.hash });
         // Paused meanwhile (a chained transition has no load of its own to see it).
         if (reply.paused && body.type !== "Stop") return "reload";
         continue;
@@ -107,6 +110,11 @@ export async function stepAndCommit(
         return "reload";
     }
   }
+}
+
+/** Whose history a run writes (the key of its history head): its child execution's, or its execution's. */
+function historyOwner(state: Loaded["state"], exec: string): string {
+  return state.childExecution ? childShortId(state.childExecution) : exec;
 }
 
 /** What a commit sent: Redis's reply, and the task call it adds with the claim sent behind it. */
@@ -197,7 +205,7 @@ function committed(
     plan.history.length > 0
       ? { count: history.count + plan.history.length, hash: plan.chained.head }
       : { count: history.count, hash: history.hash };
-  deps.locks?.committed(exec, head);
+  deps.locks?.committed(historyOwner(commit.loaded.state, exec), head);
   // Ended: no transition of it follows (a redrive loads it again), so its cache
   // entry goes now, while it is young, not 20,000 executions later (execution-cache.ts).
   if (plan.end) deps.executions.forget(exec);

@@ -42,7 +42,11 @@ export async function load(
   const loaded = await deps.client.call(
     loadTransition,
     { run: keys.run(run), inbox: keys.inbox(run), execution: keys.execution(exec) },
-    { inputVersion: held?.version, ...(cold ? { recordFields: RECORD_FIELDS } : {}) },
+    {
+      base: keys.base,
+      inputVersion: held?.version,
+      ...(cold ? { recordFields: RECORD_FIELDS } : {}),
+    },
   );
   if (loaded.kind === "missing") return { result: "missing" };
   return fromSnapshot(deps, run, seq, loaded);

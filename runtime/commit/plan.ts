@@ -6,6 +6,7 @@ import { isoTime } from "../../engine/core/timestamp.js";
 import type { Program } from "../../engine/program.js";
 import { waitsForToken } from "../../engine/states/task.js";
 import { step, type StepResult } from "../../engine/step.js";
+import { stepHere } from "../../engine/drivers/heavy-steps.js";
 import { chainEvents, UNANCHORED } from "../audit/chain.js";
 import { checkpointSigner } from "../audit/checkpoints.js";
 import { storedState, type StoredInput } from "../payloads/frame-input.js";
@@ -169,7 +170,8 @@ async function stepBatch(
     if (needsNonce(program, before, body)) stamped.nonce = deps.keys.tokenPrefix + randomToken();
     let stepped: { event: RunEvent; result: StepResult };
     try {
-      stepped = stepOrFail(deps, program, context, before, stamped);
+      const here = stepOrFail(deps, program, context, before, stamped);
+      stepped = here instanceof Promise ? await here : here;
     } catch (err) {
       // The step read into a payload stored by reference that this process has not
       // loaded (engine/core/payload-ref.ts): load it, and step again.
@@ -222,10 +224,8 @@ function stepOrFail(
   context: ExecutionContext,
   state: RunState,
   event: RunEvent,
-): { event: RunEvent; result: StepResult } {
-  try {
-    return { event, result: step(program, context, state, event) };
-  } catch (err) {
+): SteppedEvent | Promise<SteppedEvent> {
+  const failure = (err: unknown): SteppedEvent => {
     if (event.type === "Stop" || err instanceof PayloadNeeded) throw err;
     const failed: RunEvent = {
       type: "Stop",
@@ -237,8 +237,19 @@ function stepOrFail(
     };
     deps.onError?.(executionFault(err, context.executionId, state.current?.name));
     return { event: failed, result: step(program, context, state, failed) };
+  };
+  let result: StepResult | Promise<StepResult>;
+  try {
+    // Here, unless its expressions pass this thread's slice (engine/drivers/heavy-steps.ts).
+    result = stepHere(program, context, state, event);
+  } catch (err) {
+    return failure(err);
   }
+  if (result instanceof Promise) return result.then((r) => ({ event, result: r }), failure);
+  return { event, result };
 }
+
+type SteppedEvent = { event: RunEvent; result: StepResult };
 
 /**
  * Only a step that may schedule a `.waitForTaskToken` task needs fresh entropy

@@ -162,6 +162,11 @@ export interface ExecutionRecord {
   forkedFrom?: { executionId: string; eventId: number };
   /** The execution whose `states:startExecution` task started this one (runtime/children/). */
   parentExecution?: string;
+  /**
+   * A Distributed Map's child execution: the Map Run that started it (its parent is
+   * `parentExecution`); its name and ARN are the Map Run's (runtime/map-runs/child-executions.ts).
+   */
+  mapRunArn?: string;
   /** While PAUSED: why, who paused it and when. */
   pause?: PauseInfo;
   /**
@@ -264,6 +269,12 @@ export type StartOptions = {
   budget?: ModelBudget;
   /** The caller's W3C trace (its `traceparent`), which the execution joins. */
   trace?: ExecutionTrace;
+  /**
+   * When the execution counts as started (ISO 8601; its record's `startedAt` and
+   * `$$.Execution.StartTime`), when that is not now: a schedule's tick
+   * (runtime/triggers/). Never later than now; default now.
+   */
+  startedAt?: string;
 } & StartTarget;
 
 /** What only the runtime knows, for /metrics; a runtime reports what it can. */

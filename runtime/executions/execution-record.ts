@@ -107,6 +107,8 @@ export function toRecord(
   if (f.redriveCount !== undefined) record.redriveCount = Number(f.redriveCount);
   if (f.redrivenAt !== undefined) record.redrivenAt = f.redrivenAt;
   if (f.parentExecution !== undefined) record.parentExecution = f.parentExecution;
+  // A Distributed Map's child execution (map-runs/child-executions.ts): the Map Run that started it.
+  if (f.mapRun !== undefined) record.mapRunArn = f.mapRun;
   if (f.historyHead !== undefined)
     record.historyHead = { eventId: Number(f.historyCount ?? 0), hash: f.historyHead };
   record.traceId = traceOfRecord(executionId, f.startedAt, f.traceId).traceId;
@@ -174,5 +176,7 @@ export function startRecord(
   if (options.forked)
     record.forkedFrom = `${options.forked.sourceExecution}@${options.forked.sourceEventId}`;
   if (options.budget !== undefined) record.budget = JSON.stringify(options.budget);
+  // Every step's context reads it (`$$.Execution.RoleArn`), not only ExecutionStarted.
+  if (options.roleArn !== undefined) record.roleArn = options.roleArn;
   return record;
 }

@@ -20,6 +20,7 @@ import {
   executionArn,
   executionTimeoutTimer,
   isValidExecutionName,
+  isValidMachinePart,
   isValidName,
   member,
   randomToken,
@@ -63,6 +64,14 @@ export function newExecutionName(): string {
     .slice(0, 20);
 }
 
+/** A start's instant: the given one (never later than now), else now. */
+function startInstant(given: string | undefined, now: number): number {
+  if (given === undefined) return now;
+  const ms = Date.parse(given);
+  if (!Number.isFinite(ms)) throw new TypeError(`startedAt '${given}' is not a date-time`);
+  return Math.min(ms, now);
+}
+
 /** What a start may say besides the machine (`ExecutionStore.start`). */
 export interface ExecutionStartOptions {
   input?: Json;
@@ -85,6 +94,8 @@ export interface ExecutionStartOptions {
   roleArn?: string;
   /** The caller's trace (its `traceparent`); without it the execution opens its own. */
   trace?: ExecutionTrace;
+  /** When it counts as started, if not now (StartOptions.startedAt: a schedule's tick). */
+  startedAt?: string;
 }
 
 /**
@@ -128,6 +139,9 @@ export class ExecutionStore {
     });
     const exec = shortId(arn);
     const now = Date.now();
+    // A given start (a schedule's tick) is the record's startedAt, its index score and
+    // $$.Execution.StartTime; the lease and the execution timeout count from now.
+    const startedMs = startInstant(options.startedAt, now);
     const timeout = program.definition.TimeoutSeconds;
     // The input is stored once (payloads/history-payloads.ts): ExecutionStarted and the journal refer to the same text.
     const payloads = new PayloadBatch();
@@ -151,7 +165,8 @@ export class ExecutionStore {
         input: storedInput,
         payloads: payloads.toArgs(),
         inputHash: inputDigest(canonicalJson(input)),
-        startedAt: new Date(now).toISOString(),
+        startedAt: new Date(startedMs).toISOString(),
+        startedMs,
         now,
         leaseMs: this.settings.leaseMs,
         state: pack(JSON.stringify(newRun(arn, ""))),
@@ -318,7 +333,13 @@ export function execOf(executionId: string): string {
     throw notFound(executionId);
   }
   const [machine, name, ...rest] = exec.split(":");
-  if (rest.length > 0 || !machine || !name || !isValidName(machine) || !isValidExecutionName(name))
+  if (
+    rest.length > 0 ||
+    !machine ||
+    !name ||
+    !isValidMachinePart(machine) ||
+    !isValidExecutionName(name)
+  )
     throw notFound(executionId);
   return exec;
 }

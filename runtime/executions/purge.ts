@@ -7,6 +7,7 @@ import { EXECUTION_FIELDS } from "../store/fields.js";
 import type { Keys } from "../store/keys.js";
 import type { RedisClient } from "../store/redis.js";
 import { purgeExecution as purgeScript } from "../store/scripts/purge-execution.js";
+import { mapRunKeysOf } from "../map-runs/child-executions.js";
 
 /**
  * Purging an ended execution now, ahead of its retention: the right to erasure.
@@ -54,6 +55,8 @@ export async function purgeExecution(
     joins.add(run.slice(0, run.lastIndexOf("/")));
   }
   for (const join of joins) children.push(keys.joinResults(join), keys.joinInputs(join));
+  // A Distributed Map's Map Runs and their child executions (records and histories).
+  children.push(...(await mapRunKeysOf(redis, keys, exec)));
   for (let i = 0; i < children.length; i += BATCH) {
     await redis.unlink(...children.slice(i, i + BATCH));
   }

@@ -82,6 +82,8 @@ export function restoredRuns(plan: RedrivePlan): CreatedRun[] {
     run: shortId(run.runId),
     state: pack(JSON.stringify(run)),
     event: JSON.stringify(event),
+    // A Map Run's child execution goes on writing its own history.
+    ...(run.childExecution ? { owner: shortId(run.childExecution.arn) } : {}),
   }));
 }
 

@@ -4,6 +4,7 @@ import { longId, member } from "../store/ids.js";
 import { defineScript } from "../store/lua/spec.js";
 import type { Keys } from "../store/keys.js";
 import type { RedisClient } from "../store/redis.js";
+import { ChildShards, listChildExecutions } from "./child-executions.js";
 import { mapRunIndexKey, mapRunKey, type MapRunFields } from "./map-run-record.js";
 
 /**
@@ -88,6 +89,11 @@ export class MapRunStore {
     return undefined;
   }
 
+  /** The Map Run's child executions (child-executions.ts), oldest first. */
+  children(record: MapRunRecord): ReturnType<typeof listChildExecutions> {
+    return listChildExecutions(this.client, this.layout.keysOf(record.execution), record.id);
+  }
+
   /** Delivers the update to the Map's run; `notRunning` once its Map Run has ended. */
   async update(record: MapRunRecord, update: MapRunUpdate): Promise<"queued" | "notRunning"> {
     if (record.status !== "RUNNING") return "notRunning";
@@ -149,6 +155,20 @@ export class MapRuns {
   update(record: MapRunRecord, update: MapRunUpdate): Promise<"queued" | "notRunning"> {
     return this.open().then((store) => store.update(record, update));
   }
+
+  children(record: MapRunRecord): ReturnType<typeof listChildExecutions> {
+    return this.open().then((store) => store.children(record));
+  }
+
+  /**
+   * The room (of `rooms`, one per shard) of a Map Run's child execution, by ARN: its
+   * parent's shard, which its id does not tell; undefined for any other execution.
+   */
+  childRoom<R extends { keys: Keys }>(rooms: readonly R[], executionId: string) {
+    return this.childShards.roomOf(this.client, rooms, executionId);
+  }
+
+  private readonly childShards = new ChildShards();
 
   private open(): Promise<MapRunStore> {
     this.store ??= this.layout().then(

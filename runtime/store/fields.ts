@@ -66,10 +66,14 @@ export const EXECUTION_FIELDS = {
   traceState: "ts",
   /** Its model budget (JSON, commit/usage.ts). */
   budget: "bg",
+  /** The state machine's role at the start, when it has one: `$$.Execution.RoleArn`. */
+  roleArn: "ra",
   /** The execution whose `states:startExecution` task started this one (runtime/children/). */
   parentExecution: "pe",
   /** The task attempt (`taskId`) that started it: a redelivered attempt finds its own child. */
   parentTask: "pk",
+  /** A Distributed Map's child execution: the Map Run (ARN) that started it (map-runs/child-executions.ts). */
+  mapRun: "mr",
   /** What its model calls spent so far (commit/usage.ts): calls, tokens in and out, cost (decimal). */
   modelCalls: "mc",
   inputTokens: "mi",
@@ -93,6 +97,11 @@ export const RUN_FIELDS = {
   /** A large input of the current state, kept apart from it, and its version (payloads/frame-input.ts). */
   input: "in",
   inputVersion: "iv",
+  /**
+   * A Distributed Map's item run: the child execution (short id) whose record and
+   * history its events go to, in place of its execution's (map-runs/child-executions.ts).
+   */
+  historyOwner: "ho",
 } as const;
 
 /** An approval record, `ap:<id>` (approvals/approval-record.ts). */

@@ -63,15 +63,27 @@ export const EXECUTION_NAME_PATTERN = `^[^${FORBIDDEN_BUT_COLON}:]{1,80}$`;
 /**
  * What an execution id in a URL may look like: the ARN prefix, a state machine
  * name, `:` and an execution name — the prefix (its region and account are
- * configured) + 80 + 1 + 80 code points at most. Whether it names an execution is
- * the lookup's business (404); this keeps other text out.
+ * configured) + 80 + 1 + 80 code points at most; a Distributed Map's child execution
+ * qualifies the name with its Map's label (`<machine>/<label>:<name>`, 40 more and
+ * the `/`). Whether it names an execution is the lookup's business (404); this keeps
+ * other text out.
  */
-export const EXECUTION_ID_PATTERN = `^[^${FORBIDDEN_BUT_COLON}]{1,${[...EXECUTION_ARN_PREFIX].length + 161}}$`;
+export const EXECUTION_ID_PATTERN = `^(?:(?=[\\s\\S]{1,${[...EXECUTION_ARN_PREFIX].length + 161}}$)[^${FORBIDDEN_BUT_COLON}]+|(?=[\\s\\S]{1,${[...EXECUTION_ARN_PREFIX].length + 202}}$)[^${FORBIDDEN_BUT_COLON}]+\\/[^${FORBIDDEN_BUT_COLON}]+)$`;
 
 const EXECUTION_NAME = new RegExp(EXECUTION_NAME_PATTERN, "u");
 
 export function isValidExecutionName(name: string): boolean {
   return EXECUTION_NAME.test(name);
+}
+
+/**
+ * An execution id's state machine part: a state machine's name, or, for a Distributed
+ * Map's child execution, its Map Run's `<machine>/<label>` (map-runs/child-executions.ts).
+ */
+export function isValidMachinePart(part: string): boolean {
+  const slash = part.indexOf("/");
+  if (slash < 0) return isValidName(part);
+  return isValidName(part.slice(0, slash)) && isValidExecutionName(part.slice(slash + 1));
 }
 
 export function executionArn(machine: string, name: string): string {

@@ -162,6 +162,9 @@ export const LUA_KINDS = {
   parked: "pz:",
   payloads: "p:",
   taskClaim: "kc:",
+  history: "h:",
+  /** Sorted set of a Map Run's child executions (short ids) by start time (map-runs/child-executions.ts). */
+  mapRunChildren: "mrc:",
 } as const;
 
 /** BullMQ queue names (no `:` allowed by BullMQ). */
@@ -197,7 +200,7 @@ export function makeKeys(prefix = "stepwise", shard = 0, count = 1): Keys {
     statusIndexBuilt: `${base}xst-built`,
     executionsByStatus: (status, machine) =>
       `${base}${LUA_KINDS.statusIndex}${status}${machine !== undefined ? `:${machine}` : ""}`,
-    history: (exec) => `${base}h:${exec}`,
+    history: (exec) => `${base}${LUA_KINDS.history}${exec}`,
     journal: (exec) => `${base}j:${exec}`,
     failureLogged: (exec) => `${base}failure-logged:${exec}`,
     payloads: (exec) => `${base}${LUA_KINDS.payloads}${exec}`,

@@ -30,6 +30,8 @@ export interface TriggerKeys {
   waiterIndex(source: string, detailType: string): string;
   /** Sorted set: waiter token → its TimeoutSeconds deadline (ms). */
   waitDeadlines: string;
+  /** Sorted set: waiter token → when to look again whether its execution still runs (ms). */
+  waitChecks: string;
   /** Sorted set: waiter token → when to answer its task (again): the outbox of decided waits. */
   waitAnswers: string;
   /** Hash: waiter token → how its wait ended (JSON: the event, or a timeout). */
@@ -52,6 +54,7 @@ export function triggerKeys(prefix: string): TriggerKeys {
     waiter: (token) => `${base}wt:${token}`,
     waiterIndex: (source, detailType) => `${base}wx:${source}|${detailType}`,
     waitDeadlines: `${base}wdl`,
+    waitChecks: `${base}wchk`,
     waitAnswers: `${base}wans`,
     waitResults: `${base}wres`,
   };

@@ -82,6 +82,15 @@ export const commonDefs: Record<string, SchemaObject> = {
   // --- Payloads ------------------------------------------------------------------------
   /** ASL spec, "Payload Template": a JSON object (keys ending ".$" hold paths). */
   payloadTemplate: { type: "object", description: "a JSON object (payload template)" },
+  /**
+   * A state's `Parameters`: a payload template, or a JSON array of values (objects in
+   * it are payload templates, their ".$" keys evaluated). AWS accepts the array form at
+   * create and runs it; deployed definitions (serverless patterns) use it.
+   */
+  parameters: {
+    type: ["object", "array"],
+    description: "a JSON object (payload template) or a JSON array",
+  },
   /** JSONata `Arguments`: an object whose strings may hold expressions, or one expression. */
   objectOrJsonata: {
     anyOf: [{ type: "object" }, ref("jsonata")],

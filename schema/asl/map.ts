@@ -35,7 +35,7 @@ export const mapState: SchemaObject = {
       description: 'a JSON array, or a JSONata expression "{% ... %}"',
     },
     ItemSelector: ref("objectOrJsonata"),
-    Parameters: ref("payloadTemplate"),
+    Parameters: ref("parameters"),
     MaxConcurrency: ref("countOrJsonata"),
     MaxConcurrencyPath: ref("referencePath"),
     ItemReader: ref("itemReader"),

@@ -22,7 +22,7 @@ export const parallelState: SchemaObject = {
       items: ref("scope"),
       description: "a non-empty array of branches, each with StartAt and States",
     },
-    Parameters: ref("payloadTemplate"),
+    Parameters: ref("parameters"),
     Arguments: ref("objectOrJsonata"),
   },
   required: ["Branches"],

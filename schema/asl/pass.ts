@@ -10,7 +10,7 @@ export const passState: SchemaObject = {
     Type: { const: "Pass" },
     Result: true,
     ResultPath: ref("nullableReferencePath"),
-    Parameters: ref("payloadTemplate"),
+    Parameters: ref("parameters"),
   },
   unevaluatedProperties: false,
 };

@@ -19,7 +19,7 @@ export const taskState: SchemaObject = {
   properties: {
     Type: { const: "Task" },
     Resource: { type: "string", minLength: 1, description: "a URI such as an ARN" },
-    Parameters: ref("payloadTemplate"),
+    Parameters: ref("parameters"),
     Arguments: ref("objectOrJsonata"),
     TimeoutSeconds: ref("positiveSecondsOrJsonata"),
     TimeoutSecondsPath: ref("referencePath"),

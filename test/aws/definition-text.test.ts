@@ -5,6 +5,7 @@ import {
   UpdateStateMachineCommand,
 } from "@aws-sdk/client-sfn";
 import { describe, expect, it } from "vitest";
+import { defaultRoleArn } from "../../runtime/definitions/machine-create.js";
 import { type Stack } from "../e2e/stack.js";
 import { awsStackPerFile } from "./helpers.js";
 
@@ -85,6 +86,37 @@ describe("a definition as it was sent", () => {
     expect(got.body.definition).toEqual({ StartAt: "A", States: { A: { Type: "Succeed" } } });
     // Through the AWS API the same machine reads as the text it was created from.
     expect(await described("rest-yaml")).toBe(yaml);
+  });
+
+  it("created through AWS from pretty-printed JSON, REST's GET returns the same bytes", async () => {
+    await client.send(
+      new CreateStateMachineCommand({ name: "tf-rest-read", definition: heredoc, roleArn: ROLE }),
+    );
+    const got = await stack.client.call("GET", "/v1/state-machines/tf-rest-read");
+    expect(got.status).toBe(200);
+    expect(got.body.definitionText).toBe(heredoc);
+    expect(got.body.definition).toEqual(JSON.parse(heredoc));
+  });
+
+  it("posted to REST as pretty-printed JSON text, both APIs return it byte for byte", async () => {
+    const created = await stack.client.call("POST", "/v1/state-machines", {
+      body: { name: "rest-pretty", definition: heredoc },
+    });
+    expect(created.status).toBe(201);
+    const got = await stack.client.call("GET", "/v1/state-machines/rest-pretty");
+    expect(got.body.definitionText).toBe(heredoc);
+    expect(await described("rest-pretty")).toBe(heredoc);
+    // The same create again through AWS (Terraform importing what REST made) is idempotent;
+    // REST gave no role, so the machine has the default one.
+    const again = await client.send(
+      new CreateStateMachineCommand({
+        name: "rest-pretty",
+        definition: heredoc,
+        roleArn: defaultRoleArn(),
+      }),
+    );
+    expect(again.stateMachineArn).toBe(ARN + "rest-pretty");
+    expect(await described("rest-pretty")).toBe(heredoc);
   });
 
   it("is the definition's JSON when it was sent as an object", async () => {

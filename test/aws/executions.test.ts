@@ -286,6 +286,39 @@ describe("executions through the AWS SDK", () => {
     ).toMatchObject({ name: "ActivityDoesNotExist" });
   });
 
+  it("$$.Execution.RoleArn is the state machine's role, in every state of the run", async () => {
+    const role = "arn:aws:iam::123456789012:role/payments-runner";
+    const created = await client.send(
+      new CreateStateMachineCommand({
+        name: "role-reader",
+        roleArn: role,
+        definition: JSON.stringify({
+          StartAt: "First",
+          States: {
+            First: {
+              Type: "Pass",
+              Parameters: { "role.$": "$$.Execution.RoleArn" },
+              Next: "Later",
+            },
+            // A later transition: the context comes from the stored record, not the start.
+            Later: { Type: "Wait", Seconds: 1, Next: "Last" },
+            Last: {
+              Type: "Pass",
+              Parameters: { "first.$": "$.role", "last.$": "$$.Execution.RoleArn" },
+              End: true,
+            },
+          },
+        }),
+      }),
+    );
+    const { executionArn } = await client.send(
+      new StartExecutionCommand({ stateMachineArn: created.stateMachineArn, input: "{}" }),
+    );
+    const described = await ended(executionArn!);
+    expect(described.status).toBe("SUCCEEDED");
+    expect(JSON.parse(described.output!)).toEqual({ first: role, last: role });
+  });
+
   it("tags state machines and activities", async () => {
     const arn = await machine("tagged", JSON.parse(PASS));
     await client.send(

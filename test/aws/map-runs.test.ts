@@ -167,15 +167,40 @@ describe("Map Runs through the AWS SDK", () => {
         stopDate: expect.any(Date),
       },
     ]);
-    // Its items are iterations of the execution, not executions of their own.
+    // Each item ran as a child execution of the Map Run, listed under it, as on AWS.
     const children = await client.send(new ListExecutionsCommand({ mapRunArn }));
-    expect(children.executions).toEqual([]);
+    expect(children.executions).toHaveLength(8);
+    for (const child of children.executions!) {
+      expect(child).toMatchObject({
+        stateMachineArn: "arn:aws:states:us-east-1:123456789012:stateMachine:widen/Items",
+        status: "SUCCEEDED",
+        mapRunArn,
+      });
+      expect(child.executionArn).toMatch(
+        /^arn:aws:states:us-east-1:123456789012:execution:widen\/Items:[0-9a-f-]{36}-\d$/,
+      );
+    }
+    const first = children.executions![0]!;
+    const described = await client.send(
+      new DescribeExecutionCommand({ executionArn: first.executionArn }),
+    );
+    expect(described).toMatchObject({ mapRunArn, status: "SUCCEEDED", name: first.name });
+    const own = await client.send(
+      new GetExecutionHistoryCommand({ executionArn: first.executionArn }),
+    );
+    expect(own.events!.map((e) => e.type)).toEqual([
+      "ExecutionStarted",
+      "WaitStateEntered",
+      "WaitStateExited",
+      "ExecutionSucceeded",
+    ]);
     const { events } = await client.send(
       new GetExecutionHistoryCommand({ executionArn, maxResults: 1000 }),
     );
     const started = events!.find((e) => e.type === "MapRunStarted");
     expect(started?.mapRunStartedEventDetails?.mapRunArn).toBe(mapRunArn);
     expect(events!.some((e) => e.type === "MapRunSucceeded")).toBe(true);
+    expect(events!.filter((e) => e.type!.startsWith("MapIteration"))).toEqual([]);
 
     expect(
       await failure(client.send(new UpdateMapRunCommand({ mapRunArn, maxConcurrency: 2 }))),

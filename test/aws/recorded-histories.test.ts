@@ -24,14 +24,34 @@ const ROLE = "arn:aws:iam::123456789012:role/conformance";
 
 awsStackPerFile((opened) => ({ stack, client } = opened));
 
-/** Every 6th recorded history outside the Distributed Map gap: Pass, Choice, Map, Parallel, Wait, variables… */
+/**
+ * The two recordings that link a Distributed Map's exit to `MapRunStarted` where the
+ * eight others (and Stepwise) link it to `MapRunSucceeded` (data/README.md).
+ */
+const UNEXPLAINED = [
+  "MAP_STATE_REFERENCE_IN_ITEM_SELECTOR",
+  "distributed_item_selector_parameters",
+];
+
+/**
+ * Every 6th recorded history without a Distributed Map (Pass, Choice, Map, Parallel,
+ * Wait, variables…), and every 2nd with one (its items run as child executions, the
+ * parent's history holding only the Map Run's events).
+ */
 function sample() {
   const cases = new Map(loadCases("cases.jsonl").map((c) => [c.id, c]));
-  const recorded = parseHistories(readConformanceFile("histories.jsonl"));
-  return recorded
-    .map((r) => ({ recorded: r, tc: cases.get(r.id)! }))
-    .filter(({ tc }) => !JSON.stringify(tc.definition).includes('"DISTRIBUTED"'))
-    .filter((_, i) => i % 6 === 0);
+  const recorded = parseHistories(readConformanceFile("histories.jsonl")).map((r) => ({
+    recorded: r,
+    tc: cases.get(r.id)!,
+  }));
+  const distributed = ({ tc }: (typeof recorded)[number]) =>
+    JSON.stringify(tc.definition).includes('"DISTRIBUTED"');
+  return [
+    ...recorded.filter((c) => !distributed(c)).filter((_, i) => i % 6 === 0),
+    ...recorded
+      .filter((c) => distributed(c) && !UNEXPLAINED.some((id) => c.recorded.id.includes(id)))
+      .filter((_, i) => i % 2 === 0),
+  ];
 }
 
 async function historyOf(executionArn: string): Promise<HistoryEvent[]> {
@@ -51,7 +71,7 @@ describe("histories recorded on AWS, through GetExecutionHistory", () => {
   const cases = sample();
 
   it(`are served identical for a sample of ${cases.length}`, async () => {
-    expect(cases.length).toBeGreaterThanOrEqual(30);
+    expect(cases.length).toBeGreaterThanOrEqual(36);
     const differences: string[] = [];
     let n = 0;
     for (const { recorded, tc } of cases) {

@@ -115,7 +115,10 @@ describe("TestState through the AWS SDK", () => {
       await failure(
         client.send(
           new TestStateCommand({
-            definition: '{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","End":true}',
+            // Without a mock TestState calls the resource (test-state-calls.test.ts), but
+            // not one that answers later: AWS needs a mock for .waitForTaskToken and .sync.
+            definition:
+              '{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke.waitForTaskToken","End":true}',
           }),
         ),
       ),

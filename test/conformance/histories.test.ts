@@ -17,8 +17,13 @@ import { loadCases, readConformanceFile } from "./load.js";
  * `npm run conformance` prints the same comparison with each difference.
  */
 
-/** Identical histories reached (issue 36): a change that loses one fails here. */
-const IDENTICAL_FLOOR = 215;
+/**
+ * Identical histories reached (issues 36 and 37: a Distributed Map's items run as child
+ * executions, so the parent's history holds only the Map Run's events): a change that
+ * loses one fails here. The two left link one event differently in a way the
+ * recordings do not explain (data/README.md, "Remaining differences").
+ */
+const IDENTICAL_FLOOR = 223;
 
 describe("execution histories recorded on AWS", () => {
   it(`are identical for at least ${IDENTICAL_FLOOR} of the 225, the rest being Distributed Map Runs`, async () => {
@@ -30,7 +35,7 @@ describe("execution histories recorded on AWS", () => {
     const identical = results.filter((r) => r.identical).length;
     const report = historyReport(results).join("\n");
     expect(identical, report).toBeGreaterThanOrEqual(IDENTICAL_FLOOR);
-    // The known gap (data/README.md): Map Run events of Mode DISTRIBUTED, another issue's.
+    // The known gap (data/README.md): how a DISTRIBUTED Map's exit links to its Map Run.
     const others = results.filter((r) => !r.identical && !r.distributed);
     expect(others.map((r) => `${r.id}: ${r.difference?.kind}`)).toEqual([]);
   });

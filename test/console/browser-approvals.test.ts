@@ -220,6 +220,8 @@ describe("console: approvals", () => {
     const runner = await contextWithKey(browser, KEYS.run);
     const page = await runner.newPage();
     await page.goto(`${stack.url}/console/executions/${enc(executionId)}`);
+    // Each action asks first (Pause, Resume, Stop, Redrive): yes to every one.
+    page.on("dialog", (dialog) => void dialog.accept());
     await page.getByRole("button", { name: "Pause", exact: true }).click();
     await page.locator("h1 .badge", { hasText: "PAUSED" }).waitFor();
     await page.getByText("Paused by runner").waitFor();
@@ -231,7 +233,6 @@ describe("console: approvals", () => {
     expect((await stack.client.get(`/v1/executions/${enc(executionId)}`)).body.status).toBe(
       "RUNNING",
     );
-    page.once("dialog", (dialog) => void dialog.accept());
     await page.getByRole("button", { name: "Stop", exact: true }).click();
     await page.locator("h1 .badge", { hasText: "ABORTED" }).waitFor();
     expect(await page.getByRole("button", { name: "Stop", exact: true }).count()).toBe(0);

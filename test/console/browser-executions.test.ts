@@ -7,7 +7,9 @@ import { API_KEYS, KEYS, type Stack } from "../e2e/stack.js";
 import {
   buildConsoleForTest,
   contextWithKey,
+  go,
   LARGE_DESKTOP,
+  PagePool,
   PHONE,
   stackAndBrowser,
   watchErrors,
@@ -60,6 +62,8 @@ const HOLD = {
     Done: { Type: "Succeed" },
   },
 };
+/** One Wait: a running execution that costs the worker one transition. */
+const NAP = { StartAt: "Nap", States: { Nap: { Type: "Wait", Seconds: 3600, End: true } } };
 const BROKEN = {
   StartAt: "Work",
   States: {
@@ -82,6 +86,10 @@ let desktop: BrowserContext;
 let phone: BrowserContext;
 let built: Awaited<ReturnType<typeof buildConsoleForTest>>;
 const ids: Record<string, string> = {};
+/** The 500 executions of `pass` named bulk-0000…bulk-0499, once all have started. */
+let searchable: Promise<void>;
+/** st-timed-out has timed out: every status is there. */
+let timedOut$: Promise<unknown>;
 const enc = encodeURIComponent;
 /** Polls until the expectation holds (a bound, not a delay: the machine may be busy). */
 const poll = <T>(check: () => Promise<T> | T, timeout = 10_000) => expect.poll(check, { timeout });
@@ -104,36 +112,52 @@ beforeAll(async () => {
       if (b) browser = b;
     },
   );
-  for (const [name, definition] of Object.entries({
+  const began = Date.now();
+  const machines = Object.entries({
     pass: PASS,
     steps: STEPS,
     hold: HOLD,
     broken: BROKEN,
     slow: SLOW,
-  })) {
-    const r = await stack.client.post("/v1/state-machines", { name, definition });
-    expect(r.status, JSON.stringify(r.body)).toBe(201);
-  }
-  const began = Date.now();
-  const yaml = await stack.client.post("/v1/state-machines", {
-    name: "greet",
-    definition:
-      "# sent as YAML\nStartAt: Hello\nStates:\n  Hello:\n    Type: Pass\n    End: true\n",
+    nap: NAP,
+    // Sent as YAML: shown as sent, and as JSON.
+    greet: "# sent as YAML\nStartAt: Hello\nStates:\n  Hello:\n    Type: Pass\n    End: true\n",
   });
-  expect(yaml.status, JSON.stringify(yaml.body)).toBe(201);
-  // 500 executions to search among, 50 requests at a time.
-  for (let i = 0; i < 500; i += 50) {
-    await Promise.all(
-      Array.from({ length: 50 }, (_, j) => start("pass", `bulk-${String(i + j).padStart(4, "0")}`)),
-    );
-  }
+  await Promise.all(
+    machines.map(async ([name, definition]) => {
+      const r = await stack.client.post("/v1/state-machines", { name, definition });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+    }),
+  );
+  // 500 executions to search among, in rounds: the last 100 in two rounds of 50 so
+  // that bulk-0450… are the newest (the paging test counts on it), the others in
+  // rounds of 100. They go on in the background while the first tests run; the test
+  // that searches them waits for them.
+  searchable = (async () => {
+    for (const [from, to] of [
+      [0, 100],
+      [100, 200],
+      [200, 300],
+      [300, 400],
+      [400, 450],
+      [450, 500],
+    ] as const) {
+      await Promise.all(
+        Array.from({ length: to - from }, (_, j) =>
+          start("pass", `bulk-${String(from + j).padStart(4, "0")}`),
+        ),
+      );
+    }
+  })();
+  // Its failure is reported by the test that awaits it, not as an unhandled rejection.
+  searchable.catch(() => undefined);
   // One execution of every status, named st-*.
   const [succeeded, failed, running, paused, aborted, timedOut] = await Promise.all([
     start("steps", "st-succeeded", { order: 7 }, 10),
     start("broken", "st-failed", {}, 10),
     start("hold", "st-running"),
-    start("hold", "st-paused"),
-    start("hold", "st-aborted"),
+    start("nap", "st-paused"),
+    start("nap", "st-aborted"),
     start("slow", "st-timed-out"),
   ]);
   Object.assign(ids, { succeeded, failed, running, paused, aborted, timedOut });
@@ -148,10 +172,12 @@ beforeAll(async () => {
   });
   expect((await stack.client.post(`/v1/executions/${enc(paused!)}/pause`, {})).status).toBe(200);
   expect((await stack.client.post(`/v1/executions/${enc(aborted!)}/stop`, {})).status).toBe(200);
-  await stack.client.until(async () => {
+  // Its TimeoutSeconds (1, the least there is) runs out while the first test runs.
+  timedOut$ = stack.client.until(async () => {
     const r = await stack.client.get(`/v1/executions/${enc(timedOut!)}`);
     return r.body.status === "TIMED_OUT" ? true : undefined;
   });
+  timedOut$.catch(() => undefined);
   console.log(`fixtures: ${Date.now() - began} ms`);
   [desktop, phone] = await Promise.all([
     contextWithKey(browser, KEYS.admin, LARGE_DESKTOP),
@@ -165,10 +191,18 @@ afterAll(async () => {
   await built?.remove();
 });
 
-async function open(context: BrowserContext, path: string): Promise<Page> {
-  const page = await context.newPage();
-  await page.goto(stack.url + path);
-  return page;
+const pools = new Map<BrowserContext, PagePool>();
+
+/** A page of `context` at `path`: a pooled one moved there, or a new one the first times. */
+function open(context: BrowserContext, path: string): Promise<Page> {
+  let pool = pools.get(context);
+  if (!pool) pools.set(context, (pool = new PagePool(context, stack.url)));
+  return pool.open(path);
+}
+
+/** The test is done with the page: back to its pool for the next test. */
+function giveBack(page: Page): Promise<void> {
+  return pools.get(page.context())!.release(page);
 }
 
 async function overflow(page: Page): Promise<{ scroll: number; inner: number }> {
@@ -184,15 +218,14 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS, `${name}.png`) });
 }
 
-/** Moves an open console to another page as its links do (History API), without a reload. */
-async function go(page: Page, path: string): Promise<void> {
-  await page.evaluate(
-    `history.pushState(null, "", ${JSON.stringify(path)}); dispatchEvent(new Event("stepwise:navigate"));`,
-  );
-}
-
+// The tests share the service, the browser, its two contexts and their pages (PagePool:
+// a page moves to the next test's path instead of a new tab booting the console), and
+// each test uses executions of its own names. They run one after another: every page
+// holds an approvals stream, and a browser opens six connections to one origin.
 describe("console: find, follow and act on executions (1440×900 and 390×844)", () => {
   it("has no horizontal overflow on any page, at both sizes", async () => {
+    // The pictures show every status.
+    if (SHOTS) await timedOut$;
     const pages: [string, string, string][] = [
       ["machines", "/console/machines", "text=hold"],
       ["machine", "/console/machines/hold", "svg.graph [data-state]"],
@@ -206,9 +239,8 @@ describe("console: find, follow and act on executions (1440×900 and 390×844)",
       ["desktop", desktop],
       ["phone", phone],
     ] as const) {
-      const page = await context.newPage();
+      const page = await open(context, "/console/");
       const errors = watchErrors(page);
-      await page.goto(`${stack.url}/console/`);
       for (const [name, path, ready] of pages) {
         await go(page, path);
         await page.locator(ready).first().waitFor();
@@ -217,7 +249,7 @@ describe("console: find, follow and act on executions (1440×900 and 390×844)",
         if (name !== "not-found") await shot(page, `${name}-${size}`);
       }
       expect(errors).toEqual([]);
-      await page.close();
+      await giveBack(page);
     }
   });
 
@@ -257,10 +289,11 @@ describe("console: find, follow and act on executions (1440×900 and 390×844)",
     await page.getByRole("button", { name: "Zoom in" }).click();
     await poll(scaleNow).toBeGreaterThan(fitted);
     expect((await overflow(page)).scroll).toBeLessThanOrEqual(390);
-    await page.close();
+    await giveBack(page);
   });
 
   it("lists every status unclipped, as cards on the phone and a table on the desktop", async () => {
+    await timedOut$;
     for (const [context, width] of [
       [phone, 390],
       [desktop, 1440],
@@ -302,11 +335,12 @@ describe("console: find, follow and act on executions (1440×900 and 390×844)",
       // Duration and error columns.
       await page.locator('tr[data-status="FAILED"]').getByText("Orders.OutOfStock").waitFor();
       expect((await overflow(page)).scroll).toBeLessThanOrEqual(width);
-      await page.close();
+      await giveBack(page);
     }
   });
 
   it("finds one execution among 500 by name prefix, with the search in the URL", async () => {
+    await searchable;
     const page = await open(desktop, "/console/executions");
     await page.locator("tr[data-execution]").first().waitFor();
     const began = Date.now();
@@ -340,7 +374,7 @@ describe("console: find, follow and act on executions (1440×900 and 390×844)",
     await poll(names).toEqual(older);
     await shared.getByRole("button", { name: "Newer" }).click();
     await poll(names).toEqual(newest);
-    await Promise.all([page.close(), shared.close()]);
+    await Promise.all([giveBack(page), giveBack(shared)]);
   });
 
   it("follows a live execution: newest event on top, the Wait counted down, then the end", async () => {
@@ -362,7 +396,7 @@ describe("console: find, follow and act on executions (1440×900 and 390×844)",
       .evaluateAll((rows) => rows.map((r) => Number(r.getAttribute("data-event-id"))));
     expect(shown).toEqual(history.body.items.map((e: { id: number }) => e.id).reverse());
     expect(errors).toEqual([]);
-    await page.close();
+    await giveBack(page);
   });
 
   it("forks from an event picked in the history and opens the new execution", async () => {
@@ -384,13 +418,13 @@ describe("console: find, follow and act on executions (1440×900 and 390×844)",
     await page.getByText(`event ${entered.id}`).first().waitFor();
     // Its graph: A was not run again, B and C were.
     await page.locator('[data-state="C"][data-status="succeeded"]').waitFor();
-    await page.close();
+    await giveBack(page);
   });
 
   it("stops with an error and a cause, and shows the API's answer", async () => {
-    const id = await start("hold", "to-stop");
+    const id = await start("nap", "to-stop");
     const page = await open(desktop, `/console/executions/${enc(id)}`);
-    await page.locator('[data-state="Hold"][data-status="running"]').waitFor();
+    await page.locator('[data-state="Nap"][data-status="running"]').waitFor();
     await page.getByText("Reason (pause)").click();
     await page.getByLabel("Stop error").fill("Ops.Cancelled");
     await page.getByLabel("Stop cause").fill("customer asked");
@@ -410,7 +444,7 @@ describe("console: find, follow and act on executions (1440×900 and 390×844)",
       .getByRole("status")
       .filter({ hasText: "Restart: started a new execution" })
       .waitFor();
-    await page.close();
+    await giveBack(page);
   });
 
   it("shows a definition sent as YAML as YAML and as JSON, to copy and download", async () => {
@@ -429,7 +463,7 @@ describe("console: find, follow and act on executions (1440×900 and 390×844)",
       page.getByRole("button", { name: /^Download / }).click(),
     ]);
     expect(download.suggestedFilename()).toBe("greet-v1.json");
-    await page.close();
+    await giveBack(page);
   });
 
   it("links a child execution and its parent both ways", async () => {
@@ -469,7 +503,7 @@ describe("console: find, follow and act on executions (1440×900 and 390×844)",
     await link.waitFor();
     expect(await link.textContent()).toBe("Child execution");
     expect(await link.getAttribute("href")).toBe(`/console/executions/${enc(kid)}`);
-    await page.close();
+    await giveBack(page);
   });
 
   it("tells an approve key it may not read an execution, once, and loads nothing more", async () => {
@@ -488,4 +522,110 @@ describe("console: find, follow and act on executions (1440×900 and 390×844)",
     expect((await overflow(page)).scroll).toBeLessThanOrEqual(390);
     await context.close();
   });
+
+  for (const [size, options] of [
+    ["desktop", () => desktop],
+    ["phone", () => phone],
+  ] as const) {
+    it(`stops what a filtered list shows, with its progress, and nothing else (${size})`, async () => {
+      const prefix = `inc-${size}-`;
+      // Three in the filter; beside them one of a name the prefix leaves out.
+      const hit = await Promise.all([0, 1, 2].map((i) => start("nap", `${prefix}${i}`)));
+      const spared = await start("nap", `inc-${size}x`);
+      const page = await open(options(), `/console/executions?q=${prefix}&stateMachine=nap`);
+      const errors = watchErrors(page);
+      const stop = page.locator('[data-bulk="stop"]');
+      await poll(() => stop.getAttribute("data-count")).toBe("3");
+      expect(await stop.textContent()).toBe("Stop 3 running matching…");
+      await stop.click();
+      // The confirmation states the filter and the count before anything happens.
+      const confirm = page.getByRole("alertdialog");
+      await confirm.getByRole("heading", { name: "Stop 3 executions?" }).waitFor();
+      const filter = await confirm.locator("[data-filter]").textContent();
+      expect(filter).toContain(`name starts with “${prefix}”`);
+      expect(filter).toContain("state machine nap");
+      expect(filter).toContain("status RUNNING");
+      await confirm.getByLabel("Stop cause").fill("bulk from the console");
+      await shot(page, `executions-bulk-${size}`);
+      expect((await overflow(page)).scroll).toBeLessThanOrEqual(size === "phone" ? 390 : 1440);
+      await confirm.getByRole("button", { name: "Stop 3 executions" }).click();
+      // Progress, from GET /v1/operations/:id, until it is done.
+      const progress = page.locator("[data-operation]");
+      await progress.locator("progress").waitFor();
+      await page.locator('[data-operation-status="SUCCEEDED"]').waitFor();
+      expect(await progress.getByRole("status").textContent()).toBe(
+        "Stop finished: 3 done, 0 skipped, 0 failed (of 3 matched).",
+      );
+      const op = await stack.client.get(
+        `/v1/operations/${await progress.getAttribute("data-operation")}`,
+      );
+      expect(op.body).toMatchObject({
+        action: "stop",
+        status: "SUCCEEDED",
+        matched: 3,
+        done: 3,
+        filter: { namePrefix: prefix, stateMachine: "nap", status: "RUNNING" },
+      });
+      // The list shows the outcome; the API agrees; the spared ones still run.
+      await poll(() => page.locator('tr[data-status="ABORTED"]').count()).toBe(3);
+      const statusOf = async (id: string) =>
+        (await stack.client.get(`/v1/executions/${enc(id)}`)).body;
+      for (const id of hit) {
+        expect(await statusOf(id)).toMatchObject({
+          status: "ABORTED",
+          cause: "bulk from the console",
+        });
+      }
+      expect((await statusOf(spared)).status).toBe("RUNNING");
+      expect((await statusOf(ids.running!)).status).toBe("RUNNING");
+      // Nothing left to stop: the bar says so.
+      await page.getByRole("button", { name: "Close" }).click();
+      await poll(() => stop.getAttribute("data-count")).toBe("0");
+      expect(errors).toEqual([]);
+      await giveBack(page);
+    });
+
+    it(`pauses, resumes and redrives only after a confirmation (${size})`, async () => {
+      const id = await start("nap", `confirm-${size}`);
+      const page = await open(options(), `/console/executions/${enc(id)}`);
+      await page.locator('[data-state="Nap"][data-status="running"]').waitFor();
+      const answer = (text: string) => page.getByRole("status").filter({ hasText: text });
+      const dialogs: string[] = [];
+      // Dismissed: nothing is sent, nothing changes.
+      page.once("dialog", (dialog) => {
+        dialogs.push(dialog.message());
+        void dialog.dismiss();
+      });
+      await page.getByRole("button", { name: "Pause", exact: true }).click();
+      await poll(() => dialogs.length).toBe(1);
+      expect(dialogs[0]).toMatch(/^Pause this execution\?/);
+      expect((await stack.client.get(`/v1/executions/${enc(id)}`)).body.status).toBe("RUNNING");
+      expect(await page.locator(".outcome").count()).toBe(0);
+      // Accepted: the API's answer is shown.
+      for (const [button, said, shows, status] of [
+        ["Pause", /^Pause this execution\?/, "Pause: the execution is PAUSED", "PAUSED"],
+        ["Resume", /^Resume this execution\?/, "Resume: the execution is RUNNING", "RUNNING"],
+      ] as const) {
+        page.once("dialog", (dialog) => {
+          dialogs.push(dialog.message());
+          void dialog.accept();
+        });
+        await page.getByRole("button", { name: button, exact: true }).click();
+        await answer(shows).waitFor();
+        expect(dialogs.at(-1)).toMatch(said);
+        expect((await stack.client.get(`/v1/executions/${enc(id)}`)).body.status).toBe(status);
+      }
+      expect((await stack.client.post(`/v1/executions/${enc(id)}/stop`, {})).status).toBe(200);
+      await page.locator("h1 .badge", { hasText: "ABORTED" }).waitFor();
+      page.once("dialog", (dialog) => {
+        dialogs.push(dialog.message());
+        void dialog.accept();
+      });
+      await page.getByRole("button", { name: "Redrive", exact: true }).click();
+      await answer("Redrive: the execution is RUNNING again").waitFor();
+      expect(dialogs.at(-1)).toMatch(/^Redrive this ABORTED execution\?/);
+      expect((await stack.client.get(`/v1/executions/${enc(id)}`)).body.status).toBe("RUNNING");
+      await giveBack(page);
+    });
+  }
 });

@@ -109,3 +109,54 @@ export function watchErrors(page: Page): string[] {
   });
   return errors;
 }
+
+/** Moves an open console to another page as its links do (History API), without a reload. */
+export async function go(page: Page, path: string): Promise<void> {
+  await page.evaluate(
+    `history.pushState(null, "", ${JSON.stringify(path)}); dispatchEvent(new Event("stepwise:navigate"));`,
+  );
+}
+
+/** Where a pooled page rests between tests: a route of its own (the not-found page). */
+const REST = "/console/~between-tests";
+
+/**
+ * The pages of one context, each lent to one test at a time and then kept. A page
+ * that already runs the console goes to the next test's path through the History
+ * API, as the console's own links do, instead of a new tab booting it again (a
+ * renderer process, the bundle parsed and run, `GET /v1/me`), which is most of the
+ * CPU a browser test costs. Between tests a page rests on a route that shows
+ * nothing of any test, scrolled to the top, without the last test's listeners: no
+ * view of one test can be taken for the next's. Concurrent tests get pages of
+ * their own (the pool grows to as many as run at once).
+ */
+export class PagePool {
+  private readonly idle: Page[] = [];
+
+  constructor(
+    private readonly context: BrowserContext,
+    private readonly origin: string,
+  ) {}
+
+  async open(path: string): Promise<Page> {
+    const page = this.idle.pop();
+    if (page === undefined) {
+      const fresh = await this.context.newPage();
+      await fresh.goto(this.origin + path);
+      return fresh;
+    }
+    await go(page, path);
+    return page;
+  }
+
+  /** Takes a page back (instead of closing it). */
+  async release(page: Page): Promise<void> {
+    for (const event of ["console", "pageerror", "dialog", "request", "download"] as const) {
+      page.removeAllListeners(event);
+    }
+    await go(page, REST);
+    await page.getByRole("heading", { name: "Not found" }).waitFor();
+    await page.evaluate("window.scrollTo(0, 0)");
+    this.idle.push(page);
+  }
+}

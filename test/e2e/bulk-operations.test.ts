@@ -14,6 +14,8 @@ beforeAll(async () => {
   for (const [name, seconds] of [
     ["sleepy", 3600],
     ["napper", 1],
+    ["dozy", 3600],
+    ["drowsy", 3600],
   ] as const) {
     await stack.client.post("/v1/state-machines", {
       name,
@@ -160,9 +162,17 @@ describe("bulk operations", () => {
   });
 
   it("answers bad requests and unknown operations from the registry", async () => {
+    // No filter at all would act on every execution there is: refused, the fix named.
     const missing = await stack.client.post("/v1/executions/stop", {});
     expect(missing.status).toBe(400);
-    expect(missing.body.message).toContain("stateMachine");
+    expect(missing.body.message).toContain("give at least one filter (stateMachine");
+    expect(missing.body.message).toContain('"status": "RUNNING"');
+    // In a stop, `error` is the error it records, not a filter: no filter given.
+    expect((await stack.client.post("/v1/executions/stop", { error: "Ops.X" })).status).toBe(400);
+    // An execution that runs has no error to match: pause takes no `error`.
+    expect(
+      (await stack.client.post("/v1/executions/pause", { namePrefix: "x", error: "E" })).status,
+    ).toBe(400);
     const wrongStatus = await stack.client.post("/v1/executions/resume", {
       stateMachine: "napper",
       status: "RUNNING",
@@ -176,5 +186,81 @@ describe("bulk operations", () => {
     const unknown = await stack.client.get("/v1/operations/op_000000000000000000000000");
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toBe("OperationDoesNotExist");
+  });
+
+  it("stops what a filtered listing shows, across state machines, and nothing else", async () => {
+    const start = async (machine: string, name: string) => {
+      const r = await stack.client.post(`/v1/state-machines/${machine}/executions`, { name });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      return r.body.executionId as string;
+    };
+    // In the filter: inc-7-* of two state machines, started before the cut-off.
+    const hit = await Promise.all(
+      [0, 1, 2].flatMap((i) => [start("dozy", `inc-7-d${i}`), start("drowsy", `inc-7-w${i}`)]),
+    );
+    // Out of it: another prefix, and the same prefix started after the cut-off.
+    const otherName = await Promise.all([start("dozy", "inc-8-d0"), start("drowsy", "inc-70")]);
+    const cutoff = new Date(Date.now() + 1);
+    await stack.client.until(async () => (Date.now() > cutoff.getTime() ? true : undefined));
+    const late = await start("dozy", "inc-7-late");
+    const query = `namePrefix=inc-7-&status=RUNNING&startedBefore=${enc(cutoff.toISOString())}`;
+    // The listing shows exactly the six: that is what the operation is to act on.
+    expect(await countOf(query)).toBe(6);
+
+    const started = await stack.client.post(
+      "/v1/executions/stop",
+      { namePrefix: "inc-7-", startedBefore: cutoff.toISOString(), cause: "incident 8" },
+      { key: KEYS.run },
+    );
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    expect(started.body.filter).toEqual({
+      namePrefix: "inc-7-",
+      startedBefore: cutoff.toISOString(),
+      status: "RUNNING",
+    });
+    const op = await finished(started.body.operationId);
+    expect(op).toMatchObject({ status: "SUCCEEDED", matched: 6, done: 6, skipped: 0, failed: 0 });
+    const statusOf = async (id: string) =>
+      (await stack.client.get(`/v1/executions/${enc(id)}`)).body.status as string;
+    expect(await Promise.all(hit.map(statusOf))).toEqual(Array(6).fill("ABORTED"));
+    expect(await Promise.all([...otherName, late].map(statusOf))).toEqual(Array(3).fill("RUNNING"));
+    expect(await countOf(query)).toBe(0);
+
+    // A start-time window from the other side, with pause and resume: only the late one.
+    const after = { namePrefix: "inc-7-", startedAfter: cutoff.toISOString() };
+    const paused = await finished(
+      (await stack.client.post("/v1/executions/pause", after)).body.operationId,
+    );
+    expect(paused).toMatchObject({ status: "SUCCEEDED", matched: 1, done: 1 });
+    expect(await statusOf(late)).toBe("PAUSED");
+    expect(await Promise.all(otherName.map(statusOf))).toEqual(["RUNNING", "RUNNING"]);
+    const resumed = await finished(
+      (await stack.client.post("/v1/executions/resume", after)).body.operationId,
+    );
+    expect(resumed).toMatchObject({ status: "SUCCEEDED", matched: 1, done: 1 });
+    expect(await statusOf(late)).toBe("RUNNING");
+
+    // Purge by error name: the aborted ones carry none, so only failures of that name go.
+    const failed = await stack.client.post("/v1/state-machines", {
+      name: "brittle",
+      definition: { StartAt: "F", States: { F: { Type: "Fail", Error: "Orders.Gone" } } },
+    });
+    expect(failed.status).toBe(201);
+    for (const name of ["inc-7-f0", "inc-7-f1"]) {
+      const r = await stack.client.post("/v1/state-machines/brittle/executions?wait=10", { name });
+      expect(r.body.status).toBe("FAILED");
+    }
+    const purge = await finished(
+      (
+        await stack.client.post("/v1/executions/purge", {
+          namePrefix: "inc-7-",
+          error: "Orders.Gone",
+          endedBefore: new Date(Date.now() + 1000).toISOString(),
+        })
+      ).body.operationId,
+    );
+    expect(purge).toMatchObject({ status: "SUCCEEDED", matched: 2, done: 2 });
+    expect(await countOf("namePrefix=inc-7-f")).toBe(0);
+    expect(await countOf("namePrefix=inc-7-&status=ABORTED")).toBe(6);
   });
 });

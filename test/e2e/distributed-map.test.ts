@@ -141,7 +141,17 @@ describe("Distributed Map: ItemReader", () => {
     expect(JSON.stringify(started)).toContain(arn);
     expect(types.indexOf("MapStateStarted")).toBeLessThan(types.indexOf("MapRunStarted"));
     expect(types.indexOf("MapRunSucceeded")).toBeLessThan(types.indexOf("MapStateSucceeded"));
-    expect(types.filter((t) => t === "MapIterationSucceeded")).toHaveLength(150);
+    // Each item ran as a child execution of the Map Run, with a history of its own:
+    // the parent's holds no iteration.
+    expect(types.filter((t) => t.startsWith("MapIteration"))).toEqual([]);
+    const children = await stack.client.get(
+      `/v1/executions?mapRun=${encodeURIComponent(arn)}&limit=1000`,
+    );
+    expect(children.status, children.text).toBe(200);
+    expect(children.body.items).toHaveLength(150);
+    expect(new Set(children.body.items.map((e: { status: string }) => e.status))).toEqual(
+      new Set(["SUCCEEDED"]),
+    );
   }, 90_000);
 
   it("reads CSV with quotes and a delimiter, values as strings; GIVEN headers and MaxItems", async () => {
@@ -399,8 +409,19 @@ describe("Distributed Map: ItemBatcher, tolerated failures, ResultWriter NONE", 
     const started = await stack.client.post("/v1/state-machines/slow/executions", { input: {} });
     expect(started.status).toBe(201);
     const id = encodeURIComponent(started.body.executionId);
+    const mapRun = await stack.client.until(async () =>
+      (await historyTypes(started.body.executionId)).find((e) => e.type === "MapRunStarted"),
+    );
+    const mapRunArn = mapRun.mapRunStartedEventDetails.mapRunArn as string;
+    // The first item's child execution is waiting in its Wait state.
+    const child = await stack.client.until(async () => {
+      const listed = await stack.client.get(
+        `/v1/executions?mapRun=${encodeURIComponent(mapRunArn)}`,
+      );
+      return listed.body.items?.[0] as { executionId: string } | undefined;
+    });
     await stack.client.until(async () =>
-      (await historyTypes(started.body.executionId)).some((e) => e.type === "MapIterationStarted")
+      (await historyTypes(child.executionId)).some((e) => e.type === "WaitStateEntered")
         ? true
         : undefined,
     );
@@ -413,5 +434,16 @@ describe("Distributed Map: ItemBatcher, tolerated failures, ResultWriter NONE", 
     expect(ended.status).toBe("ABORTED");
     const types = (await historyTypes(started.body.executionId)).map((event) => event.type);
     expect(types).toContain("MapRunAborted");
+    // The stop reached the child execution: it ends ABORTED, its own history says so.
+    const aborted = await stack.client.until(async () => {
+      const record = await stack.client.get(
+        `/v1/executions/${encodeURIComponent(child.executionId)}`,
+      );
+      return record.body.status === "ABORTED" ? record.body : undefined;
+    });
+    expect(aborted.status).toBe("ABORTED");
+    expect((await historyTypes(child.executionId)).map((e) => e.type).at(-1)).toBe(
+      "ExecutionAborted",
+    );
   }, 60_000);
 });

@@ -294,6 +294,15 @@ const deepCase = fc
   });
 
 describe("fuzzing expressions", () => {
+  beforeAll(async () => {
+    // TestState's first request compiles its validators and serializers (once, on first
+    // use: api/validation.ts), which is not what is measured here.
+    await stack.client.post("/v1/state-machines/test-state", {
+      definition: { Type: "Pass", End: true },
+      input: {},
+    });
+  });
+
   it(`${HOSTILE_RUNS} generated slow expressions and deep inputs: answered, the service responsive`, async () => {
     let slowest = { ms: 0, label: "" };
     let slowestHealth = 0;
@@ -326,11 +335,17 @@ describe("fuzzing expressions", () => {
             `${label}: ${JSON.stringify(body).slice(0, 300)}`,
           ).toContain(body.error);
         }
-        // Unbounded, the worst of these ran for minutes; a generous bound on a shared machine.
+        // Unbounded, the worst of these ran for minutes; the budget ends each within about
+        // a second of CPU (a generous bound on a shared machine).
         expect(ms, label).toBeLessThan(10_000);
         for (const h of health) expect(h.status, label).toBe(200);
+        // Meanwhile the service answers: a step past the serving thread's slice runs on
+        // the evaluation thread (runtime/offload/). This service has just answered 10,000
+        // fuzzed requests, and a collection of its grown heap, under the whole suite's
+        // load, can hold it for a few hundred ms (seen: 329 ms): the 100 ms bound is held
+        // on a fresh service by expression-budget.test.ts; here, no second-long stall.
         const worstHealth = Math.max(0, ...health.map((h) => h.ms));
-        expect(worstHealth, label).toBeLessThan(10_000);
+        expect(worstHealth, label).toBeLessThan(1_000);
         if (ms > slowest.ms) slowest = { ms, label };
         slowestHealth = Math.max(slowestHealth, worstHealth);
       }),

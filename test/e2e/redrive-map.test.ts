@@ -36,6 +36,10 @@ beforeAll(async () => {
     definition: mapMachine(service, 1),
   });
   await stack.client.post("/v1/state-machines", {
+    name: "distributed",
+    definition: mapMachine(service, 0, true),
+  });
+  await stack.client.post("/v1/state-machines", {
     name: "nested",
     definition: nestedMachine(service),
   });
@@ -62,7 +66,7 @@ const work = (service: FakeServer, item: string) => ({
   End: true,
 });
 
-function mapMachine(service: FakeServer, maxConcurrency = 0): object {
+function mapMachine(service: FakeServer, maxConcurrency = 0, distributed = false): object {
   return {
     StartAt: "Prepare",
     States: {
@@ -73,6 +77,9 @@ function mapMachine(service: FakeServer, maxConcurrency = 0): object {
         MaxConcurrency: maxConcurrency,
         // Each item is prepared, then worked: a redrive takes up the failed item at Work.
         ItemProcessor: {
+          ...(distributed
+            ? { ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "STANDARD" } }
+            : {}),
           StartAt: "Prep",
           States: {
             Prep: {
@@ -191,6 +198,45 @@ async function expectReplays(id: string, definition: object, input: Json): Promi
 }
 
 describe("redrive inside a Map or Parallel", () => {
+  it("a Distributed Map: the failed item's child execution goes on in its own history", async () => {
+    failOnce.add("d2");
+    const items = ["d1", "d2", "d3"];
+    const id = (
+      await stack.client.post("/v1/state-machines/distributed/executions", { input: { items } })
+    ).body.executionId as string;
+    await until(id, "FAILED");
+    const mapRun = (await history(id)).find((e) => e.type === "MapRunStarted")
+      .mapRunStartedEventDetails.mapRunArn as string;
+    const listed = await stack.client.get(`/v1/executions?mapRun=${enc(mapRun)}`);
+    const failedChild = (listed.body.items as { executionId: string; status: string }[]).find(
+      (c) => c.status === "FAILED",
+    )!;
+    expect(failedChild.executionId).toMatch(/-1$/);
+
+    const redriven = await stack.client.post(`/v1/executions/${enc(id)}/redrive`, {});
+    expect(redriven.status).toBe(200);
+    const done = await until(id, "SUCCEEDED");
+    expect(done.output).toEqual(items.map((item) => ({ done: item })));
+    expect(items.map(callsFor)).toEqual([1, 2, 1]);
+
+    const events = await history(id);
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+    expect(events.filter((e) => String(e.type).startsWith("MapIteration"))).toEqual([]);
+    const child = await until(failedChild.executionId, "SUCCEEDED");
+    expect(child.output).toEqual({ done: "d2" });
+    expect(child.error).toBeUndefined();
+    const own = (await history(failedChild.executionId)).map((e) => e.type);
+    expect(own.indexOf("ExecutionFailed")).toBeGreaterThan(0);
+    expect(own.slice(own.indexOf("ExecutionFailed") + 1)).toEqual([
+      "TaskStateEntered",
+      "TaskScheduled",
+      "TaskStarted",
+      "TaskSucceeded",
+      "TaskStateExited",
+      "ExecutionSucceeded",
+    ]);
+  });
+
   it("runs again only the Map's failed item; the output lists all five in order", async () => {
     failOnce.add("m3");
     const items = ["m1", "m2", "m3", "m4", "m5"];

@@ -132,6 +132,21 @@ describe("bad input", () => {
     expect(reply.body.details[0].path).toBe("/eventPattern/detail/amount/0/numeric");
   });
 
+  it("a replace with a malformed pattern is a 400 naming the field", async () => {
+    const created = await stack.client.post("/v1/rules", {
+      name: "replaced-badly",
+      eventPattern: { source: ["shop"] },
+      target: { stateMachine: "fulfil" },
+    });
+    expect(created.status).toBe(201);
+    const reply = await stack.client.call("PUT", "/v1/rules/replaced-badly", {
+      body: { eventPattern: { source: "shop" }, target: { stateMachine: "fulfil" } },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.details[0].path).toBe("/eventPattern/source");
+    expect((await stack.client.call("DELETE", "/v1/rules/replaced-badly")).status).toBe(204);
+  });
+
   it("an event over 256 KiB is a 400 naming the entry", async () => {
     const reply = await stack.client.post("/v1/events", {
       Entries: [entry({ order: "small" }), entry({ blob: "x".repeat(270 * 1024) })],

@@ -7,8 +7,8 @@ import { KEYS, startStack, type Stack } from "./stack.js";
  * Schedules through the binary (`stepwise serve`, real Redis): an at() tick starts
  * exactly one execution named after it, a backfill starts one per tick, bad
  * expressions are refused naming the field, and the `stepwise schedules` CLI.
- * (Overlap policies and the catch-up window are tested on their pure decision,
- * test/triggers/overlap.test.ts: a rate(1 minute) overlap takes minutes end to end.)
+ * (A rate(1 minute) overlapping a long run, and the tick as the execution's start
+ * time: triggers-schedule-catch-up.test.ts, through a StartDate in the past.)
  */
 let stack: Stack;
 const enc = encodeURIComponent;
@@ -59,7 +59,8 @@ describe("at() schedules", () => {
       const r = await stack.client.get(`/v1/executions/${enc(id)}`);
       return r.status === 200 && r.body.status === "SUCCEEDED" ? r.body : undefined;
     });
-    expect(Date.parse(record.startedAt)).toBeGreaterThanOrEqual(tick);
+    // Dated at its tick, however late the worker's loop fired it.
+    expect(record.startedAt).toBe(new Date(tick).toISOString());
     expect(record.input).toEqual({ report: "daily", scheduledTime: new Date(tick).toISOString() });
     // The tick is recorded: no next tick, the execution it started.
     const schedule = await until(async () => {
@@ -132,6 +133,32 @@ describe("bad input", () => {
     expect(reply.body.details[0].path).toBe(path);
   });
 
+  it("a replace and a backfill are checked as a create is, naming the field", async () => {
+    const first = await stack.client.post("/v1/schedules", {
+      name: "checked",
+      ...base,
+      state: "DISABLED",
+    });
+    expect(first.status).toBe(201);
+    for (const [change, path] of [
+      [{ scheduleExpression: "cron(61 * * * ? *)" }, "/scheduleExpression"],
+      [{ scheduleExpressionTimezone: "Europe/Atlantis" }, "/scheduleExpressionTimezone"],
+    ] as const) {
+      const reply = await stack.client.call("PUT", "/v1/schedules/checked", {
+        body: { ...base, ...change },
+      });
+      expect(reply.status).toBe(400);
+      expect(reply.body.details[0].path).toBe(path);
+    }
+    const backwards = await stack.client.post("/v1/schedules/checked/backfill", {
+      from: "2026-01-02T00:00:00Z",
+      to: "2026-01-01T00:00:00Z",
+    });
+    expect(backwards.status).toBe(400);
+    expect(backwards.body.details[0].path).toBe("/to");
+    expect((await stack.client.call("DELETE", "/v1/schedules/checked")).status).toBe(204);
+  });
+
   it("answers 404 and 409 by name", async () => {
     expect((await stack.client.get("/v1/schedules/missing")).body.error).toBe(
       "ScheduleDoesNotExist",
@@ -149,11 +176,36 @@ describe("bad input", () => {
     expect((await stack.client.call("DELETE", "/v1/schedules/twice")).status).toBe(404);
   });
 
-  it("the OpenAPI document covers the routes", async () => {
+  it("the OpenAPI document covers the trigger routes and what they answer", async () => {
     const doc = await stack.client.get("/docs/json", { key: null });
-    const paths = Object.keys(doc.body.paths);
-    for (const path of ["/v1/schedules", "/v1/schedules/{name}", "/v1/schedules/{name}/backfill"])
-      expect(paths).toContain(path);
+    const paths = doc.body.paths;
+    const answer = (path: string, method: string, code: string) =>
+      paths[path]?.[method]?.responses?.[code]?.content?.["application/json"]?.schema;
+    for (const path of [
+      "/v1/schedules",
+      "/v1/schedules/{name}",
+      "/v1/schedules/{name}/backfill",
+      "/v1/rules",
+      "/v1/rules/{name}",
+      "/v1/events",
+    ])
+      expect(Object.keys(paths)).toContain(path);
+    expect(answer("/v1/schedules/{name}", "get", "200").properties).toHaveProperty("nextTick");
+    expect(answer("/v1/schedules", "post", "201").properties.overlapPolicy.enum).toEqual([
+      "SKIP",
+      "BUFFER_ONE",
+      "ALLOW_ALL",
+      "CANCEL_OTHER",
+    ]);
+    expect(answer("/v1/schedules", "get", "200").properties.items.items.required).toContain(
+      "skippedCount",
+    );
+    expect(answer("/v1/schedules/{name}/backfill", "post", "200").required).toEqual(["executions"]);
+    expect(answer("/v1/rules/{name}", "put", "200").properties).toHaveProperty("eventPattern");
+    expect(answer("/v1/events", "get", "200").properties.items.items.properties).toHaveProperty(
+      "detail-type",
+    );
+    expect(answer("/v1/events", "post", "200").required).toEqual(["FailedEntryCount", "Entries"]);
   });
 });
 

@@ -1,13 +1,16 @@
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { triggerKeys } from "../../runtime/triggers/trigger-keys.js";
 import { until } from "./processes.js";
-import { startStack, type Stack } from "./stack.js";
+import { REDIS_URL, startStack, type Stack } from "./stack.js";
 
 /**
  * `arn:aws:states:::stepwise:waitForEvent` through the binary: an execution parks
  * until an event on the bus matches its Pattern and Match (here: the payment for
  * its own order id, among 200 others), an event sent before the wait is taken
  * within LookbackSeconds, a timeout raises Stepwise.EventTimeout which a Catch
- * handles, and one event answers every waiter it matches.
+ * handles, one event answers every waiter it matches, and an execution stopped
+ * while parked leaves nothing in the waiter indexes.
  */
 let stack: Stack;
 const enc = encodeURIComponent;
@@ -159,5 +162,58 @@ describe("waitForEvent", () => {
     const [ra, rb] = await Promise.all([ended(a), ended(b)]);
     expect(ra.output.id).toBe(first);
     expect(rb.output.id).toBe(first);
+  });
+});
+
+describe("an execution that ends while parked", () => {
+  it("a stopped execution leaves no waiter in the indexes", async () => {
+    const shipping = structuredClone(definition);
+    shipping.States.AwaitPayment.Parameters.Pattern = {
+      source: ["shipping"],
+      "detail-type": ["Shipped"],
+    };
+    const created = await stack.client.post("/v1/state-machines", {
+      name: "await-shipping",
+      definition: shipping,
+    });
+    expect(created.status).toBe(201);
+    const started = await stack.client.post("/v1/state-machines/await-shipping/executions", {
+      name: "stopped-while-parked",
+      input: { orderId: "o-stop", timeout: 3600, lookback: 0 },
+    });
+    expect(started.status).toBe(201);
+    const id = started.body.executionId as string;
+    await parked(id);
+    const keys = triggerKeys(stack.prefix);
+    const index = keys.waiterIndex("shipping", "Shipped");
+    const redis = new Redis(REDIS_URL);
+    try {
+      // Parked: indexed under its pattern's source and detail-type, with a deadline.
+      const [token] = await redis.smembers(index);
+      expect(token).toBeDefined();
+      expect(JSON.parse((await redis.get(keys.waiter(token!)))!).executionId).toBe(id);
+      expect(await redis.zscore(keys.waitDeadlines, token!)).not.toBeNull();
+      const stopped = await stack.client.post(`/v1/executions/${enc(id)}/stop`, {});
+      expect(stopped.status).toBe(200);
+      expect((await ended(id)).status).toBe("ABORTED");
+      // The workers' loop finds the execution ended and drops its waiter everywhere.
+      await until(async () => ((await redis.exists(keys.waiter(token!))) === 0 ? true : undefined));
+      expect(await redis.smembers(index)).toEqual([]);
+      expect(await redis.zscore(keys.waitDeadlines, token!)).toBeNull();
+      expect(await redis.zscore(keys.waitChecks, token!)).toBeNull();
+      // An event it would have matched now finds nobody.
+      const reply = await stack.client.post("/v1/events", {
+        Entries: [
+          {
+            Source: "shipping",
+            DetailType: "Shipped",
+            Detail: JSON.stringify({ orderId: "o-stop" }),
+          },
+        ],
+      });
+      expect(reply.body.FailedEntryCount).toBe(0);
+    } finally {
+      redis.disconnect();
+    }
   });
 });

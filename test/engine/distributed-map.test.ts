@@ -272,5 +272,13 @@ describe("Distributed Map in the engine", () => {
     expect(written).toHaveLength(1);
     expect(written[0]!.Results.map((r) => r.Output)).toEqual([10, 20, 30]);
     expect(redriven.output).toMatchObject({ ResultWriterDetails: { Bucket: "out", Key: "k" } });
+    // The failed item's child execution goes on in its own history; the parent's has
+    // no iteration, before or after the redrive.
+    expect(types(redriven.history).filter((t) => t.startsWith("MapIteration"))).toEqual([]);
+    const second = [...redriven.childExecutions.values()].find((c) => c.name.endsWith("-1"))!;
+    const own = types(second.history);
+    expect(own.indexOf("ExecutionFailed")).toBeLessThan(own.indexOf("ExecutionSucceeded"));
+    expect(second.history.map((e) => e.id)).toEqual(second.history.map((_, i) => i + 1));
+    expect(second.status).toBe("SUCCEEDED");
   });
 });

@@ -390,7 +390,18 @@ describe("Map state: ItemBatcher", () => {
       { Items: [3, 4], BatchInput: { tag: "t" } },
       { Items: [5], BatchInput: { tag: "t" } },
     ]);
-    expect(ofType(r.history, "MapIterationStarted")).toHaveLength(3);
+    // A Distributed Map runs each batch as a child execution of its Map Run, whose
+    // history starts with the batch as its input; the parent's records no iteration.
+    expect(ofType(r.history, "MapIterationStarted")).toHaveLength(0);
+    const children = [...r.childExecutions.values()];
+    expect(children).toHaveLength(3);
+    expect(
+      children.map((c) => JSON.parse(c.history[0]!.executionStartedEventDetails!.input as string)),
+    ).toEqual([
+      { Items: [1, 2], BatchInput: { tag: "t" } },
+      { Items: [3, 4], BatchInput: { tag: "t" } },
+      { Items: [5], BatchInput: { tag: "t" } },
+    ]);
   });
 
   it("MaxInputBytesPerBatch keeps every item, in order, in batches under the limit", async () => {

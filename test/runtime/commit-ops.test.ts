@@ -301,6 +301,71 @@ const opTests: Record<CommitOp["op"], () => Promise<void>> = {
     ]);
     expect(await redis.hget(keys.execution(RUN), "mu")).toBe("0.3");
   },
+  async childExecution() {
+    // A Distributed Map's item run (spawned with its `owner`) writes its child
+    // execution's record and history, never its execution's.
+    const owner = "m/L:mr1-0";
+    await committed([{ op: "spawn", run: CHILD, state: "{}", started: "S", owner }]);
+    expect(await redis.hget(keys.run(CHILD), "ho")).toBe(owner);
+    const reply = await client.call(
+      commitTransition,
+      commitKeys(keys, CHILD),
+      commitArgs(
+        keys,
+        CHILD,
+        [{ op: "childExecution", fields: ["st", "RUNNING", "nm", "mr1-0"], mapRun: "mr1", at: 7 }],
+        {
+          seq: 0,
+          head: "S",
+          events: ["c1"],
+          historyCount: 0,
+          historyHead: "",
+          newHistoryHead: "c1h",
+        },
+      ),
+    );
+    expect(reply.kind).toBe("committed");
+    expect(await redis.lrange(keys.history(owner), 0, -1)).toEqual(["c1"]);
+    expect(await redis.hmget(keys.execution(owner), "st", "nm", "hc", "hh")).toEqual([
+      "RUNNING",
+      "mr1-0",
+      "1",
+      "c1h",
+    ]);
+    expect(await redis.zrange(`${keys.base}mrc:mr1`, "0", "-1", "WITHSCORES")).toEqual([
+      owner,
+      "7",
+    ]);
+    expect(await redis.hget(keys.execution(RUN), "hc")).toBe("0");
+    expect(await redis.llen(keys.history(RUN))).toBe(0);
+    // Its end: fields set and cleared, and its keys expire; a redrive keeps them again.
+    await redis.hset(keys.execution(owner), "err", "E");
+    const end = (clear: string[], more: Partial<CommitOp>) =>
+      client.call(
+        commitTransition,
+        commitKeys(keys, CHILD),
+        commitArgs(
+          keys,
+          CHILD,
+          [{ op: "childExecution", fields: ["st", "SUCCEEDED"], clear, ...more } as CommitOp],
+          {
+            seq: Number(0),
+            head: "S",
+          },
+        ),
+      );
+    await redis.hset(keys.run(CHILD), "q", 0);
+    await redis.lpush(keys.inbox(CHILD), "S");
+    expect((await end(["err"], { keepSeconds: 100 })).kind).toBe("committed");
+    expect(await redis.hmget(keys.execution(owner), "st", "err")).toEqual(["SUCCEEDED", null]);
+    expect(await redis.ttl(keys.execution(owner))).toBeGreaterThan(50);
+    expect(await redis.ttl(keys.history(owner))).toBeGreaterThan(50);
+    await redis.hset(keys.run(CHILD), "q", 0);
+    await redis.lpush(keys.inbox(CHILD), "S");
+    expect((await end([], { persist: true })).kind).toBe("committed");
+    expect(await redis.ttl(keys.execution(owner))).toBe(-1);
+    expect(await redis.ttl(keys.history(owner))).toBe(-1);
+  },
 };
 
 describe("commitTransition ops, against Redis", () => {

@@ -1,4 +1,5 @@
-import type { ExecutionStatus } from "../../../api/shapes.js";
+import type { operationRecord } from "../../../api/response-schemas.js";
+import type { ExecutionStatus, FromSchema } from "../../../api/shapes.js";
 
 /**
  * The shapes the console reads from the REST API. They are not declared here: they
@@ -10,20 +11,32 @@ export type {
   ApprovalDecision,
   ApprovalRecord as Approval,
   ApprovalStatus,
+  BusEvent,
   ErrorBody as ApiErrorBody,
+  EventRule,
   ExecutionDetail,
   ExecutionRecord,
   ExecutionStatus,
   ExecutionSummary,
   HistoryEvent,
   Json,
+  List,
   Me,
   Page,
   PendingTask,
   Permission,
+  PutEventsAnswer,
+  Schedule,
+  ScheduleBackfill,
   StateMachineDetail,
   StateMachineSummary,
 } from "../../../api/shapes.js";
+
+/**
+ * A bulk operation and its progress (`GET /v1/operations/:id`), derived here from its
+ * schema as api/shapes.ts derives the others.
+ */
+export type OperationRecord = FromSchema<typeof operationRecord>;
 
 /**
  * The statuses, in the order the filter offers them. A value, so it is written out

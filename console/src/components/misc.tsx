@@ -37,14 +37,37 @@ export function useNow(ms: number): number {
   return now;
 }
 
+/** What an API call's failure says: the API's error code and message, else the error's message. */
+export function errorText(error: unknown): string {
+  return error instanceof ApiError
+    ? `${error.code}: ${error.message}`
+    : error instanceof Error
+      ? error.message
+      : String(error);
+}
+
+/** A labelled text input (the action forms' reason, error and cause). */
+export function TextField(props: {
+  label: string;
+  value: string;
+  onValue: (value: string) => void;
+  placeholder?: string;
+}) {
+  return (
+    <label>
+      {props.label}
+      <input
+        value={props.value}
+        {...(props.placeholder !== undefined ? { placeholder: props.placeholder } : {})}
+        onInput={(e) => props.onValue((e.target as HTMLInputElement).value)}
+      />
+    </label>
+  );
+}
+
 export function ErrorNotice({ error }: { error: unknown }) {
   if (error === undefined || error === null) return null;
-  const text =
-    error instanceof ApiError
-      ? `${error.code}: ${error.message}`
-      : error instanceof Error
-        ? error.message
-        : String(error);
+  const text = errorText(error);
   return (
     <p class="notice error" role="alert">
       {text}

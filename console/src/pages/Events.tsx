@@ -1,10 +1,11 @@
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { api } from "../api/client.js";
 import { can } from "../api/me.js";
-import type { Json, Me } from "../api/types.js";
+import type { BusEvent, Me, Page, PutEventsAnswer } from "../api/types.js";
 import { JsonView } from "../components/JsonView.js";
 import { ErrorNotice, formatTime } from "../components/misc.js";
-import { isObject, itemsOf, text, type JsonObject } from "../triggers/read.js";
+import { keysText } from "../triggers/format.js";
+import { ListTable, usePolled } from "../triggers/resource.js";
 
 const REFRESH_MS = 3000;
 const LIMIT = 100;
@@ -29,88 +30,45 @@ export function checkDetail(
  * every few seconds; and "Send a test event" (`POST /v1/events`) for keys that may.
  */
 export function EventsPage({ me }: { me: Me }) {
-  const [items, setItems] = useState<JsonObject[]>();
-  const [error, setError] = useState<unknown>();
-  const [tick, setTick] = useState(0);
-
-  useEffect(() => {
-    let stopped = false;
-    const load = async () => {
-      try {
-        const answer = await api.get<Json>("/v1/events", { limit: LIMIT });
-        if (!stopped) {
-          setItems(itemsOf(answer));
-          setError(undefined);
-        }
-      } catch (err) {
-        if (!stopped) setError(err);
-      }
-    };
-    void load();
-    const timer = setInterval(() => void load(), REFRESH_MS);
-    return () => {
-      stopped = true;
-      clearInterval(timer);
-    };
-  }, [tick]);
+  const [sent, setSent] = useState(0);
+  const { value, error } = usePolled(
+    () => api.get<Page<BusEvent>>("/v1/events", { limit: LIMIT }),
+    REFRESH_MS,
+    [sent],
+  );
 
   return (
     <>
       <h1>Events</h1>
-      {can(me, "executions:write") ? <SendEvent onSent={() => setTick((n) => n + 1)} /> : null}
-      <ErrorNotice error={error} />
-      {items === undefined ? (
-        error ? null : (
-          <p class="muted">Loading…</p>
-        )
-      ) : items.length === 0 ? (
-        <p class="muted">No events on the bus.</p>
-      ) : (
-        <div class="list-box">
-          <table aria-label="Events" class="cards events">
-            <thead>
-              <tr>
-                <th scope="col">Source</th>
-                <th scope="col">Detail type</th>
-                <th scope="col">Time</th>
-                <th scope="col">Id</th>
-                <th scope="col">Detail</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((e) => {
-                const id = text(e, "id") ?? "";
-                return (
-                  <tr key={id} data-event={id}>
-                    <td class="cell-name mono">{text(e, "source")}</td>
-                    <td class="cell-status">
-                      <span class="badge">{text(e, "detail-type")}</span>
-                    </td>
-                    <td data-label="Time">{formatTime(text(e, "time"))}</td>
-                    <td class="cell-id" data-label="Id" title={id}>
-                      <code>{id}</code>
-                    </td>
-                    <td class="cell-detail" data-label="Detail">
-                      <details class="event-detail">
-                        <summary>
-                          {isObject(e.detail) ? keysText(Object.keys(e.detail).length) : "JSON"}
-                        </summary>
-                        <JsonView value={e.detail} label="Detail" />
-                      </details>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
+      {can(me, "executions:write") ? <SendEvent onSent={() => setSent((n) => n + 1)} /> : null}
+      <ListTable
+        items={value?.items}
+        error={error}
+        empty="No events on the bus."
+        label="Events"
+        class="events"
+        columns={["Source", "Detail type", "Time", "Id", "Detail"]}
+        row={(e) => (
+          <tr key={e.id} data-event={e.id}>
+            <td class="cell-name mono">{e.source}</td>
+            <td class="cell-status">
+              <span class="badge">{e["detail-type"]}</span>
+            </td>
+            <td data-label="Time">{formatTime(e.time)}</td>
+            <td class="cell-id" data-label="Id" title={e.id}>
+              <code>{e.id}</code>
+            </td>
+            <td class="cell-detail" data-label="Detail">
+              <details class="event-detail">
+                <summary>{keysText(e.detail)}</summary>
+                <JsonView value={e.detail} label="Detail" />
+              </details>
+            </td>
+          </tr>
+        )}
+      />
     </>
   );
-}
-
-function keysText(n: number): string {
-  return `${n} key${n === 1 ? "" : "s"}`;
 }
 
 /** Source, detail-type and a detail object: one entry put on the bus; shows its EventId. */
@@ -137,21 +95,14 @@ function SendEvent({ onSent }: { onSent: () => void }) {
     setBusy(true);
     setError(undefined);
     try {
-      const answer = await api.post<Json>("/v1/events", {
+      const answer = await api.post<PutEventsAnswer>("/v1/events", {
         Entries: [{ Source: source.trim(), DetailType: detailType.trim(), Detail: checked.text }],
       });
-      const entry =
-        isObject(answer) && Array.isArray(answer.Entries) ? answer.Entries[0] : undefined;
-      const id = text(entry, "EventId");
-      if (id) {
-        setEventId(id);
+      const entry = answer.Entries[0];
+      if (entry?.EventId) {
+        setEventId(entry.EventId);
         onSent();
-      } else
-        setError(
-          new Error(
-            `${text(entry, "ErrorCode") ?? "Refused"}: ${text(entry, "ErrorMessage") ?? ""}`,
-          ),
-        );
+      } else setError(new Error(`${entry?.ErrorCode ?? "Refused"}: ${entry?.ErrorMessage ?? ""}`));
     } catch (err) {
       setError(err);
     } finally {

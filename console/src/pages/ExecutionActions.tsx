@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { api, ApiError, seg } from "../api/client.js";
 import { isLive, type ExecutionDetail, type ExecutionRecord } from "../api/types.js";
 import { Link } from "../components/Link.js";
+import { TextField } from "../components/misc.js";
 import { paths } from "../router.js";
 
 /** What the last action answered: shown until the next one. */
@@ -15,10 +16,10 @@ export interface Outcome {
 }
 
 /**
- * The actions on one execution, each answered on the page: Pause and Resume (with
- * an optional reason), Stop (with an error name and a cause, after a confirmation),
- * Redrive an ended one, Restart (a new execution, same input and version, after a
- * confirmation). Fork lives in the timeline, on the event it starts from.
+ * The actions on one execution, each after a confirmation that says what it will do,
+ * and each answered on the page: Pause (with an optional reason) and Resume, Stop
+ * (with an error name and a cause), Redrive an ended one, Restart (a new execution,
+ * same input and version). Fork lives in the timeline, on the event it starts from.
  */
 export function ExecutionActions(props: {
   record: ExecutionDetail;
@@ -50,15 +51,25 @@ export function ExecutionActions(props: {
 
   const pause = () =>
     run("Pause", async () => {
-      const next = await api.post<ExecutionRecord>(
-        `${path}/pause`,
-        reason.trim() ? { reason: reason.trim() } : {},
-      );
+      const why = reason.trim();
+      if (
+        !confirm(
+          `Pause this execution? Every run stops where it is${why ? ` (reason: ${why})` : ""}; tasks already running finish, and what arrives meanwhile waits until it is resumed.`,
+        )
+      )
+        return undefined;
+      const next = await api.post<ExecutionRecord>(`${path}/pause`, why ? { reason: why } : {});
       onRecord(next);
       return { action: "Pause", text: `the execution is ${next.status}` };
     });
   const resume = () =>
     run("Resume", async () => {
+      if (
+        !confirm(
+          "Resume this execution? It goes on from where it stood, applying in order what arrived while it was paused.",
+        )
+      )
+        return undefined;
       const next = await api.post<ExecutionRecord>(`${path}/resume`, {});
       onRecord(next);
       return { action: "Resume", text: `the execution is ${next.status}` };
@@ -85,6 +96,12 @@ export function ExecutionActions(props: {
     });
   const redrive = () =>
     run("Redrive", async () => {
+      if (
+        !confirm(
+          `Redrive this ${record.status} execution? It runs again in place from the state it ended in, keeping everything before it.`,
+        )
+      )
+        return undefined;
       const next = await api.post<ExecutionRecord>(`${path}/redrive`, {});
       onRecord(next);
       props.onRedriven();
@@ -142,29 +159,15 @@ export function ExecutionActions(props: {
           <summary class="small">Reason (pause) · error and cause (stop)</summary>
           <div class="action-fields">
             {record.status !== "PAUSED" ? (
-              <label>
-                Pause reason
-                <input
-                  value={reason}
-                  onInput={(e) => setReason((e.target as HTMLInputElement).value)}
-                />
-              </label>
+              <TextField label="Pause reason" value={reason} onValue={setReason} />
             ) : null}
-            <label>
-              Stop error
-              <input
-                value={stopError}
-                placeholder="Operator.Stopped"
-                onInput={(e) => setStopError((e.target as HTMLInputElement).value)}
-              />
-            </label>
-            <label>
-              Stop cause
-              <input
-                value={stopCause}
-                onInput={(e) => setStopCause((e.target as HTMLInputElement).value)}
-              />
-            </label>
+            <TextField
+              label="Stop error"
+              value={stopError}
+              placeholder="Operator.Stopped"
+              onValue={setStopError}
+            />
+            <TextField label="Stop cause" value={stopCause} onValue={setStopCause} />
           </div>
         </details>
       ) : null}

@@ -3,10 +3,14 @@ import { api } from "../api/client.js";
 import {
   EXECUTION_STATUSES,
   type ExecutionSummary,
+  type Me,
   type Page,
   type StateMachineSummary,
 } from "../api/types.js";
 import { Link } from "../components/Link.js";
+import { can } from "../api/permissions.js";
+import { BulkActions } from "../bulk/BulkActions.js";
+import { listQuery, SINCE } from "../bulk/filters.js";
 import { ErrorNotice, formatDuration, formatTime, StatusBadge } from "../components/misc.js";
 import { navigate, paths, type Location } from "../router.js";
 
@@ -19,13 +23,6 @@ const SEARCH_DELAY_MS = 250;
 const FILTERS = ["q", "stateMachine", "status", "error", "since", "from", "to", "cursor"] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;
 
-const SINCE: Record<string, { label: string; ms: number }> = {
-  "15m": { label: "Last 15 minutes", ms: 15 * 60_000 },
-  "1h": { label: "Last hour", ms: 3_600_000 },
-  "24h": { label: "Last 24 hours", ms: 86_400_000 },
-  "7d": { label: "Last 7 days", ms: 7 * 86_400_000 },
-};
-
 /** The page before each cursor, kept per tab so Newer works after a reload or a Back. */
 const PREVIOUS = "stepwise.executions.previous:";
 
@@ -33,13 +30,6 @@ function readFilters(loc: Location): Filters {
   const out = {} as Filters;
   for (const key of FILTERS) out[key] = loc.query.get(key) ?? "";
   return out;
-}
-
-/** A datetime-local value (local time, no zone) as an ISO instant; "" stays "". */
-function isoOf(local: string): string | undefined {
-  if (!local) return undefined;
-  const ms = Date.parse(local);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }
 
 function durationOf(e: ExecutionSummary, now: number): number {
@@ -54,7 +44,7 @@ function durationOf(e: ExecutionSummary, now: number): number {
  * filtered view can be shared and Back returns to the same page. A table on wide
  * screens, cards on narrow ones.
  */
-export function ExecutionsPage({ loc }: { loc: Location }) {
+export function ExecutionsPage({ me, loc }: { me: Me; loc: Location }) {
   const f = readFilters(loc);
   const [machines, setMachines] = useState<string[]>([]);
   const [page, setPage] = useState<Page<ExecutionSummary>>();
@@ -62,6 +52,8 @@ export function ExecutionsPage({ loc }: { loc: Location }) {
   const [search, setSearch] = useState(f.q);
   const [now, setNow] = useState(Date.now());
   const searchTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  // Bumped when a bulk action ends, so the list shows its outcome without waiting.
+  const [generation, setGeneration] = useState(0);
 
   useEffect(() => {
     api
@@ -76,21 +68,17 @@ export function ExecutionsPage({ loc }: { loc: Location }) {
   }, [f.q]);
 
   const key = FILTERS.map((k) => f[k]).join("\u0000");
+  const shownKey = useRef(key);
   useEffect(() => {
     let stopped = false;
-    setPage(undefined);
+    // Another view: nothing of the last one stays on screen meanwhile.
+    if (shownKey.current !== key) setPage(undefined);
+    shownKey.current = key;
     const load = async () => {
-      const since = SINCE[f.since];
-      const startedAfter = since ? new Date(Date.now() - since.ms).toISOString() : isoOf(f.from);
-      const startedBefore = since ? undefined : isoOf(f.to);
       try {
+        // The bulk actions send this same query (bulk/filters.ts): what is listed is what they change.
         const next = await api.get<Page<ExecutionSummary>>("/v1/executions", {
-          stateMachine: f.stateMachine,
-          status: f.status,
-          namePrefix: f.q,
-          error: f.error,
-          startedAfter,
-          startedBefore,
+          ...listQuery(f, Date.now()),
           cursor: f.cursor,
           limit: PAGE_SIZE,
         });
@@ -109,7 +97,7 @@ export function ExecutionsPage({ loc }: { loc: Location }) {
       stopped = true;
       clearInterval(timer);
     };
-  }, [key]);
+  }, [key, generation]);
 
   /** A filter changed: back to the first page. */
   const filter = (changes: Partial<Filters>) => {
@@ -251,6 +239,9 @@ export function ExecutionsPage({ loc }: { loc: Location }) {
           </button>
         ) : null}
       </form>
+      {can(me, "executions:write") ? (
+        <BulkActions filters={f} onChanged={() => setGeneration((n) => n + 1)} />
+      ) : null}
       <ErrorNotice error={error} />
       {page === undefined ? (
         error ? null : (

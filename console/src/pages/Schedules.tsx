@@ -1,20 +1,13 @@
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { api, ApiError, seg } from "../api/client.js";
 import { can } from "../api/me.js";
-import type { Json, Me } from "../api/types.js";
+import type { List, Me, Schedule, ScheduleBackfill } from "../api/types.js";
 import { JsonView } from "../components/JsonView.js";
 import { Link } from "../components/Link.js";
 import { ErrorNotice, formatTime, StatusBadge } from "../components/misc.js";
-import { navigate, paths } from "../router.js";
-import {
-  isObject,
-  itemsOf,
-  num,
-  obj,
-  targetText,
-  text,
-  type JsonObject,
-} from "../triggers/read.js";
+import { paths } from "../router.js";
+import { targetText } from "../triggers/format.js";
+import { deleteThenLeave, ListTable, NotYet, useNamed, usePolled } from "../triggers/resource.js";
 
 const REFRESH_MS = 5000;
 
@@ -24,100 +17,58 @@ const REFRESH_MS = 5000;
  * badge stays on each card's first line.
  */
 export function SchedulesPage() {
-  const [items, setItems] = useState<JsonObject[]>();
-  const [error, setError] = useState<unknown>();
-
-  useEffect(() => {
-    let stopped = false;
-    const load = async () => {
-      try {
-        const answer = await api.get<Json>("/v1/schedules");
-        if (!stopped) {
-          setItems(itemsOf(answer));
-          setError(undefined);
-        }
-      } catch (err) {
-        if (!stopped) setError(err);
-      }
-    };
-    void load();
-    const timer = setInterval(() => void load(), REFRESH_MS);
-    return () => {
-      stopped = true;
-      clearInterval(timer);
-    };
-  }, []);
-
+  const { value, error } = usePolled(() => api.get<List<Schedule>>("/v1/schedules"), REFRESH_MS);
   return (
     <>
       <h1>Schedules</h1>
-      <ErrorNotice error={error} />
-      {items === undefined ? (
-        error ? null : (
-          <p class="muted">Loading…</p>
-        )
-      ) : items.length === 0 ? (
-        <p class="muted">
-          No schedules. Create one with <code>POST /v1/schedules</code>.
-        </p>
-      ) : (
-        <div class="list-box">
-          <table aria-label="Schedules" class="cards schedules">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">State</th>
-                <th scope="col">Expression</th>
-                <th scope="col">Time zone</th>
-                <th scope="col">Target</th>
-                <th scope="col">Next tick</th>
-                <th scope="col">Overlap</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((s) => {
-                const name = text(s, "name") ?? "";
-                const state = text(s, "state") ?? "?";
-                return (
-                  <tr key={name} data-schedule={name} data-state={state}>
-                    <td class="cell-name">
-                      <Link href={paths.schedule(name)}>{name}</Link>
-                    </td>
-                    <td class="cell-status">
-                      <StatusBadge status={state} />
-                    </td>
-                    <td class="cell-expression" data-label="Expression">
-                      <code>{text(s, "scheduleExpression")}</code>
-                    </td>
-                    <td data-label="Time zone">{text(s, "scheduleExpressionTimezone") ?? "UTC"}</td>
-                    <td data-label="Target">{targetText(obj(s, "target"))}</td>
-                    <td data-label="Next tick">
-                      {state === "ENABLED" ? formatTime(text(s, "nextTick")) : "—"}
-                    </td>
-                    <td data-label="Overlap">{text(s, "overlapPolicy")}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListTable
+        items={value?.items}
+        error={error}
+        empty={
+          <>
+            No schedules. Create one with <code>POST /v1/schedules</code>.
+          </>
+        }
+        label="Schedules"
+        class="schedules"
+        columns={["Name", "State", "Expression", "Time zone", "Target", "Next tick", "Overlap"]}
+        row={(s) => (
+          <tr key={s.name} data-schedule={s.name} data-state={s.state}>
+            <td class="cell-name">
+              <Link href={paths.schedule(s.name)}>{s.name}</Link>
+            </td>
+            <td class="cell-status">
+              <StatusBadge status={s.state} />
+            </td>
+            <td class="cell-expression" data-label="Expression">
+              <code>{s.scheduleExpression}</code>
+            </td>
+            <td data-label="Time zone">{s.scheduleExpressionTimezone}</td>
+            <td data-label="Target">{targetText(s.target)}</td>
+            <td data-label="Next tick">{s.state === "ENABLED" ? formatTime(s.nextTick) : "—"}</td>
+            <td data-label="Overlap">{s.overlapPolicy}</td>
+          </tr>
+        )}
+      />
     </>
   );
 }
 
-/** The writable fields of a schedule: what a PUT sends back with `state` changed. */
-const WRITABLE = [
-  "target",
-  "scheduleExpression",
-  "scheduleExpressionTimezone",
-  "startDate",
-  "endDate",
-  "state",
-  "overlapPolicy",
-  "catchUpWindowSeconds",
-  "description",
-];
+/** A schedule's writable fields: what a PUT sends back, its state flipped. */
+function toggled(s: Schedule) {
+  const { target, scheduleExpression, scheduleExpressionTimezone, overlapPolicy } = s;
+  return {
+    target,
+    scheduleExpression,
+    scheduleExpressionTimezone,
+    overlapPolicy,
+    catchUpWindowSeconds: s.catchUpWindowSeconds,
+    ...(s.startDate !== undefined ? { startDate: s.startDate } : {}),
+    ...(s.endDate !== undefined ? { endDate: s.endDate } : {}),
+    ...(s.description !== undefined ? { description: s.description } : {}),
+    state: s.state === "ENABLED" ? "DISABLED" : "ENABLED",
+  };
+}
 
 /** A datetime-local value (local time) as an ISO instant, or undefined. */
 function isoOf(local: string): string | undefined {
@@ -138,22 +89,11 @@ function localOf(ms: number): string {
  * executions the API started (or found started before).
  */
 export function SchedulePage({ me, name }: { me: Me; name: string }) {
-  const [schedule, setSchedule] = useState<JsonObject>();
-  const [error, setError] = useState<unknown>();
+  const path = `/v1/schedules/${seg(name)}`;
+  const { value: schedule, set: setSchedule, error, setError } = useNamed<Schedule>(path);
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<string>();
-  const path = `/v1/schedules/${seg(name)}`;
   const write = can(me, "definitions:write");
-
-  useEffect(() => {
-    setSchedule(undefined);
-    api
-      .get<Json>(path)
-      .then(
-        (s) => (isObject(s) ? setSchedule(s) : setError(new Error("Unexpected answer"))),
-        setError,
-      );
-  }, [name]);
 
   const run = async (work: () => Promise<string | undefined>) => {
     setBusy(true);
@@ -171,35 +111,28 @@ export function SchedulePage({ me, name }: { me: Me; name: string }) {
   const toggle = () =>
     run(async () => {
       if (!schedule) return undefined;
-      const body: JsonObject = {};
-      for (const k of WRITABLE) if (schedule[k] !== undefined) body[k] = schedule[k]!;
-      body.state = schedule.state === "ENABLED" ? "DISABLED" : "ENABLED";
-      const next = await api.put<Json>(path, body);
-      if (isObject(next)) setSchedule(next);
-      return `The schedule is ${text(next, "state") ?? "changed"}.`;
+      const next = await api.put<Schedule>(path, toggled(schedule));
+      setSchedule(next);
+      return `The schedule is ${next.state}.`;
     });
 
   const remove = () =>
     run(async () => {
-      if (!confirm(`Delete the schedule ${name}? Its executions are kept.`)) return undefined;
-      await api.delete(path);
-      navigate(paths.schedules());
+      const question = `Delete the schedule ${name}? Its executions are kept.`;
+      await deleteThenLeave(path, question, paths.schedules());
       return undefined;
     });
 
-  if (!schedule) {
+  if (!schedule)
     return (
-      <>
-        <h1>Schedule {name}</h1>
-        {error ? <ErrorNotice error={error} /> : <p class="muted">Loading…</p>}
-        <p>
-          <Link href={paths.schedules()}>All schedules</Link>
-        </p>
-      </>
+      <NotYet
+        title={`Schedule ${name}`}
+        error={error}
+        back={paths.schedules()}
+        backText="All schedules"
+      />
     );
-  }
-  const state = text(schedule, "state") ?? "?";
-  const skipped = num(schedule, "skippedCount") ?? 0;
+  const { state, target } = schedule;
   return (
     <>
       <p class="small">
@@ -230,35 +163,31 @@ export function SchedulePage({ me, name }: { me: Me; name: string }) {
         <h2 id="schedule-facts">Schedule</h2>
         <dl class="facts-list">
           <dt>Expression</dt>
-          <dd class="mono wrap">{text(schedule, "scheduleExpression")}</dd>
+          <dd class="mono wrap">{schedule.scheduleExpression}</dd>
           <dt>Time zone</dt>
-          <dd>{text(schedule, "scheduleExpressionTimezone") ?? "UTC"}</dd>
+          <dd>{schedule.scheduleExpressionTimezone}</dd>
           <dt>Target</dt>
           <dd>
-            <Link href={paths.machine(text(obj(schedule, "target"), "stateMachine") ?? "")}>
-              {targetText(obj(schedule, "target"))}
-            </Link>
+            <Link href={paths.machine(target.stateMachine)}>{targetText(target)}</Link>
           </dd>
           <dt>Next tick</dt>
-          <dd data-next-tick>
-            {state === "ENABLED" ? formatTime(text(schedule, "nextTick")) : "—"}
-          </dd>
+          <dd data-next-tick>{state === "ENABLED" ? formatTime(schedule.nextTick) : "—"}</dd>
           <dt>Last tick</dt>
           <dd>
-            {formatTime(text(schedule, "lastTick"))}
-            {text(schedule, "lastExecution") ? (
+            {formatTime(schedule.lastTick)}
+            {schedule.lastExecution ? (
               <>
                 {" "}
-                <Link href={paths.execution(text(schedule, "lastExecution")!)}>execution</Link>
+                <Link href={paths.execution(schedule.lastExecution)}>execution</Link>
               </>
             ) : null}
           </dd>
           <dt>Overlap policy</dt>
-          <dd>{text(schedule, "overlapPolicy")}</dd>
+          <dd>{schedule.overlapPolicy}</dd>
           <dt>Catch-up window</dt>
-          <dd>{num(schedule, "catchUpWindowSeconds") ?? "—"} s</dd>
+          <dd>{schedule.catchUpWindowSeconds} s</dd>
           <dt>Skipped ticks</dt>
-          <dd>{skipped}</dd>
+          <dd>{schedule.skippedCount}</dd>
         </dl>
       </section>
       {can(me, "executions:write") ? <Backfill path={path} /> : null}
@@ -279,7 +208,7 @@ function Backfill({ path }: { path: string }) {
   const [to, setTo] = useState(localOf(now));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
-  const [answer, setAnswer] = useState<JsonObject[]>();
+  const [answer, setAnswer] = useState<ScheduleBackfill["executions"]>();
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -292,9 +221,8 @@ function Backfill({ path }: { path: string }) {
     setBusy(true);
     setError(undefined);
     try {
-      const body = await api.post<Json>(`${path}/backfill`, { from: f, to: t });
-      const list = isObject(body) && Array.isArray(body.executions) ? body.executions : [];
-      setAnswer(list.filter(isObject));
+      const body = await api.post<ScheduleBackfill>(`${path}/backfill`, { from: f, to: t });
+      setAnswer(body.executions);
     } catch (err) {
       setError(err instanceof ApiError ? err : new Error(String(err)));
     } finally {
@@ -338,23 +266,20 @@ function Backfill({ path }: { path: string }) {
           <p>
             {answer.length === 0
               ? "No tick in that range."
-              : `${answer.filter((e) => e.created === true).length} started, ${
-                  answer.filter((e) => e.created !== true).length
+              : `${answer.filter((e) => e.created).length} started, ${
+                  answer.filter((e) => !e.created).length
                 } found started before.`}
           </p>
           <ul class="plain">
-            {answer.map((e) => {
-              const id = text(e, "executionId") ?? "";
-              return (
-                <li key={id} data-backfilled={id}>
-                  {formatTime(text(e, "tick"))} →{" "}
-                  <Link href={paths.execution(id)} class="mono wrap">
-                    {id.split(":").pop() ?? id}
-                  </Link>{" "}
-                  <span class="muted small">{e.created === true ? "started" : "existed"}</span>
-                </li>
-              );
-            })}
+            {answer.map(({ executionId: id, tick, created }) => (
+              <li key={id} data-backfilled={id}>
+                {formatTime(tick)} →{" "}
+                <Link href={paths.execution(id)} class="mono wrap">
+                  {id.split(":").pop() ?? id}
+                </Link>{" "}
+                <span class="muted small">{created ? "started" : "existed"}</span>
+              </li>
+            ))}
           </ul>
         </div>
       ) : null}

@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { encodeCursor } from "../../store/canonical.js";
 import {
   RuntimeError,
   type Caller,
@@ -11,6 +10,7 @@ import { fromStored, OPERATION_FIELDS, toStored } from "../../store/fields.js";
 import type { Keys } from "../../store/keys.js";
 import type { Queue } from "bullmq";
 import type { OperationJob } from "../../worker/queues.js";
+import type { ExecutionListOptions } from "../execution-list.js";
 import type { RedisClient } from "../../store/redis.js";
 
 /**
@@ -29,13 +29,73 @@ import type { RedisClient } from "../../store/redis.js";
 export const BULK_ACTIONS = ["stop", "pause", "resume", "purge"] as const;
 export type BulkAction = (typeof BULK_ACTIONS)[number];
 
+/**
+ * Which executions an operation acts on: the filters of `GET /v1/executions`
+ * (execution-list.ts), so that what a listing shows is what a bulk action changes,
+ * plus `endedBefore` for purges. Instants are ISO 8601 text, as the request sent them.
+ */
 export interface BulkFilter {
   stateMachine?: string;
   status?: ExecutionStatus;
-  /** Only executions started before this instant (ISO 8601). */
+  /** Only executions whose name starts with this (case-sensitive). */
+  namePrefix?: string;
+  /** Only executions that ended with this error name. */
+  error?: string;
+  /** Only executions started at or after this instant. */
+  startedAfter?: string;
+  /** Only executions started before this instant. */
   startedBefore?: string;
   /** Only executions that ended before this instant (purge). */
   endedBefore?: string;
+}
+
+/** Every field of a filter: each one narrows the executions it matches. */
+export const FILTER_FIELDS = [
+  "stateMachine",
+  "status",
+  "namePrefix",
+  "error",
+  "startedAfter",
+  "startedBefore",
+  "endedBefore",
+] as const satisfies readonly (keyof BulkFilter)[];
+
+/**
+ * The listing a filter walks: every filter of `GET /v1/executions` is the list's
+ * own (so its index reads, not a scan, do the narrowing); only `endedBefore` is
+ * checked on each row (`endedBefore` below).
+ */
+export function listOptionsOf(filter: BulkFilter): ExecutionListOptions {
+  const ms = (iso: string | undefined) => (iso === undefined ? undefined : Date.parse(iso));
+  const options: ExecutionListOptions = {};
+  if (filter.stateMachine !== undefined) options.stateMachine = filter.stateMachine;
+  if (filter.status !== undefined) options.status = filter.status;
+  if (filter.namePrefix !== undefined) options.namePrefix = filter.namePrefix;
+  if (filter.error !== undefined) options.error = filter.error;
+  const after = ms(filter.startedAfter);
+  const before = ms(filter.startedBefore);
+  if (after !== undefined) options.startedAfter = after;
+  if (before !== undefined) options.startedBefore = before;
+  return options;
+}
+
+/** Whether a listed execution passes the filter's one check the listing cannot make. */
+export function endedBefore(filter: BulkFilter, execution: ExecutionSummary): boolean {
+  if (filter.endedBefore === undefined) return true;
+  return (
+    execution.stoppedAt !== undefined &&
+    Date.parse(execution.stoppedAt) < Date.parse(filter.endedBefore)
+  );
+}
+
+/**
+ * What a bulk action is for, unless told otherwise: the executions it can change
+ * (a stop or a pause the RUNNING ones, a resume the PAUSED ones; a purge what
+ * `endedBefore` leaves).
+ */
+export function withDefaultStatus(action: BulkAction, filter: BulkFilter): BulkFilter {
+  if (filter.status !== undefined || action === "purge") return filter;
+  return { ...filter, status: action === "resume" ? "PAUSED" : "RUNNING" };
 }
 
 /** What an action passes on to each execution: a stop's error and cause, a pause's reason. */
@@ -93,10 +153,7 @@ export class OperationStore {
     caller?: Caller,
   ): Promise<OperationRecord> {
     const id = `op_${randomBytes(12).toString("hex")}`;
-    // What a bulk action is for, unless told otherwise: the executions it can change.
-    if (filter.status === undefined && action !== "purge") {
-      filter = { ...filter, status: action === "resume" ? "PAUSED" : "RUNNING" };
-    }
+    filter = withDefaultStatus(action, filter);
     const fields = toStored(OPERATION_FIELDS, {
       action,
       filter: JSON.stringify(filter),
@@ -152,25 +209,16 @@ export class OperationStore {
     const filter = JSON.parse(f.filter ?? "{}") as BulkFilter;
     const options = JSON.parse(f.options ?? "{}") as BulkOptions;
     const caller: Caller | undefined = f.createdBy ? { name: f.createdBy } : undefined;
-    const before = filter.startedBefore ?? filter.endedBefore;
-    // Keyset cursor: newest first, so "started before T" starts at T, not at the newest.
-    let cursor: string | undefined =
-      f.cursor ??
-      (before !== undefined ? encodeCursor({ s: Date.parse(before), m: "" }) : undefined);
-    const endedBefore =
-      filter.endedBefore !== undefined ? Date.parse(filter.endedBefore) : undefined;
+    const listing = listOptionsOf(filter);
+    // Keyset cursor (newest first): a resumed attempt goes on after the last page it saved.
+    let cursor: string | undefined = f.cursor;
     for (;;) {
       const page = await runtime.listExecutions({
-        ...(filter.stateMachine !== undefined ? { stateMachine: filter.stateMachine } : {}),
-        ...(filter.status !== undefined ? { status: filter.status } : {}),
+        ...listing,
         ...(cursor !== undefined ? { cursor } : {}),
         limit: PAGE,
       });
-      const matched = page.items.filter(
-        (e) =>
-          endedBefore === undefined ||
-          (e.stoppedAt !== undefined && Date.parse(e.stoppedAt) < endedBefore),
-      );
+      const matched = page.items.filter((e) => endedBefore(filter, e));
       const counts = { done: 0, skipped: 0, failed: 0 };
       const errors: OperationRecord["errors"] = [];
       for (let i = 0; i < matched.length; i += PARALLEL) {

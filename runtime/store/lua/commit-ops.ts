@@ -9,8 +9,11 @@ import type { ExecutionEnd } from "./end-execution.js";
 export type CommitOp =
   /** Deliver an event to a run's inbox (this run or another; `front`: ahead of the rest). */
   | { op: "push"; run: string; event: string; front?: boolean }
-  /** Create a child run and start it with `started`. */
-  | { op: "spawn"; run: string; state: string; started: string }
+  /**
+   * Create a child run and start it with `started`; `owner`: a Distributed Map's
+   * item, whose history goes to that child execution's (short id) record and list.
+   */
+  | { op: "spawn"; run: string; state: string; started: string; owner?: string }
   /** As spawn, with the input a Map window kept in `ji:<join>` field `index` (taken out of it). */
   | {
       op: "spawnKept";
@@ -19,6 +22,23 @@ export type CommitOp =
       join: string;
       index: number;
       started: EventTemplate;
+      owner?: string;
+    }
+  /**
+   * This run's child execution (its `owner`, set at spawn): set these record fields
+   * (stored names and values, flat); `mapRun`: list it under that Map Run (id) at `at`
+   * (ms); `keepSeconds`: it ended, its record and history expire; `clear`: fields
+   * (stored names) that no longer hold (a redriven child's end, error and cause);
+   * `persist`: it runs again (a redrive), its record and history expire no more.
+   */
+  | {
+      op: "childExecution";
+      fields: string[];
+      mapRun?: string;
+      at?: number;
+      keepSeconds?: number;
+      clear?: string[];
+      persist?: boolean;
     }
   | { op: "arm"; member: string; at: number }
   | { op: "disarm"; member: string }
@@ -130,6 +150,7 @@ export const COMMIT_OP_NEEDS: { [K in CommitOp["op"]]: Needs<K> } = {
   closeApproval: { id: "string", status: "string" },
   noticeApproval: { id: "string", event: "string", groups: "table" },
   usage: { field: "string", amount: "string" },
+  childExecution: { fields: "table" },
 };
 
 // Keys in brackets: `end` is a Lua keyword.

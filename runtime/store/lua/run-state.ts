@@ -52,7 +52,7 @@ end
 -- version and state, and the first STATE_READ slices as slice1.. (RUN_LOADED is
 -- RUN with those): with them, a state of up to STATE_READ slices needs no second read.
 local STATE_READ = ${STATE_READ}
-local RUN_READ = {'seq', 'followUps', 'inputVersion', 'stateSlices', 'state'}
+local RUN_READ = {'seq', 'followUps', 'inputVersion', 'stateSlices', 'state', 'historyOwner'}
 local RUN_LOADED = {}
 for name, field in pairs(RUN) do RUN_LOADED[name] = field end
 for i = 1, STATE_READ do

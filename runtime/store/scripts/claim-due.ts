@@ -97,7 +97,7 @@ for _, m in ipairs(due) do
         local event = fill(ARG.timerFired, cjson.encode(ARG.idPrefix .. id))
         -- (A run whose input is kept apart loads it as usual: the claimer may hold it.)
         if redis.call('RPUSH', inbox, event) == 1 and ARG.snapshots and not read.inputVersion and not woken[run] then
-          loaded[run] = loadedOf(runKey, base .. KIND.execution .. string.match(run, '^[^/#]*'),
+          loaded[run] = loadedOf(base, runKey, base .. KIND.execution .. string.match(run, '^[^/#]*'),
             read, event, nil, ARG.snapshots.recordFields)
           anyLoaded = true
         end

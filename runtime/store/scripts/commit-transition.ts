@@ -94,7 +94,7 @@ local wrong = checkOps(ARG.ops)
 if not wrong and #ARG.journal == 0 then wrong = 'no journal entry' end
 if wrong then return redis.error_reply('commitTransition: ' .. wrong .. '; nothing written') end
 local base, self = ARG.base, ARG.run
-local runRead = hmgetNamed(KEY.run, RUN, {'seq', 'stateSlices'})
+local runRead = hmgetNamed(KEY.run, RUN, {'seq', 'stateSlices', 'historyOwner'})
 local seq = runRead.seq
 if not seq then return reply('missing') end
 if tonumber(seq) ~= ARG.seq then
@@ -103,23 +103,41 @@ end
 if redis.call('LINDEX', KEY.inbox, 0) ~= ARG.head then return reply('headChanged') end
 if ARG.alone and redis.call('LLEN', KEY.inbox) > 1 then return reply('crowded') end
 local events = ARG.events
+-- A Distributed Map's item run writes the history of its child execution (its own
+-- record and list, runtime/map-runs/child-executions.ts); every other run its execution's.
+local owner = runRead.historyOwner
+local historyRecord = owner and (ARG.base .. KIND.execution .. owner) or KEY.execution
+local historyList = owner and (ARG.base .. KIND.history .. owner) or KEY.history
 -- The record's fields this commit writes, in one HSET at the end (with the
 -- execution's end, when it ends), and what an end needs of it, read with the fence.
 local recordFields, known = {}, nil
 if #events > 0 then
   local x = hmgetNamed(KEY.execution, EXEC, {'historyCount', 'historyHead', 'pause', 'status'})
+  if owner then
+    local o = hmgetNamed(historyRecord, EXEC, {'historyCount', 'historyHead'})
+    x.historyCount, x.historyHead = o.historyCount, o.historyHead
+  end
   local hc, hh = tonumber(x.historyCount or '0'), x.historyHead or ''
   if hc ~= ARG.historyCount or hh ~= ARG.historyHead then
     return reply('raced', {historyCount = hc, historyHead = hh, paused = x.pause ~= false})
   end
-  recordFields = {EXEC.historyCount, hc + #events, EXEC.historyHead, ARG.newHistoryHead}
+  if owner then
+    redis.call('HSET', historyRecord, EXEC.historyCount, hc + #events, EXEC.historyHead, ARG.newHistoryHead)
+  else
+    recordFields = {EXEC.historyCount, hc + #events, EXEC.historyHead, ARG.newHistoryHead}
+  end
   known = {status = x.status, pause = x.pause, fields = recordFields}
   for i = 1, #events, 1000 do
-    redis.call('RPUSH', KEY.history, unpack(events, i, math.min(i + 999, #events)))
+    redis.call('RPUSH', historyList, unpack(events, i, math.min(i + 999, #events)))
   end
 end
 if ARG.payloads then
   for hash, text in pairs(ARG.payloads) do redis.call('HSETNX', KEY.payloads, hash, text) end
+  -- A child execution's history is read with its own payloads: they go there too.
+  if owner then
+    local own = ARG.base .. KIND.payloads .. owner
+    for hash, text in pairs(ARG.payloads) do redis.call('HSETNX', own, hash, text) end
+  end
   -- Written after the end (a late child's commit): it expires with the record.
   local ttl = redis.call('PTTL', KEY.execution)
   if ttl > 0 then redis.call('PEXPIRE', KEY.payloads, ttl) end
@@ -143,8 +161,8 @@ local function wake(run)
   redis.call('ZADD', KEY.schedule, lease, MEMBER.run .. run)
   ensure[#ensure + 1] = stepJob(run, q)
 end
-local function start(run, state, started)
-  putState(runKey(run), state, nil, {RUN.seq, 0})
+local function start(run, state, started, historyOwner)
+  putState(runKey(run), state, nil, historyOwner and {RUN.seq, 0, RUN.historyOwner, historyOwner} or {RUN.seq, 0})
   redis.call('RPUSH', inboxKey(run), started)
   wake(run)
 end
@@ -159,14 +177,14 @@ for _, o in ipairs(ARG.ops) do
       wake(o.run)
     end
   elseif op == 'spawn' then
-    start(o.run, o.state, o.started)
+    start(o.run, o.state, o.started, o.owner)
   elseif op == 'spawnKept' then
     local ji = base .. KIND.joinInputs .. o.join
     -- Taken out as children start: the hash holds only the inputs still to start,
     -- and Redis deletes it with the last one.
     local input = redis.call('HGET', ji, o.index) or 'null'
     redis.call('HDEL', ji, o.index)
-    start(o.run, o.state, fill(o.started, input))
+    start(o.run, o.state, fill(o.started, input), o.owner)
   elseif op == 'arm' then
     if redis.call('ZADD', KEY.schedule, o.at, o.member) == 1 then
       redis.call('HINCRBY', base .. KIND.stats, STATS.timers, 1)
@@ -263,6 +281,21 @@ for _, o in ipairs(ARG.ops) do
     closeApproval(base, o.id, o.status, now)
   elseif op == 'noticeApproval' then
     noticeApproval(base, o.id, o.event, o.groups)
+  elseif op == 'childExecution' then
+    -- This run's child execution (a Distributed Map's item): its record's fields, its
+    -- place in its Map Run's list, and, once it ended, its expiry.
+    if owner then
+      if o.clear and #o.clear > 0 then redis.call('HDEL', historyRecord, unpack(o.clear)) end
+      if #o.fields > 0 then redis.call('HSET', historyRecord, unpack(o.fields)) end
+      if o.mapRun then
+        redis.call('ZADD', base .. KIND.mapRunChildren .. o.mapRun, o.at or now, owner)
+      end
+      local own = {historyRecord, historyList, base .. KIND.payloads .. owner}
+      for _, key in ipairs(own) do
+        if o.persist then redis.call('PERSIST', key) end
+        if o.keepSeconds and o.keepSeconds > 0 then expireIn(key, o.keepSeconds) end
+      end
+    end
   elseif op == 'usage' then
     redis.call('HINCRBYFLOAT', KEY.execution, o.field, o.amount)
   elseif op == 'expire' then

@@ -3,6 +3,8 @@ import { RUN_STATE_LUA } from "../lua/run-state.js";
 import { defineScript } from "../lua/spec.js";
 
 export interface LoadArgs {
+  /** The key prefix: a child execution's record is built from it (`RUN.historyOwner`). */
+  base?: string;
   /** The version of the run's frame input the caller holds, if it holds one. */
   inputVersion?: string;
   /**
@@ -44,14 +46,16 @@ export type LoadReply =
 export type LoadSnapshot = Omit<Extract<LoadReply, { kind: "loaded" }>, "kind">;
 
 /**
- * Lua helper: loadedOf(runKey, execKey, run, head, inputVersion, recordFields)
+ * Lua helper: loadedOf(base, runKey, execKey, run, head, inputVersion, recordFields)
  * builds the snapshot of a run whose hash was read with readRun(runKey) into
  * \`run\` and whose inbox head is \`head\`: two reads, the run hash (seq,
  * follow-ups, input version and, mostly, the whole state) and the record
- * (history count, pause, chain head and the fields asked, by name).
+ * (history count, pause, chain head and the fields asked, by name). A Map Run's
+ * child execution (\`run.historyOwner\`) writes the history of its own record:
+ * its count and head come from there (a third read).
  */
 export const LOAD_LUA = `${RUN_STATE_LUA}
-local function loadedOf(runKey, execKey, run, head, inputVersion, recordFields)
+local function loadedOf(base, runKey, execKey, run, head, inputVersion, recordFields)
   local input = nil
   if run.inputVersion and run.inputVersion ~= inputVersion then
     input = redis.call('HGET', runKey, RUN.input)
@@ -59,6 +63,10 @@ local function loadedOf(runKey, execKey, run, head, inputVersion, recordFields)
   local names = {'historyCount', 'pause', 'historyHead'}
   for _, name in ipairs(recordFields or {}) do names[#names + 1] = name end
   local x = hmgetNamed(execKey, EXEC, names)
+  if run.historyOwner and base then
+    local owner = hmgetNamed(base .. KIND.execution .. run.historyOwner, EXEC, {'historyCount', 'historyHead'})
+    x.historyCount, x.historyHead = owner.historyCount, owner.historyHead
+  end
   local record = nil
   if recordFields then
     record = {}
@@ -91,6 +99,6 @@ export const loadTransition = defineScript<LoadArgs, LoadReply>()({
 local run = readRun(KEY.run)
 if not run.seq then return reply('missing') end
 local head = redis.call('LINDEX', KEY.inbox, 0)
-return reply('loaded', loadedOf(KEY.run, KEY.execution, run, head, ARG.inputVersion, ARG.recordFields))
+return reply('loaded', loadedOf(ARG.base, KEY.run, KEY.execution, run, head, ARG.inputVersion, ARG.recordFields))
 `,
 });

@@ -9,6 +9,8 @@ export interface CreatedRun {
   run: string;
   state: string;
   event: string;
+  /** A Distributed Map's child execution (short id) whose history the run writes (`RUN.historyOwner`). */
+  owner?: string;
 }
 
 /** Creates the runs idle: the root's first step wakes them (engine/flow/fork-resume.ts). */
@@ -16,7 +18,7 @@ export const CREATE_RUNS_LUA = `
 local function createRuns(base, runs)
   for _, r in ipairs(runs or {}) do
     local key = base .. KIND.run .. r.run
-    putState(key, r.state, nil, {RUN.seq, 0})
+    putState(key, r.state, nil, r.owner and {RUN.seq, 0, RUN.historyOwner, r.owner} or {RUN.seq, 0})
     redis.call('RPUSH', base .. KIND.inbox .. r.run, r.event)
   end
 end
@@ -36,7 +38,9 @@ export interface StartArgs {
   /** What makes a second start with the same name the same start (runtime/executions/execution-store.ts). */
   inputHash: string;
   startedAt: string;
-  /** startedAt in ms. */
+  /** startedAt in ms: the execution's score in the status indexes. */
+  startedMs: number;
+  /** Now (ms): the lease counts from it (a start may be dated earlier, a schedule's tick). */
   now: number;
   leaseMs: number;
   /** The root run's state (stored form) and its first event. */
@@ -89,7 +93,7 @@ for hash, text in pairs(ARG.payloads or {}) do redis.call('HSETNX', KEY.payloads
 putState(KEY.run, ARG.state, nil, {RUN.seq, 0})
 redis.call('RPUSH', KEY.inbox, ARG.started)
 redis.call('HINCRBY', KEY.stats, 'RUNNING', 1)
-moveStatusIndex(ARG.base, ARG.exec, '', 'RUNNING', ARG.now)
+moveStatusIndex(ARG.base, ARG.exec, '', 'RUNNING', ARG.startedMs)
 redis.call('ZADD', KEY.schedule, ARG.now + ARG.leaseMs, MEMBER.run .. ARG.exec)
 createRuns(ARG.base, ARG.runs)
 if ARG.timeout and redis.call('ZADD', KEY.schedule, ARG.timeout.at, ARG.timeout.member) == 1 then

@@ -5,6 +5,7 @@ import { RuntimeError, type Runtime } from "../../contract/index.js";
 import { checkPattern, matches, type EventPattern } from "./event-pattern.js";
 import type { BusEvent } from "./event-bus.js";
 import type { TriggerKeys } from "../trigger-keys.js";
+import { FIRST_CHECK_MS, nextCheckAt, stillRuns } from "./waiter-liveness.js";
 
 /**
  * Executions waiting for an event (`arn:aws:states:::stepwise:waitForEvent`).
@@ -24,6 +25,10 @@ import type { TriggerKeys } from "../trigger-keys.js";
  * waiter it matches. The task is then answered through its token: the event is
  * the task's result, or the error `Stepwise.EventTimeout` at the deadline. An
  * answer whose sender died is sent again from the outbox by the workers' loop.
+ *
+ * A waiter whose execution ended otherwise (stopped, timed out, failed elsewhere)
+ * is dropped from the indexes by the same loop (`sweep`, waiter-liveness.ts), so
+ * the indexes hold only executions that still wait.
  */
 
 export { isEventWait as isEventWaitResource } from "../../../task-runners/resources.js";
@@ -46,6 +51,8 @@ interface Waiter {
   input: Json;
   /** The index keys it is in. */
   index: string[];
+  /** When it was registered (ms): its liveness looks back off with its age. */
+  since?: number;
 }
 
 type WaitResult = { kind: "event"; event: BusEvent } | { kind: "timeout"; seconds: number };
@@ -116,8 +123,12 @@ export class EventWaits {
       ...(params.Match !== undefined ? { match: params.Match } : {}),
       input: params as unknown as Json,
       index,
+      since: now,
     };
-    const multi = this.redis.multi().set(this.keys.waiter(token), JSON.stringify(waiter));
+    const multi = this.redis
+      .multi()
+      .set(this.keys.waiter(token), JSON.stringify(waiter))
+      .zadd(this.keys.waitChecks, now + FIRST_CHECK_MS, token);
     for (const key of index) multi.sadd(key, token);
     if (params.TimeoutSeconds !== undefined)
       multi.zadd(this.keys.waitDeadlines, now + params.TimeoutSeconds * 1000, token);
@@ -168,16 +179,12 @@ export class EventWaits {
     return taken;
   }
 
-  /** The workers' loop: waits past their deadline time out; answers whose sender died are sent. */
-  async due(runtime: Answerer, now = Date.now()): Promise<void> {
-    const expired = await this.redis.zrangebyscore(
-      this.keys.waitDeadlines,
-      "-inf",
-      now,
-      "LIMIT",
-      0,
-      100,
-    );
+  /**
+   * The workers' loop: waits past their deadline time out; answers whose sender died
+   * are sent; waiters of ended executions leave.
+   */
+  async due(runtime: Sweeper, now = Date.now()): Promise<void> {
+    const expired = await this.dueIn(this.keys.waitDeadlines, now);
     for (const token of expired) {
       const text = await this.redis.get(this.keys.waiter(token));
       if (!text) {
@@ -188,25 +195,61 @@ export class EventWaits {
       const seconds = (waiter.input as WaitParameters).TimeoutSeconds ?? 0;
       await this.claim(waiter, { kind: "timeout", seconds }, now);
     }
-    const answers = await this.redis.zrangebyscore(
-      this.keys.waitAnswers,
-      "-inf",
-      now,
-      "LIMIT",
-      0,
-      100,
-    );
+    const answers = await this.dueIn(this.keys.waitAnswers, now);
     for (const token of answers) await this.answer(token, runtime);
+    await this.sweep(runtime, now);
+  }
+
+  /**
+   * Looks at the waiters due a liveness look: one whose execution no longer runs (or
+   * is gone) leaves its indexes, its deadline and its key; the others are looked at
+   * again later (waiter-liveness.ts). A waiter taken meanwhile is left to its claim.
+   */
+  async sweep(runtime: Sweeper, now = Date.now()): Promise<number> {
+    const tokens = await this.dueIn(this.keys.waitChecks, now);
+    let dropped = 0;
+    for (const token of tokens) {
+      const text = await this.redis.get(this.keys.waiter(token));
+      if (!text) {
+        await this.redis.zrem(this.keys.waitChecks, token);
+        continue;
+      }
+      const waiter = JSON.parse(text) as Waiter;
+      let runs: boolean;
+      try {
+        runs = stillRuns((await runtime.describeExecution(waiter.executionId)).status);
+      } catch (err) {
+        // Purged (or expired past retention): nobody waits. Anything else is tried again.
+        if (!(err instanceof RuntimeError && err.code === "ExecutionDoesNotExist")) throw err;
+        runs = false;
+      }
+      if (runs) {
+        // Only while the waiter is still there (XX): a claim meanwhile removed it.
+        await this.redis.zadd(
+          this.keys.waitChecks,
+          "XX",
+          nextCheckAt(waiter.since ?? now, now),
+          token,
+        );
+      } else if (await this.drop(waiter)) dropped++;
+    }
+    return dropped;
+  }
+
+  /** The tokens of a sorted set due at `now` (a pass takes 100 at most; the next one goes on). */
+  private dueIn(key: string, now: number): Promise<string[]> {
+    return this.redis.zrangebyscore(key, "-inf", now, "LIMIT", 0, 100);
   }
 
   /** Whether the loop has waits to time out or answers to send now. */
   async pending(now: number): Promise<boolean> {
-    const [[, deadlines], [, answers]] = (await this.redis
+    const [[, deadlines], [, answers], [, checks]] = (await this.redis
       .multi()
       .zcount(this.keys.waitDeadlines, "-inf", now)
       .zcount(this.keys.waitAnswers, "-inf", now)
-      .exec()) as [[null, number], [null, number]];
-    return deadlines > 0 || answers > 0;
+      .zcount(this.keys.waitChecks, "-inf", now)
+      .exec()) as [[null, number], [null, number], [null, number]];
+    return deadlines > 0 || answers > 0 || checks > 0;
   }
 
   private async accepts(waiter: Waiter, event: BusEvent): Promise<boolean> {
@@ -229,15 +272,30 @@ export class EventWaits {
   private async claim(waiter: Waiter, result: WaitResult, answerAt: number): Promise<boolean> {
     const done = await this.redis.eval(
       CLAIM,
-      4 + waiter.index.length,
+      5 + waiter.index.length,
       this.keys.waiter(waiter.token),
       this.keys.waitDeadlines,
       this.keys.waitAnswers,
       this.keys.waitResults,
+      this.keys.waitChecks,
       ...waiter.index,
       waiter.token,
       JSON.stringify(result),
       answerAt,
+    );
+    return done === 1;
+  }
+
+  /** Removes a waiter nobody answers any more (1), unless a claim took it first (0). */
+  private async drop(waiter: Waiter): Promise<boolean> {
+    const done = await this.redis.eval(
+      DROP,
+      3 + waiter.index.length,
+      this.keys.waiter(waiter.token),
+      this.keys.waitDeadlines,
+      this.keys.waitChecks,
+      ...waiter.index,
+      waiter.token,
     );
     return done === 1;
   }
@@ -270,6 +328,8 @@ export class EventWaits {
 }
 
 export type Answerer = Pick<Runtime, "sendTaskSuccess" | "sendTaskFailure">;
+/** What the workers' loop needs besides answering: whether a waiter's execution still runs. */
+export type Sweeper = Answerer & Pick<Runtime, "describeExecution">;
 
 /** The index keys of a pattern: its exact sources × exact detail-types (`*` for none). */
 function indexKeys(pattern: EventPattern | undefined): [string, string][] {
@@ -282,12 +342,22 @@ function indexKeys(pattern: EventPattern | undefined): [string, string][] {
   return exact("source").flatMap((s) => exact("detail-type").map((t): [string, string] => [s, t]));
 }
 
-// KEYS: waiter, deadlines, answers, results, index sets…. ARGV: token, result JSON, answer at (ms).
+// KEYS: waiter, deadlines, answers, results, checks, index sets…. ARGV: token, result JSON, answer at (ms).
 // → 1: the waiter was taken by this call; 0: it was gone (taken or removed).
 const CLAIM = `
 if redis.call('del', KEYS[1]) == 0 then return 0 end
-for i = 5, #KEYS do redis.call('srem', KEYS[i], ARGV[1]) end
+for i = 6, #KEYS do redis.call('srem', KEYS[i], ARGV[1]) end
 redis.call('zrem', KEYS[2], ARGV[1])
+redis.call('zrem', KEYS[5], ARGV[1])
 redis.call('hset', KEYS[4], ARGV[1], ARGV[2])
 redis.call('zadd', KEYS[3], ARGV[3], ARGV[1])
+return 1`;
+
+// KEYS: waiter, deadlines, checks, index sets…. ARGV: token.
+// → 1: removed by this call; 0: it was gone (a claim took it).
+const DROP = `
+if redis.call('del', KEYS[1]) == 0 then return 0 end
+for i = 4, #KEYS do redis.call('srem', KEYS[i], ARGV[1]) end
+redis.call('zrem', KEYS[2], ARGV[1])
+redis.call('zrem', KEYS[3], ARGV[1])
 return 1`;

@@ -122,6 +122,22 @@ export function timingOf(definition: ScheduleDefinition): Timing {
   };
 }
 
+/**
+ * The instant a new or replaced schedule's ticks come after (`nextTick`'s `afterMs`):
+ * now, or the last tick a replaced schedule handled if later. A StartDate in the
+ * past reaches back as far as the catch-up window: those ticks are due at once and
+ * the first firing treats them as ticks missed while the service was down (each
+ * started or skipped by the overlap policy). Ticks before the window predate the
+ * schedule; they are not missed, and not recorded.
+ */
+export function ticksAfter(timing: Timing, catchUpMs: number, now: number, after?: number): number {
+  const from =
+    timing.startMs !== undefined && timing.startMs < now
+      ? Math.max(timing.startMs, now - catchUpMs)
+      : now;
+  return Math.max(from - 1, after ?? -Infinity);
+}
+
 /** The input of the execution a tick starts: an object input gets `scheduledTime` (unless it has one). */
 export function tickInput(input: Json | undefined, tick: number): Json {
   const scheduledTime = new Date(tick).toISOString();

@@ -5,6 +5,7 @@ import { nextTick, ticksBetween } from "./schedule-expression.js";
 import {
   scheduleDefinition,
   tickInput,
+  ticksAfter,
   timingOf,
   type ScheduleDefinition,
   type ScheduleInput,
@@ -153,12 +154,17 @@ export class ScheduleStore {
     return started;
   }
 
-  /** Starts the execution of one tick: its name says which; starting it again finds it. */
+  /**
+   * Starts the execution of one tick: its name says which; starting it again finds it.
+   * It is dated at the tick ($$.Execution.StartTime, its record's startedAt), however
+   * late a worker fires it, so a run knows which period it covers.
+   */
   startTick(definition: ScheduleDefinition, tick: number): Promise<StartResult> {
     const { stateMachine, version, alias, input } = definition.target;
     return this.runtime.startExecution(stateMachine, {
       name: tickExecutionName(definition.name, tick),
       input: tickInput(input, tick),
+      startedAt: new Date(tick).toISOString(),
       caller: { name: `schedule:${definition.name}` },
       ...(version !== undefined ? { version } : {}),
       ...(alias !== undefined ? { alias } : {}),
@@ -210,8 +216,11 @@ export class ScheduleStore {
     now: number,
     after?: number,
   ): Pick<ScheduleState, "next"> {
-    // A new schedule's first tick is its first at or after now (a rate without StartDate: now).
-    const next = nextTick(timingOf(definition), Math.max(now - 1, after ?? -Infinity));
+    // Its first tick at or after now (a rate without StartDate: now), or, from a past
+    // StartDate, the first within the catch-up window (schedule-record.ts `ticksAfter`).
+    const timing = timingOf(definition);
+    const from = ticksAfter(timing, definition.catchUpWindowSeconds * 1000, now, after);
+    const next = nextTick(timing, from);
     return next === null ? {} : { next };
   }
 

@@ -1,0 +1,205 @@
+import { describe, expect, it } from "vitest";
+import type { MapState, StateScope } from "../../engine/core/definition.js";
+import {
+  isChildExecutionId,
+  mapRunChildExecution,
+  parseChildExecutionName,
+} from "../../engine/states/map-child-executions.js";
+import { details, execute, ofType, single, types } from "./helpers.js";
+
+/**
+ * A Distributed Map's items run as child executions of its Map Run (issue #37), on
+ * the in-memory driver: each with a history of its own, the parent's with only the
+ * Map Run's events; and the Map's numeric fields read from numeric strings (AWS).
+ */
+const identity: StateScope = { StartAt: "I", States: { I: { Type: "Pass", End: true } } };
+
+function distributed(extra: Partial<MapState> = {}, scope: StateScope = identity): MapState {
+  return {
+    Type: "Map",
+    ItemProcessor: {
+      ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "STANDARD" },
+      ...scope,
+    },
+    End: true,
+    ...extra,
+  } as MapState;
+}
+
+describe("a Map Run's child executions", () => {
+  it("are named under the Map Run's state machine ARN, from its id and the item's index", () => {
+    const arn = "arn:aws:states:us-east-1:123456789012:mapRun:machine/L:0b1c-22";
+    expect(mapRunChildExecution(arn, 3)).toEqual({
+      arn: "arn:aws:states:us-east-1:123456789012:execution:machine/L:0b1c-22-3",
+      name: "0b1c-22-3",
+      mapRunArn: arn,
+    });
+    expect(mapRunChildExecution("not an arn", 0)).toBeUndefined();
+    expect(parseChildExecutionName("0b1c-22-3")).toEqual({ mapRunId: "0b1c-22", index: 3 });
+    expect(isChildExecutionId("arn:aws:states:r:1:execution:machine/L:0b1c-22-3")).toBe(true);
+    expect(isChildExecutionId("machine/L:0b1c-22-3")).toBe(true);
+    expect(isChildExecutionId("arn:aws:states:r:1:execution:machine:name")).toBe(false);
+  });
+
+  it("write their own histories; the parent's holds only the Map Run's events", async () => {
+    const r = await execute(
+      single(distributed({ Label: "L", ItemSelector: { "v.$": "$$.Map.Item.Value" } })),
+      { input: [1, 2, 3] },
+    );
+    expect(r.status).toBe("SUCCEEDED");
+    expect(r.output).toEqual([{ v: 1 }, { v: 2 }, { v: 3 }]);
+    expect(types(r.history)).toEqual([
+      "ExecutionStarted",
+      "MapStateEntered",
+      "MapStateStarted",
+      "MapRunStarted",
+      "MapRunSucceeded",
+      "MapStateSucceeded",
+      "MapStateExited",
+      "ExecutionSucceeded",
+    ]);
+    // AWS's links: the Map Run's end follows its start, the state's end the Map Run's.
+    const [runStarted, runSucceeded, , exited] = r.history.slice(3);
+    expect(runSucceeded!.previousEventId).toBe(runStarted!.id);
+    expect(exited!.previousEventId).toBe(runSucceeded!.id);
+
+    const mapRunArn = details(ofType(r.history, "MapRunStarted")[0]!).mapRunArn as string;
+    const children = [...r.childExecutions.values()];
+    expect(children.map((c) => c.name)).toEqual(
+      [0, 1, 2].map((i) => `${mapRunArn.split(":").at(-1)}-${i}`),
+    );
+    for (const [i, child] of children.entries()) {
+      expect(child.mapRunArn).toBe(mapRunArn);
+      expect(child.arn).toMatch(/:execution:machine\/L:[0-9a-f-]+-\d$/);
+      expect(child.status).toBe("SUCCEEDED");
+      expect(child.history.map((e) => [e.id, e.previousEventId, e.type])).toEqual([
+        [1, 0, "ExecutionStarted"],
+        [2, 0, "PassStateEntered"],
+        [3, 2, "PassStateExited"],
+        [4, 3, "ExecutionSucceeded"],
+      ]);
+      // Its input is the item as the ItemSelector made it.
+      expect(JSON.parse(details(child.history[0]!).input as string)).toEqual({ v: i + 1 });
+    }
+  });
+
+  it("see their own execution in $$.Execution", async () => {
+    const scope: StateScope = {
+      StartAt: "P",
+      States: { P: { Type: "Pass", Parameters: { "id.$": "$$.Execution.Id" }, End: true } },
+    };
+    const r = await execute(single(distributed({}, scope)), { input: [0] });
+    const child = [...r.childExecutions.values()][0]!;
+    expect(r.output).toEqual([{ id: child.arn }]);
+  });
+
+  it("fail on their own: ExecutionFailed in the child, the Map Run fails in the parent", async () => {
+    const scope: StateScope = {
+      StartAt: "F",
+      States: { F: { Type: "Fail", Error: "Boom", Cause: "no" } },
+    };
+    const r = await execute(single(distributed({}, scope)), { input: [0] });
+    expect(r.status).toBe("FAILED");
+    expect(r.error).toBe("Boom");
+    const child = [...r.childExecutions.values()][0]!;
+    expect(child.status).toBe("FAILED");
+    expect(types(child.history).at(-1)).toBe("ExecutionFailed");
+    expect(types(r.history)).toContain("MapRunFailed");
+    expect(types(r.history).filter((t) => t.startsWith("MapIteration"))).toEqual([]);
+  });
+
+  it("an INLINE Map keeps its iterations in the parent's history", async () => {
+    const r = await execute(
+      single({ Type: "Map", ItemProcessor: identity, End: true } as MapState),
+      {
+        input: [1],
+      },
+    );
+    expect(r.childExecutions.size).toBe(0);
+    expect(ofType(r.history, "MapIterationStarted")).toHaveLength(1);
+  });
+});
+
+describe("a Map's numeric fields from a numeric string (AWS)", () => {
+  // AWS (Map state, "MaxConcurrencyPath", "ToleratedFailureCountPath",
+  // "ToleratedFailurePercentagePath"): the reference path selects the value from the
+  // state input; a count given as text, such as a variable holding "1", is taken as
+  // the number it spells, and checked as that number would be.
+  const failing: StateScope = {
+    StartAt: "F",
+    States: { F: { Type: "Fail", Error: "Boom" } },
+  };
+
+  it('MaxConcurrencyPath: "1" runs the items one at a time', async () => {
+    const r = await execute(
+      single(distributed({ MaxConcurrencyPath: "$.limit", ItemsPath: "$.items" })),
+      {
+        input: { limit: "1", items: [1, 2] },
+      },
+    );
+    expect(r.status).toBe("SUCCEEDED");
+    expect(r.output).toEqual([1, 2]);
+  });
+
+  it('MaxConcurrencyPath from a variable holding "2"', async () => {
+    const r = await execute(
+      {
+        StartAt: "A",
+        States: {
+          A: { Type: "Pass", Assign: { limit: "2" }, Next: "M" },
+          M: distributed({ MaxConcurrencyPath: "$limit" }),
+        },
+      },
+      { input: [1, 2, 3] },
+    );
+    expect(r.status).toBe("SUCCEEDED");
+    expect(r.output).toEqual([1, 2, 3]);
+  });
+
+  it('ToleratedFailureCountPath: "1" tolerates one failed item', async () => {
+    const ok = await execute(
+      single(distributed({ ToleratedFailureCountPath: "$.n", ItemsPath: "$.items" }, failing)),
+      { input: { n: "1", items: [1, 2] } },
+    );
+    expect(ok.status).toBe("FAILED");
+    expect(ok.error).toBe("States.ExceedToleratedFailureThreshold");
+    const tolerated = await execute(
+      single(distributed({ ToleratedFailureCountPath: "$.n", ItemsPath: "$.items" }, failing)),
+      { input: { n: "2", items: [1, 2] } },
+    );
+    expect(tolerated.status).toBe("SUCCEEDED");
+    expect(tolerated.output).toEqual([null, null]);
+  });
+
+  it('ToleratedFailurePercentagePath: "50.5" and "100" are percentages, "-1" is refused as -1 is', async () => {
+    const half = await execute(
+      single(distributed({ ToleratedFailurePercentagePath: "$.p", ItemsPath: "$.items" }, failing)),
+      { input: { p: "50.5", items: [1, 2] } },
+    );
+    // Both items fail: 100% > 50.5%; "100" tolerates them.
+    expect(half.status).toBe("FAILED");
+    expect(half.error).toBe("States.ExceedToleratedFailureThreshold");
+    const all = await execute(
+      single(distributed({ ToleratedFailurePercentagePath: "$.p", ItemsPath: "$.items" }, failing)),
+      { input: { p: "100", items: [1, 2] } },
+    );
+    expect(all.status).toBe("SUCCEEDED");
+    const negative = await execute(
+      single(distributed({ ToleratedFailurePercentagePath: "$.p", ItemsPath: "$.items" })),
+      { input: { p: "-1", items: [1] } },
+    );
+    expect(negative.error).toBe("States.Runtime");
+    expect(negative.cause).toContain("ToleratedFailurePercentage must be between 0 and 100.");
+  });
+
+  it("text that is no number is still refused, naming the value", async () => {
+    const r = await execute(
+      single(distributed({ MaxConcurrencyPath: "$.limit", ItemsPath: "$.items" })),
+      {
+        input: { limit: "one", items: [1] },
+      },
+    );
+    expect(r.error).toBe("States.Runtime");
+    expect(r.cause).toContain('The MaxConcurrencyPath field refers to value "one"');
+  });
+});
