@@ -34,9 +34,10 @@ export interface Offload {
 
 export function offloadSteps(entry: URL, slice: StepSlice = SERVING_SLICE): Offload {
   const thread = new StepThread(entry);
-  offloadHeavySteps(slice, (program, execution, run, event) =>
-    thread.step(program, execution, run, event),
-  );
+  offloadHeavySteps(slice, {
+    step: (program, execution, run, event) => thread.step(program, execution, run, event),
+    evaluate: (expression, input, bindings) => thread.evaluate(expression, input, bindings),
+  });
   return {
     offloaded: () => thread.offloaded,
     async close() {

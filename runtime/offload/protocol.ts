@@ -14,8 +14,11 @@ export interface ThreadData {
   paths: PathLimits;
 }
 
+export type ThreadRequest = StepRequest | EvaluateRequest;
+
 export interface StepRequest {
   id: number;
+  kind: "step";
   /** Identifies the definition across requests, so the thread compiles it once. */
   programKey: string;
   definition: StateMachineDefinition;
@@ -26,9 +29,19 @@ export interface StepRequest {
   payloads: Record<string, Json>;
 }
 
-export type StepReply =
+/** One JSONata expression outside any state (a `waitForEvent` Match), on `input` with `bindings`. */
+export interface EvaluateRequest {
+  id: number;
+  kind: "evaluate";
+  expression: string;
+  input: Json;
+  bindings: Record<string, Json>;
+}
+
+export type ThreadReply =
   | { id: number; kind: "stepped"; result: StepResult }
+  | { id: number; kind: "evaluated"; value: unknown }
   /** The step reads a payload the request did not carry: send it (or load it), and ask again. */
   | { id: number; kind: "payload"; hash: string }
-  /** The step threw (a bug in the engine, as when it throws in place). */
+  /** The step threw (a bug in the engine, as when it throws in place), or the expression did (its error). */
   | { id: number; kind: "threw"; name: string; message: string };

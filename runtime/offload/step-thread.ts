@@ -7,7 +7,7 @@ import { jsonataLimits } from "../../engine/jsonata/limits.js";
 import { pathLimits } from "../../engine/jsonpath/budget.js";
 import type { Program } from "../../engine/program.js";
 import type { StepResult } from "../../engine/step.js";
-import type { StepReply, StepRequest, ThreadData } from "./protocol.js";
+import type { ThreadData, ThreadReply, ThreadRequest } from "./protocol.js";
 
 /**
  * The serving thread's side of the evaluation thread: a step handed over is sent
@@ -22,7 +22,7 @@ export class StepThread {
   private nextId = 1;
   private readonly pending = new Map<
     number,
-    { resolve: (reply: StepReply) => void; reject: (err: Error) => void }
+    { resolve: (reply: ThreadReply) => void; reject: (err: Error) => void }
   >();
   private readonly keys = new WeakMap<Program, string>();
   private closed = false;
@@ -44,6 +44,7 @@ export class StepThread {
     for (;;) {
       const reply = await this.send({
         id: this.nextId++,
+        kind: "step",
         programKey: this.keyOf(program),
         definition: program.definition,
         execution: plain,
@@ -64,8 +65,29 @@ export class StepThread {
         }
         case "threw":
           throw Object.assign(new Error(reply.message), { name: reply.name });
+        case "evaluated":
+          throw new Error("the evaluation thread answered a step with a value");
       }
     }
+  }
+
+  /** A JSONata expression's value on `input` with `bindings`, on the thread; throws what it throws. */
+  async evaluate(
+    expression: string,
+    input: Json,
+    bindings: Record<string, Json>,
+  ): Promise<unknown> {
+    this.offloaded++;
+    const reply = await this.send({
+      id: this.nextId++,
+      kind: "evaluate",
+      expression,
+      input,
+      bindings,
+    });
+    if (reply.kind === "evaluated") return reply.value;
+    if (reply.kind === "threw") throw Object.assign(new Error(reply.message), { name: reply.name });
+    throw new Error(`the evaluation thread answered an expression with ${reply.kind}`);
   }
 
   /** Ends the thread; steps still on it fail. */
@@ -76,7 +98,7 @@ export class StepThread {
     if (worker) await worker.terminate();
   }
 
-  private send(request: StepRequest): Promise<StepReply> {
+  private send(request: ThreadRequest): Promise<ThreadReply> {
     if (this.closed) return Promise.reject(new Error("the evaluation thread is closed"));
     const worker = this.worker ?? this.start();
     return new Promise((resolve, reject) => {
@@ -95,7 +117,7 @@ export class StepThread {
     });
     // A serving process ends when its work does: an idle thread does not hold it.
     worker.unref();
-    worker.on("message", (reply: StepReply) => {
+    worker.on("message", (reply: ThreadReply) => {
       const waiting = this.pending.get(reply.id);
       this.pending.delete(reply.id);
       waiting?.resolve(reply);

@@ -7,8 +7,9 @@ import { REDIS_URL, startStack, type Stack } from "./stack.js";
 /**
  * `arn:aws:states:::stepwise:waitForEvent` through the binary: an execution parks
  * until an event on the bus matches its Pattern and Match (here: the payment for
- * its own order id, among 200 others), an event sent before the wait is taken
- * within LookbackSeconds, a timeout raises Stepwise.EventTimeout which a Catch
+ * its own order id, among 1,000 others), an event sent 2 s before the wait is taken
+ * within LookbackSeconds, a Match past the serving thread's slice is evaluated on the
+ * evaluation thread, a timeout raises Stepwise.EventTimeout which a Catch
  * handles, one event answers every waiter it matches, and an execution stopped
  * while parked leaves nothing in the waiter indexes.
  */
@@ -94,11 +95,11 @@ async function publish(entries: ReturnType<typeof payment>[]): Promise<string[]>
 }
 
 describe("waitForEvent", () => {
-  it("takes the event with its order id among 200 others", async () => {
+  it("takes the event with its order id among 1,000 others", async () => {
     const id = await start("order-137", { orderId: "o-137", timeout: 120, lookback: 0 });
     await parked(id);
     const ids: string[] = [];
-    for (let batch = 0; batch < 20; batch++) {
+    for (let batch = 0; batch < 100; batch++) {
       ids.push(
         ...(await publish(Array.from({ length: 10 }, (_, i) => payment(`o-${batch * 10 + i}`)))),
       );
@@ -118,8 +119,10 @@ describe("waitForEvent", () => {
     expect(JSON.parse(succeeded.taskSucceededEventDetails.output).id).toBe(ids[137]);
   });
 
-  it("takes an event sent before the wait began, within LookbackSeconds", async () => {
+  it("takes an event sent 2 s before the wait began, within LookbackSeconds 10", async () => {
     const [eventId] = await publish([payment("o-early")]);
+    // The time between the event and the wait is what is tested.
+    await new Promise((r) => setTimeout(r, 2_000));
     const id = await start("order-early", { orderId: "o-early", timeout: 120, lookback: 10 });
     const record = await ended(id);
     expect(record.status).toBe("SUCCEEDED");
@@ -152,6 +155,36 @@ describe("waitForEvent", () => {
     await publish([payment("o-hostile")]);
     const record = await ended(id);
     expect(record.output).toEqual({ timedOut: "Stepwise.EventTimeout" });
+  });
+
+  it("a Match past the serving thread's slice still matches, on the evaluation thread", async () => {
+    // About 40,000 JSONata steps: past the 10,000 the API process evaluates itself
+    // (runtime/offload/), well within the 500,000-step budget.
+    const heavy = structuredClone(definition);
+    heavy.States.AwaitPayment.Parameters.Match =
+      "$count([1..20000][$ % 2 = 0]) = 10000 and $event.detail.orderId = $input.orderId";
+    const created = await stack.client.post("/v1/state-machines", {
+      name: "await-heavy",
+      definition: heavy,
+    });
+    expect(created.status).toBe(201);
+    const started = await stack.client.post("/v1/state-machines/await-heavy/executions", {
+      input: { orderId: "o-heavy", timeout: 120, lookback: 0 },
+    });
+    const id = started.body.executionId as string;
+    await parked(id);
+    const offloaded = async () =>
+      Number(
+        /^stepwise_steps_offloaded_total (\d+)$/m.exec(
+          String((await stack.client.get("/metrics")).body),
+        )![1],
+      );
+    const before = await offloaded();
+    const [eventId] = await publish([payment("o-heavy")]);
+    const record = await ended(id);
+    expect(record.status).toBe("SUCCEEDED");
+    expect(record.output.id).toBe(eventId);
+    expect(await offloaded()).toBeGreaterThan(before);
   });
 
   it("one event answers every waiter it matches; each takes one event", async () => {

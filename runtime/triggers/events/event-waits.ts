@@ -1,4 +1,5 @@
 import { compileExpression } from "../../../engine/jsonata/compile.js";
+import { evaluateHere } from "../../../engine/drivers/heavy-steps.js";
 import type { Redis } from "ioredis";
 import type { Json } from "../../../engine/core/json.js";
 import { RuntimeError, type Runtime } from "../../contract/index.js";
@@ -257,10 +258,15 @@ export class EventWaits {
     if (waiter.match === undefined) return true;
     try {
       // The engine's compiled form: cached, and held to the JSONata budget
-      // (engine/jsonata/limits.ts), so a costly Match cannot stall the publisher.
-      const result: unknown = await compileExpression(unbrace(waiter.match)).evaluate(
+      // (engine/jsonata/limits.ts); past the serving thread's slice it runs on the
+      // evaluation thread (runtime/offload/), so a costly Match cannot stall the publisher.
+      const result: unknown = await evaluateHere(
+        unbrace(waiter.match),
         {},
-        { event, input: waiter.input },
+        {
+          event: event as unknown as Json,
+          input: waiter.input as Json,
+        },
       );
       return result === true;
     } catch {
