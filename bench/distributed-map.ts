@@ -4,7 +4,9 @@
 // (streamed line by line), one Pass per item, results written by the ResultWriter
 // (COMPACT) back to the bucket.
 //
-// Run: npx tsx bench/distributed-map.ts [items=100000] [concurrency=0]
+// Run: npx tsx bench/distributed-map.ts [items=100000] [concurrency=0] [type=STANDARD|EXPRESS]
+// (`type`: the ItemProcessor's ExecutionType; EXPRESS items run in the worker, in
+// memory, in chunks, without histories of their own.)
 // It prints the time from the start to the end, items per second, serve's peak RSS
 // (VmHWM) and Redis `used_memory` before, at its peak (sampled every 250 ms) and
 // after; then the same items through an inline Map (items in the input), for
@@ -28,6 +30,12 @@ function arg(name: string, fallback: number): number {
 }
 const ITEMS = arg("items", 100_000);
 const CONCURRENCY = arg("concurrency", 0);
+const TYPE =
+  process.argv
+    .slice(2)
+    .find((a) => a.startsWith("type="))
+    ?.slice("type=".length) ?? "STANDARD";
+if (TYPE !== "STANDARD" && TYPE !== "EXPRESS") throw new Error(`type=${TYPE}: STANDARD or EXPRESS`);
 
 const s3 = await startS3Server();
 await s3.createBucket("bench");
@@ -92,7 +100,7 @@ try {
           Parameters: { Bucket: "bench", Key: "items.jsonl" },
         },
         ItemProcessor: {
-          ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "STANDARD" },
+          ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: TYPE },
           StartAt: "P",
           States: { P: { Type: "Pass", End: true } },
         },
@@ -135,7 +143,7 @@ try {
   clearInterval(sampler);
   const after = await usedMemory();
   console.log(
-    `Distributed Map of ${ITEMS.toLocaleString("en")} JSONL items (MaxConcurrency ${CONCURRENCY}): ` +
+    `Distributed Map of ${ITEMS.toLocaleString("en")} JSONL items (${TYPE}, MaxConcurrency ${CONCURRENCY}): ` +
       `${record.status} in ${seconds.toFixed(1)} s, ${(ITEMS / seconds).toFixed(0)} items/s; ` +
       `serve peak RSS ${mb(peakRss())}; Redis used_memory ${mb(before)} before, ${mb(peak)} peak, ${mb(after)} after`,
   );

@@ -105,6 +105,8 @@ export function forkPlan(
   }
   const rename = renamer(root, forkId);
   const restored: Extract<ForkPlan, { ok: true }>["restored"] = [];
+  /** Why a run the fork would take up cannot be taken up, if one cannot. */
+  let refused: string | undefined;
   // Whether the run that wrote the fork point is among the runs the fork takes up.
   let reached = false;
 
@@ -141,6 +143,11 @@ export function forkPlan(
       }
       case "children": {
         const join = phase.join;
+        // EXPRESS children ran in memory, in chunks (states/map-express-chunks.ts): their
+        // outcomes are no runs, timers or kept ends the fork could take up.
+        if (join.chunks) {
+          refused = `event ${fromEventId} lies inside the EXPRESS Map Run of state '${frame.name}', whose items ran in memory and cannot be taken up: fork from that state's entry, or from an event after it`;
+        }
         const ends: [number, Json][] = [];
         for (let i = 0; i < join.started; i++) {
           const id = `${join.prefix}/${i}`;
@@ -197,6 +204,7 @@ export function forkPlan(
     resume: resumeOf(top),
   };
   if (top.seed !== undefined) forked.seed = top.seed;
+  if (refused !== undefined) return { ok: false, reason: refused };
   if (!reached) {
     return {
       ok: false,

@@ -10,6 +10,8 @@ import { choice } from "./states/choice.js";
 import { fail } from "./states/fail.js";
 import type { StateHandler } from "./states/handler.js";
 import { map, updateMapRun } from "./states/map.js";
+import { isRunningChunk } from "./states/map-express-chunk-ids.js";
+import type { ChunkEnd } from "./states/map-express-chunks.js";
 import { parallel } from "./states/parallel.js";
 import { pass } from "./states/pass.js";
 import { succeed } from "./states/succeed.js";
@@ -199,10 +201,23 @@ function advanceRun(
         handler.enter(ctx, state);
         break;
       case "TaskSucceeded":
+        if (phase.kind === "children" && isRunningChunk(phase.join, event.taskId)) {
+          handler.onChunkEnded?.(ctx, state, event.taskId, {
+            kind: "result",
+            output: event.output,
+          });
+          break;
+        }
         if (phase.kind !== "task" || phase.taskId !== event.taskId) return unchanged(run);
         handler.onTaskSucceeded?.(ctx, state, event.output);
         break;
       case "TaskFailed":
+        if (phase.kind === "children" && isRunningChunk(phase.join, event.taskId)) {
+          const end: ChunkEnd = { kind: "failed", error: event.error };
+          if (event.cause !== undefined) end.cause = event.cause;
+          handler.onChunkEnded?.(ctx, state, event.taskId, end);
+          break;
+        }
         if (phase.kind !== "task" || phase.taskId !== event.taskId) return unchanged(run);
         handler.onTaskFailed?.(ctx, state, event.error, event.cause);
         break;

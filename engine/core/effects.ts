@@ -49,6 +49,23 @@ export type Effect =
    * those who may decide it; nothing when it is no longer pending.
    */
   | { type: "NoticeApproval"; runId: string; approvalId: string; event: string; groups: string[] }
+  /**
+   * Run items `from` .. `from + count - 1` of a join (a Distributed Map's EXPRESS
+   * processor) in memory, each as an Express execution of `processor`, with the
+   * inputs the driver keeps for them (`KeepInputs`), as ONE durable unit: a task of
+   * the Map state's own (claimed, retried, redelivered like any), whose answer is
+   * `TaskSucceeded{taskId, output: ChunkResult}` (engine/states/map-express-chunks.ts).
+   */
+  | {
+      type: "RunChunk";
+      runId: string;
+      taskId: string;
+      stateName: string;
+      prefix: string;
+      from: number;
+      count: number;
+      processor: ChunkProcessor;
+    }
   /** Create child runs (Parallel branches, Map iterations) and start them. */
   | { type: "SpawnChildren"; runId: string; children: ChildSpec[] }
   /**
@@ -100,6 +117,14 @@ export type Effect =
        */
       eventIds?: ChildEventIds;
     };
+
+/** What each item of a chunk runs as: the Map's ItemProcessor as a state machine of its own. */
+export interface ChunkProcessor {
+  /** StartAt, States and the QueryLanguage it inherits. */
+  definition: Json;
+  /** Its children are named under it (map-child-executions.ts); absent outside a Map Run. */
+  mapRunArn?: string;
+}
 
 export type TimerPurpose =
   | "wait"

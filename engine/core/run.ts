@@ -195,4 +195,11 @@ export interface Join {
   toleratedFailurePercentage?: number;
   /** The variables children see, captured when the state started. */
   outer: Record<string, Json>;
+  /**
+   * A Distributed Map with an EXPRESS processor: its items run in chunks, each a
+   * task of the Map state's own (engine/states/map-express-chunks.ts), not as
+   * child runs. `running`: `[from, count]` of each chunk in flight, so a chunk's
+   * result is taken in once (a redelivered one finds its chunk gone).
+   */
+  chunks?: { size: number; running: [number, number][] };
 }

@@ -16,6 +16,7 @@ import { TimerQueue } from "./timer-queue.js";
 import { resolveTask, type MockResponse, type TaskHandlers } from "./tasks.js";
 import { taskKind } from "../states/task-history.js";
 import { randomBytes, randomHex } from "./entropy.js";
+import { runChunkItems, type ChunkRunOptions } from "./express-chunk.js";
 
 export type { MockResponse, TaskHandler, TaskHandlers, TaskInvocation } from "./tasks.js";
 
@@ -397,6 +398,9 @@ class MemoryDriver {
       case "RunTask":
         this.startTask(effect);
         break;
+      case "RunChunk":
+        this.startChunk(effect);
+        break;
       case "ArmTimer":
         this.timers.add({ runId: effect.runId, timerId: effect.timerId, at: effect.at });
         break;
@@ -493,6 +497,46 @@ class MemoryDriver {
     };
     if (eventIds) event.eventIds = eventIds;
     this.queue.push({ runId: parent.runId, event });
+  }
+
+  /**
+   * A chunk of a Distributed Map's EXPRESS items: run in memory, as the worker runs
+   * one (engine/drivers/express-chunk.ts), answered as the chunk task's result.
+   */
+  private startChunk(effect: Extract<Effect, { type: "RunChunk" }>): void {
+    const inputs: Json[] = [];
+    for (let k = 0; k < effect.count; k++) {
+      const index = effect.from + k;
+      inputs.push(this.keptInput(`${effect.prefix}/${index}`, index));
+    }
+    const options: ChunkRunOptions = { clock: this.virtual ? "virtual" : "real" };
+    if (this.options.tasks) options.tasks = this.options.tasks;
+    if (this.options.timeScale !== undefined) options.timeScale = this.options.timeScale;
+    this.inFlight += 1;
+    runChunkItems(effect.processor, effect.from, inputs, options)
+      .then(
+        (result): RunEventBody => ({
+          type: "TaskSucceeded",
+          taskId: effect.taskId,
+          output: result as unknown as Json,
+        }),
+        (err: unknown): RunEventBody => ({
+          type: "TaskFailed",
+          taskId: effect.taskId,
+          error: "States.Runtime",
+          cause: String(err),
+        }),
+      )
+      .then((event) => {
+        if (!this.cancelledTasks.has(effect.taskId))
+          this.queue.push({ runId: effect.runId, event });
+      })
+      .finally(() => {
+        this.inFlight -= 1;
+        const wake = this.wake;
+        this.wake = undefined;
+        wake?.();
+      });
   }
 
   private startTask(effect: Extract<Effect, { type: "RunTask" }>): void {

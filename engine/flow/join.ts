@@ -4,6 +4,7 @@ import type { Json } from "../core/json.js";
 import type { Join } from "../core/run.js";
 import type { ChildScopes } from "../program.js";
 import { mapRunChildExecution } from "../states/map-child-executions.js";
+import { chunkTaskId } from "../states/map-express-chunk-ids.js";
 import type { StepContext } from "../step-context.js";
 
 /**
@@ -40,15 +41,12 @@ export function childScopesOf(ctx: StepContext): ChildScopes {
  */
 export const SPAWN_BATCH = 1000;
 
-/** Creates the join and spawns the first batch of its window of children. */
-export function openJoin(ctx: StepContext, plan: JoinPlan, children: ChildScopes): Join {
-  const total = plan.inputs.length;
-  const window = plan.maxConcurrency > 0 ? Math.min(plan.maxConcurrency, total) : total;
-  const first = Math.min(window, SPAWN_BATCH);
+/** A join of `plan`'s children, none started yet. */
+export function newJoin(ctx: StepContext, plan: JoinPlan): Join {
   const join: Join = {
     prefix: `${ctx.run.runId}/${ctx.nextSerial()}`,
-    total,
-    started: first,
+    total: plan.inputs.length,
+    started: 0,
     succeeded: 0,
     failed: 0,
     maxConcurrency: plan.maxConcurrency,
@@ -59,6 +57,15 @@ export function openJoin(ctx: StepContext, plan: JoinPlan, children: ChildScopes
   if (plan.toleratedFailurePercentage !== undefined) {
     join.toleratedFailurePercentage = plan.toleratedFailurePercentage;
   }
+  return join;
+}
+
+/** Creates the join and spawns the first batch of its window of children. */
+export function openJoin(ctx: StepContext, plan: JoinPlan, children: ChildScopes): Join {
+  const total = plan.inputs.length;
+  const window = plan.maxConcurrency > 0 ? Math.min(plan.maxConcurrency, total) : total;
+  const first = Math.min(window, SPAWN_BATCH);
+  const join: Join = { ...newJoin(ctx, plan), started: first };
   // The driver keeps the rest: the parent's state is rewritten at every child's end.
   if (first < total) {
     ctx.emit({
@@ -195,7 +202,7 @@ export function applyChildEnded(
 }
 
 /** AWS fails the Map when either threshold is exceeded ("Setting failure thresholds"). */
-function exceedsTolerance(j: Join): boolean {
+export function exceedsTolerance(j: Join): boolean {
   if (j.toleratedFailureCount !== undefined && j.failed > j.toleratedFailureCount) return true;
   const pct = j.toleratedFailurePercentage;
   return pct !== undefined && j.failed * 100 > pct * j.total;
@@ -207,6 +214,17 @@ function exceedsTolerance(j: Join): boolean {
  */
 export function stopRunning(ctx: StepContext, join: Join): void {
   if (join.succeeded + join.failed >= join.started) return;
+  if (join.chunks) {
+    // Chunks in flight are tasks of the state's own: their results will be ignored.
+    for (const [from] of join.chunks.running) {
+      ctx.emit({
+        type: "CancelTask",
+        runId: ctx.run.runId,
+        taskId: chunkTaskId(join.prefix, from),
+      });
+    }
+    return;
+  }
   ctx.emit({
     type: "StopChildren",
     runId: ctx.run.runId,

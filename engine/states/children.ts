@@ -9,6 +9,8 @@ import {
   type JoinVerdict,
 } from "../flow/join.js";
 import { io } from "../io/index.js";
+import type { Join } from "../core/run.js";
+import { applyChunkEnded, startChunks } from "./map-express-chunks.js";
 import type { StepContext } from "../step-context.js";
 import type { StateHandler } from "./handler.js";
 
@@ -50,6 +52,34 @@ export function succeedChildren<S extends ParallelState | MapState>(
 export function childrenState<S extends ParallelState | MapState>(
   spec: ChildrenSpec<S>,
 ): StateHandler<S> {
+  /** The join after a child's (or a chunk's) end, and what the state does about it. */
+  function settle(ctx: StepContext, state: S, join: Join, verdict: JoinVerdict): void {
+    ctx.setPhase({ kind: "children", join });
+    // The outputs stay with the driver until now; the state ends when they arrive.
+    if (verdict.kind === "complete") {
+      collectResults(ctx, join);
+      // A Distributed Map's ResultWriter tells the children that failed within the tolerance.
+      const collecting = ctx.frame.phase;
+      if (
+        ctx.frame.mapRunArn !== undefined &&
+        join.failed > 0 &&
+        collecting.kind === "collecting"
+      ) {
+        ctx.setPhase({ ...collecting, failed: join.failed });
+      }
+    } else if (verdict.kind === "failed") {
+      const { error, cause } = spec.failure(verdict);
+      spec.joinFailed?.(ctx, error, cause);
+      const failed = () => ctx.record(`${spec.kind}StateFailed`, { error, cause });
+      // AWS writes it once the state gives up, not before each retry.
+      if (ctx.aws) failWith(ctx, state, error, cause, failed);
+      else {
+        failed();
+        failWith(ctx, state, error, cause);
+      }
+    }
+  }
+
   return {
     enter(ctx, state) {
       guarded(ctx, state, () => spec.start(ctx, state));
@@ -75,36 +105,26 @@ export function childrenState<S extends ParallelState | MapState>(
         childScopesOf(ctx),
         ended,
       );
-      ctx.setPhase({ kind: "children", join });
-      // The outputs stay with the driver until now; the state ends when they arrive.
-      if (verdict.kind === "complete") {
-        collectResults(ctx, join);
-        // A Distributed Map's ResultWriter tells the children that failed within the tolerance.
-        const collecting = ctx.frame.phase;
-        if (
-          ctx.frame.mapRunArn !== undefined &&
-          join.failed > 0 &&
-          collecting.kind === "collecting"
-        ) {
-          ctx.setPhase({ ...collecting, failed: join.failed });
-        }
-      } else if (verdict.kind === "failed") {
-        const { error, cause } = spec.failure(verdict);
-        spec.joinFailed?.(ctx, error, cause);
-        const failed = () => ctx.record(`${spec.kind}StateFailed`, { error, cause });
-        // AWS writes it once the state gives up, not before each retry.
-        if (ctx.aws) failWith(ctx, state, error, cause, failed);
-        else {
-          failed();
-          failWith(ctx, state, error, cause);
-        }
-      }
+      settle(ctx, state, join, verdict);
     },
 
-    onContinueJoin(ctx) {
+    onChunkEnded(ctx, state, taskId, end) {
+      const phase = ctx.frame.phase;
+      if (phase.kind !== "children" || state.Type !== "Map") return;
+      const map = state as MapState;
+      const { join, verdict } = applyChunkEnded(ctx, map, phase.join, taskId, end);
+      if (join === phase.join) return; // stale: not a chunk in flight
+      settle(ctx, state, join, verdict);
+    },
+
+    onContinueJoin(ctx, state) {
       const phase = ctx.frame.phase;
       if (phase.kind !== "children") return;
-      ctx.setPhase({ kind: "children", join: continueJoin(ctx, phase.join, childScopesOf(ctx)) });
+      const join =
+        phase.join.chunks && state.Type === "Map"
+          ? startChunks(ctx, state as MapState, phase.join)
+          : continueJoin(ctx, phase.join, childScopesOf(ctx));
+      ctx.setPhase({ kind: "children", join });
     },
 
     onResultsCollected(ctx, state, outputs) {

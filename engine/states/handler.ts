@@ -2,6 +2,7 @@ import type { State } from "../core/definition.js";
 import type { ChildOutcome, RunEvent } from "../core/events.js";
 import type { Json } from "../core/json.js";
 import type { StepContext } from "../step-context.js";
+import type { ChunkEnd } from "./map-express-chunks.js";
 
 /**
  * One ASL state type. `enter` runs when a run reaches the state; the other hooks
@@ -28,5 +29,7 @@ export interface StateHandler<S extends State> {
   ): void;
   onChildEnded?(ctx: StepContext, state: S, index: number, outcome: ChildOutcome): void;
   onContinueJoin?(ctx: StepContext, state: S): void;
+  /** A chunk of a Distributed Map's EXPRESS items answered (states/map-express-chunks.ts). */
+  onChunkEnded?(ctx: StepContext, state: S, taskId: string, end: ChunkEnd): void;
   onResultsCollected?(ctx: StepContext, state: S, outputs: Json[]): void;
 }

@@ -11,6 +11,8 @@ import { io } from "../io/index.js";
 import { readStatePath } from "../io/jsonpath-io.js";
 import type { StepContext } from "../step-context.js";
 import { batchItems } from "./map-batches.js";
+import { isExpressProcessor } from "./map-express-chunk-ids.js";
+import { openChunks, startChunks } from "./map-express-chunks.js";
 import { childrenState, succeedChildren } from "./children.js";
 import type { StateHandler } from "./handler.js";
 import {
@@ -141,7 +143,10 @@ function iterate(ctx: StepContext, state: MapState, items: Json[], effective: Js
   if (toleratedFailurePercentage !== undefined) {
     plan.toleratedFailurePercentage = toleratedFailurePercentage;
   }
-  const join = openJoin(ctx, plan, childScopesOf(ctx));
+  // EXPRESS children run in memory, chunk by chunk, without histories of their own.
+  const join = isExpressProcessor(state)
+    ? openChunks(ctx, state, plan)
+    : openJoin(ctx, plan, childScopesOf(ctx));
   ctx.setPhase({ kind: "children", join });
   if (join.total === 0) collected(ctx, state, []);
 }
@@ -242,7 +247,8 @@ function ownTaskFailed(ctx: StepContext, state: MapState, error: string, cause: 
  * items may come from S3 (ItemReader) and whose results may go to S3
  * (ResultWriter); its children run as child executions of the Map Run, each with a
  * history of its own (map-child-executions.ts), while the driver still runs them as
- * child runs of this execution.
+ * child runs of this execution; with an EXPRESS processor they run in memory, in
+ * chunks, without histories (map-express-chunks.ts).
  */
 export const map: StateHandler<MapState> = childrenState<MapState>({
   kind: "Map",
@@ -310,5 +316,8 @@ export function updateMapRun(
   if (event.toleratedFailurePercentage !== undefined) {
     join.toleratedFailurePercentage = event.toleratedFailurePercentage;
   }
-  ctx.setPhase({ kind: "children", join: continueJoin(ctx, join, childScopesOf(ctx)) });
+  const next = join.chunks
+    ? startChunks(ctx, ctx.currentState as MapState, join)
+    : continueJoin(ctx, join, childScopesOf(ctx));
+  ctx.setPhase({ kind: "children", join: next });
 }

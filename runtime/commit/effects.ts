@@ -15,6 +15,7 @@ import {
 import { recordFields } from "../approvals/approval-record.js";
 import { executionOf, executionTimeoutTimer, member, randomToken, shortId } from "../store/ids.js";
 import { eventTemplate } from "../store/event-template.js";
+import { chunkTaskOp } from "../map-runs/express-chunks.js";
 import type { CommitOp } from "../store/scripts/commit-transition.js";
 import { usageOps } from "./usage.js";
 import { childExecutionOps, spawnOwner } from "../map-runs/child-executions.js";
@@ -137,6 +138,8 @@ function opsOf(effect: Effect, planning: Planning): CommitOp[] {
       return [];
     case "RunTask":
       return taskOps(effect, planning);
+    case "RunChunk":
+      return [chunkTaskOp(effect, planning.run, planning.options.now)];
     case "ArmTimer":
       return [{ op: "arm", member: member.timer(shortId(effect.timerId)), at: effect.at }];
     case "CancelTimer":

@@ -2,6 +2,7 @@ import type { RunEvent } from "../../engine/core/events.js";
 import type { HistoryEvent } from "../../engine/core/history.js";
 import type { RunState } from "../../engine/core/run.js";
 import { mapRunId } from "../../engine/states/map-io-resources.js";
+import { tallyChunk, type ChunkEnd } from "../../engine/states/map-express-chunks.js";
 import type { Keys } from "../store/keys.js";
 import type { RedisClient } from "../store/redis.js";
 
@@ -107,6 +108,15 @@ function stepWrites(
         if (event.type === "ChildEnded") {
           if (event.outcome.status === "SUCCEEDED") succeeded += 1;
           else failed += 1;
+        } else if (join.chunks && (event.type === "TaskSucceeded" || event.type === "TaskFailed")) {
+          // Or the chunk of EXPRESS items whose end decided it.
+          const end: ChunkEnd =
+            event.type === "TaskSucceeded"
+              ? { kind: "result", output: event.output }
+              : { kind: "failed", error: event.error };
+          const tally = tallyChunk(join, event.taskId, end);
+          succeeded += tally.succeeded;
+          failed += tally.failed;
         }
         fields.succeeded = succeeded;
         fields.failed = failed;

@@ -23,6 +23,17 @@ export function eventTemplate<E extends RunEventBody>(body: E, hole: FieldOf<E>)
   return [text.slice(0, at), text.slice(at + mark.length)];
 }
 
+/**
+ * Any JSON value with one place left open: `build` puts the hole it is given where
+ * the script's value goes (a chunk task's record, its items' inputs).
+ */
+export function valueTemplate(build: (hole: string) => unknown): EventTemplate {
+  const text = JSON.stringify(build(HOLE));
+  const mark = JSON.stringify(HOLE);
+  const at = text.indexOf(mark);
+  return [text.slice(0, at), text.slice(at + mark.length)];
+}
+
 /** What the script's `fill` makes of a template (for tests and TypeScript callers). */
 export function fillTemplate(template: EventTemplate, json: string): string {
   return template[0] + json + template[1];

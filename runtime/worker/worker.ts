@@ -8,6 +8,7 @@ import { childExecutions } from "../children/index.js";
 import { ExecutionCache } from "../commit/execution-cache.js";
 import { RedisRuntime } from "../runtime.js";
 import { mapRunRunners, type ItemStoreSettings } from "../map-runs/index.js";
+import { expressChunkRunner } from "../map-runs/express-chunks.js";
 import { resolveSettings, WORKER_DEFAULTS, type RuntimeSettings } from "../settings.js";
 import { resolveShardCount, servedShards, ShardLayout } from "../shards/shards.js";
 import { summarizeOutages } from "../store/connection-errors.js";
@@ -235,7 +236,7 @@ function workerRunners(
   // defaultRunners hands `aws` to the AWS runner whole: publishLocal reaches it.
   const aws: AwsRunnerOptions | undefined =
     publishLocal !== undefined ? { ...options.aws, publishLocal } : options.aws;
-  return [
+  const runners: TaskRunner[] = [
     // A Distributed Map's ItemReader and ResultWriter (internal resources no Task can name).
     ...mapRunRunners(options.itemStore),
     ...(options.taskRunners ?? []),
@@ -250,4 +251,7 @@ function workerRunners(
       ...(settings.payloads ? { payloads: settings.payloads } : {}),
     }),
   ].map((runner) => observedRunner(runner, { log, spans }));
+  // A Distributed Map's EXPRESS items run in this worker with its runners (the ones above).
+  runners.unshift(expressChunkRunner(() => runners));
+  return runners;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { eventTemplate } from "../../runtime/store/event-template.js";
+import { eventTemplate, valueTemplate } from "../../runtime/store/event-template.js";
 import { stepJob, taskJob } from "../../runtime/store/job-ids.js";
 import { makeKeys, type Keys } from "../../runtime/store/keys.js";
 import { RedisClient } from "../../runtime/store/redis.js";
@@ -123,6 +123,20 @@ const opTests: Record<CommitOp["op"], () => Promise<void>> = {
     expect(await redis.zscore(keys.schedule, "k:m:e#1")).toBe("1500");
     expect(await redis.zscore(keys.schedule, "k:m:e#3")).toBeNull();
     expect(reply.fx).toBe(taskJob("m:e#1"));
+  },
+  async chunkTask() {
+    await redis.hset(keys.joinInputs("m:e/1"), "0", "1", "1", '{"b":2}', "2", "3");
+    const record = valueTemplate((hole) => ({ input: { from: 0, inputs: hole } }));
+    const reply = await committed([
+      { op: "chunkTask", task: "m:e/1#c0", record, join: "m:e/1", from: 0, count: 2 },
+    ]);
+    expect(JSON.parse((await redis.hget(keys.tasks, "m:e/1#c0"))!)).toEqual({
+      input: { from: 0, inputs: [1, { b: 2 }] },
+    });
+    // Taken out of the window's keeping: a later chunk gets the rest.
+    expect(await redis.hkeys(keys.joinInputs("m:e/1"))).toEqual(["2"]);
+    expect(await redis.zscore(keys.schedule, "k:m:e/1#c0")).toBe("1500");
+    expect(reply.fx).toBe(taskJob("m:e/1#c0"));
   },
   async untask() {
     await redis.hset(keys.tasks, "m:e#2", JSON.stringify({ token: "tk2", activity: "act" }));

@@ -44,6 +44,19 @@ export type CommitOp =
   | { op: "disarm"; member: string }
   /** Register a task: called (`call`), polled by an activity worker, or parked on its token. */
   | { op: "task"; task: string; record: string; mode: TaskMode; token?: string; activity?: string }
+  /**
+   * Register a called task whose record takes the inputs a Map window kept in
+   * `ji:<join>`, fields `from .. from + count - 1` (taken out of it), as a JSON array
+   * at the record's hole: a Distributed Map's EXPRESS chunk (map-runs/express-chunks.ts).
+   */
+  | {
+      op: "chunkTask";
+      task: string;
+      record: EventTemplate;
+      join: string;
+      from: number;
+      count: number;
+    }
   /** Forget a task; its token answers `why` from now on. */
   | { op: "untask"; task: string; why: "timedout" }
   /**
@@ -129,6 +142,7 @@ export const COMMIT_OP_NEEDS: { [K in CommitOp["op"]]: Needs<K> } = {
   arm: { member: "string", at: "number" },
   disarm: { member: "string" },
   task: { task: "string", record: "string", mode: "string" },
+  chunkTask: { task: "string", record: "table", join: "string", from: "number", count: "number" },
   untask: { task: "string", why: "string" },
   end: { exec: "string", status: "string", stoppedAt: "string", keepSeconds: "number" },
   expire: { seconds: "number" },

@@ -185,6 +185,18 @@ for _, o in ipairs(ARG.ops) do
     local input = redis.call('HGET', ji, o.index) or 'null'
     redis.call('HDEL', ji, o.index)
     start(o.run, o.state, fill(o.started, input), o.owner)
+  elseif op == 'chunkTask' then
+    local ji = base .. KIND.joinInputs .. o.join
+    local fields = {}
+    for c = o.from, o.from + o.count - 1 do fields[#fields + 1] = c end
+    local values = redis.call('HMGET', ji, unpack(fields))
+    local parts = {}
+    for k = 1, #values do parts[k] = values[k] or 'null' end
+    -- Taken out as chunks start, as spawnKept takes a child's.
+    redis.call('HDEL', ji, unpack(fields))
+    redis.call('HSET', KEY.tasks, o.task, fill(o.record, '[' .. table.concat(parts, ',') .. ']'))
+    redis.call('ZADD', KEY.schedule, lease, MEMBER.task .. o.task)
+    ensure[#ensure + 1] = taskJob(o.task)
   elseif op == 'arm' then
     if redis.call('ZADD', KEY.schedule, o.at, o.member) == 1 then
       redis.call('HINCRBY', base .. KIND.stats, STATS.timers, 1)

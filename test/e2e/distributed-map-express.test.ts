@@ -1,0 +1,242 @@
+import {
+  CreateStateMachineCommand,
+  DescribeExecutionCommand,
+  DescribeMapRunCommand,
+  GetExecutionHistoryCommand,
+  ListExecutionsCommand,
+  SFNClient,
+  StartExecutionCommand,
+} from "@aws-sdk/client-sfn";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sfn } from "../aws/helpers.js";
+import { Client } from "./client.js";
+import { startS3Server, type S3Server } from "./distributed-map-s3.js";
+import { exited, logLine, logLines, spawnBin, testPrefix, type Spawned } from "./processes.js";
+import { deleteKeys, REDIS_URL, startStack, type Stack } from "./stack.js";
+
+/**
+ * A Distributed Map whose ItemProcessor is `ExecutionType: EXPRESS` (issue #37) runs
+ * its items in the worker, in memory, chunk by chunk, through bin/stepwise.js: the
+ * output and the Map Run's counts are what STANDARD children give, no child
+ * execution is kept (ListExecutions(mapRunArn) lists none, as on AWS), and a worker
+ * SIGKILLed mid-chunk still ends with every item's result exactly once.
+ */
+const ITEMS = Array.from({ length: 300 }, (_, i) => ({ n: i, bad: i % 40 === 3 }));
+
+function definition(type: "EXPRESS" | "STANDARD") {
+  return {
+    StartAt: "Fan",
+    States: {
+      Fan: {
+        Type: "Map",
+        Label: "Items",
+        MaxConcurrency: 60,
+        ToleratedFailureCount: 10,
+        ItemProcessor: {
+          ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: type },
+          StartAt: "Check",
+          States: {
+            Check: {
+              Type: "Choice",
+              Choices: [{ Variable: "$.bad", BooleanEquals: true, Next: "Bad" }],
+              Default: "Double",
+            },
+            Double: {
+              Type: "Pass",
+              Parameters: { "n.$": "$.n", "twice.$": "States.MathAdd($.n, $.n)" },
+              End: true,
+            },
+            Bad: { Type: "Fail", Error: "Item.Bad", Cause: "a bad item" },
+          },
+        },
+        End: true,
+      },
+    },
+  };
+}
+
+const expected = ITEMS.map((item) => (item.bad ? null : { n: item.n, twice: 2 * item.n }));
+
+describe("Distributed Map: EXPRESS children", () => {
+  let stack: Stack;
+  let client: SFNClient;
+  let s3: S3Server;
+
+  beforeAll(async () => {
+    s3 = await startS3Server();
+    await s3.createBucket("items");
+    await s3.createBucket("results");
+    stack = await startStack({ env: s3.env });
+    client = sfn(stack);
+  }, 60_000);
+
+  afterAll(async () => {
+    client?.destroy();
+    await stack?.close();
+    await s3?.close();
+  });
+
+  async function run(type: "EXPRESS" | "STANDARD") {
+    const { stateMachineArn } = await client.send(
+      new CreateStateMachineCommand({
+        name: `fan-${type.toLowerCase()}`,
+        definition: JSON.stringify(definition(type)),
+        roleArn: "arn:aws:iam::123456789012:role/r",
+      }),
+    );
+    const { executionArn } = await client.send(
+      new StartExecutionCommand({ stateMachineArn, input: JSON.stringify(ITEMS) }),
+    );
+    const described = await stack.client.until(async () => {
+      const d = await client.send(new DescribeExecutionCommand({ executionArn }));
+      return d.status !== "RUNNING" ? d : undefined;
+    }, 60_000);
+    expect(described.status, JSON.stringify(described)).toBe("SUCCEEDED");
+    const history = await client.send(new GetExecutionHistoryCommand({ executionArn }));
+    const types = history.events!.map((e) => e.type);
+    const mapRunArn = history.events!.find((e) => e.type === "MapRunStarted")!
+      .mapRunStartedEventDetails!.mapRunArn!;
+    const mapRun = await client.send(new DescribeMapRunCommand({ mapRunArn }));
+    const children = await client.send(new ListExecutionsCommand({ mapRunArn, maxResults: 1000 }));
+    return { output: JSON.parse(described.output!), types, mapRun, children: children.executions! };
+  }
+
+  it("gives STANDARD's output and Map Run counts, and keeps no child execution", async () => {
+    const express = await run("EXPRESS");
+    const standard = await run("STANDARD");
+    expect(express.output).toEqual(expected);
+    expect(express.output).toEqual(standard.output);
+    expect(express.types).toEqual(standard.types);
+    expect(express.types).not.toContain("MapIterationStarted");
+    const counts = { total: 300, succeeded: 292, failed: 8, running: 0, pending: 0 };
+    expect(express.mapRun).toMatchObject({ status: "SUCCEEDED", itemCounts: counts });
+    expect(express.mapRun.itemCounts).toEqual(standard.mapRun.itemCounts);
+    expect(express.mapRun.executionCounts).toEqual(standard.mapRun.executionCounts);
+    expect(standard.children).toHaveLength(300);
+    expect(express.children).toEqual([]);
+  }, 120_000);
+
+  it("reads items from S3, batches them (a batch is one child) and writes the result files", async () => {
+    const numbers = Array.from({ length: 102 }, (_, i) => i);
+    await s3.put("items", "numbers.jsonl", numbers.map((n) => JSON.stringify(n)).join("\n"));
+    const created = await stack.client.post("/v1/state-machines", {
+      name: "express-batches",
+      definition: {
+        StartAt: "Process",
+        States: {
+          Process: {
+            Type: "Map",
+            MaxConcurrency: 10,
+            ItemReader: {
+              Resource: "arn:aws:states:::s3:getObject",
+              ReaderConfig: { InputType: "JSONL" },
+              Parameters: { Bucket: "items", Key: "numbers.jsonl" },
+            },
+            ItemBatcher: { MaxItemsPerBatch: 4 },
+            ItemProcessor: {
+              ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "EXPRESS" },
+              StartAt: "Unbatch",
+              States: { Unbatch: { Type: "Pass", OutputPath: "$.Items", End: true } },
+            },
+            ResultWriter: {
+              Resource: "arn:aws:states:::s3:putObject",
+              Parameters: { Bucket: "results", Prefix: "express" },
+              WriterConfig: { Transformation: "FLATTEN" },
+            },
+            End: true,
+          },
+        },
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const done = await stack.client.post("/v1/state-machines/express-batches/executions?wait=60", {
+      input: {},
+    });
+    expect(done.body.status, done.text).toBe("SUCCEEDED");
+    const arn = done.body.output.MapRunArn as string;
+    const id = arn.slice(arn.lastIndexOf(":") + 1);
+    expect(await s3.keys("results", `express/${id}/`)).toEqual([
+      `express/${id}/SUCCEEDED_0.json`,
+      `express/${id}/manifest.json`,
+    ]);
+    expect(JSON.parse(await s3.get("results", `express/${id}/SUCCEEDED_0.json`))).toEqual(numbers);
+    const mapRun = await client.send(new DescribeMapRunCommand({ mapRunArn: arn }));
+    // 102 items in batches of 4: 26 children.
+    expect(mapRun.itemCounts).toMatchObject({ total: 26, succeeded: 26, failed: 0 });
+  }, 60_000);
+});
+
+describe("Distributed Map: EXPRESS children and worker crashes", () => {
+  const ADMIN = "admin-secret-0123456789abcdef";
+  const workers: Spawned[] = [];
+  let api: Spawned;
+  let rest: Client;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    env = {
+      REDIS_URL,
+      STEPWISE_PREFIX: testPrefix("distributed-map-express"),
+      // A killed worker's task claims and jobs come back in about a second.
+      STEPWISE_LEASE_MS: "1000",
+      STEPWISE_LOCK_MS: "1500",
+      STEPWISE_STALLED_MS: "500",
+    };
+    api = spawnBin(["serve", "--no-worker"], {
+      env: { ...env, PORT: "0", HOST: "127.0.0.1", STEPWISE_API_KEYS: `ops:admin:${ADMIN}` },
+    });
+    rest = new Client(String((await logLine(api, /ready: API /)).api), ADMIN);
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const spawned of workers) spawned.child.kill("SIGKILL");
+    await Promise.all(workers.map((spawned) => exited(spawned.child)));
+    let code: number | null = 0;
+    if (api) {
+      api.child.kill("SIGTERM");
+      code = await exited(api.child);
+    }
+    const redis = new Redis(REDIS_URL);
+    await deleteKeys(redis, env.STEPWISE_PREFIX!);
+    redis.disconnect();
+    const errors = api ? logLines(api.output()).filter((line) => line.level >= 50) : [];
+    expect({ code, errors }, api?.output()).toEqual({ code: 0, errors: [] });
+  });
+
+  it("ends with every item's result exactly once after a worker dies mid-chunk", async () => {
+    const created = await rest.post("/v1/state-machines", {
+      name: "express-crashy",
+      definition: definition("EXPRESS"),
+    });
+    expect(created.status, created.text).toBe(201);
+    const started = await rest.post("/v1/state-machines/express-crashy/executions", {
+      input: ITEMS,
+    });
+    expect(started.status).toBe(201);
+    const id = encodeURIComponent(started.body.executionId);
+
+    // The first worker dies in its third chunk call: two chunks' results are committed.
+    const first = spawnBin(["worker"], {
+      env: { ...env, STEPWISE_CRASH_AT: "duringTask", STEPWISE_CRASH_AFTER: "3" },
+    });
+    workers.push(first);
+    await exited(first.child, 60_000);
+    expect(first.child.signalCode).toBe("SIGKILL");
+    const second = spawnBin(["worker"], { env });
+    workers.push(second);
+    try {
+      const done = await rest.until(async () => {
+        const record = await rest.get(`/v1/executions/${id}`);
+        return record.body.status !== "RUNNING" ? record.body : undefined;
+      }, 60_000);
+      expect(done.status, JSON.stringify(done)).toBe("SUCCEEDED");
+      expect(done.output).toEqual(expected);
+      const children = await rest.get(`/v1/executions?stateMachine=express-crashy&limit=1000`);
+      expect(children.body.items).toHaveLength(1);
+    } finally {
+      second.child.kill("SIGTERM");
+      await exited(second.child, 30_000);
+    }
+  }, 180_000);
+});
