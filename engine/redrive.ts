@@ -114,6 +114,11 @@ export function redrivePlan(
         const { current: _stopping, ...ended } = child;
         const renamed: RunState = { ...ended, runId: `${prefix}/${i}` };
         if (child.parent) renamed.parent = { ...child.parent, runId: parent };
+        // A Map Run's child execution counts its own redrives, as AWS's children do.
+        if (renamed.childExecution) {
+          const count = (renamed.childExecution.redriveCount ?? 0) + 1;
+          renamed.childExecution = { ...renamed.childExecution, redriveCount: count };
+        }
         const resume = { redrive: pointOf(child, renamed.runId, frame) };
         restored.push({
           run: restoredRun(renamed),

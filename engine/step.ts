@@ -171,6 +171,12 @@ function advanceRun(
   if (event.type === "Restored") {
     // A Map iteration or Parallel branch of a fork, in the fresh record `restoredRun` made.
     if (run.current || run.status !== "RUNNING" || run.lastEventId !== 0) return unchanged(run);
+    // A Map Run's child execution redriven with its parent: its own history goes on as a
+    // redriven execution's does (AWS writes ExecutionRedriven in the child's history).
+    const child = ctx.run.childExecution;
+    if (event.resume.redrive && child) {
+      ctx.record("ExecutionRedriven", { redriveCount: child.redriveCount ?? 1 });
+    }
     resumeRun(ctx, event.resume);
     return ctx.finish();
   }

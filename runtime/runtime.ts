@@ -224,11 +224,11 @@ export class RedisRuntime extends DefinitionsFacade implements Runtime {
     return redriveExecution(this.ops, executionId, options);
   }
 
-  stopExecution(
+  async stopExecution(
     executionId: string,
     options?: { error?: string; cause?: string; caller?: Caller },
   ): Promise<ExecutionRecord> {
-    return control.stopExecution(this.ops, executionId, options);
+    return control.stopExecution(this.ops, executionId, options, await this.roomOf(executionId));
   }
 
   pauseExecution(

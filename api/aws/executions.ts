@@ -247,13 +247,20 @@ async function history(body: Body, ctx: AwsContext): Promise<unknown> {
   return page.nextCursor !== undefined ? { events, nextToken: page.nextCursor } : { events };
 }
 
+/**
+ * The state machine an execution ran. A Map Run's child ran its parent's (the Map
+ * state's `ItemProcessor`): AWS answers the parent's state machine, as it ran in the
+ * parent, with the Map Run's ARN and its label (the `<machine>/<label>` qualifier).
+ */
 async function machineForExecution(body: Body, ctx: AwsContext): Promise<unknown> {
   const r = await record(requiredString(body, "executionArn", { max: 256 }), ctx);
-  const machine = await ctx.runtime.getStateMachine(r.stateMachine, r.version);
+  const child = mapRunChild(r);
+  const ran = child ? await ctx.runtime.describeExecution(child.parent) : r;
+  const machine = await ctx.runtime.getStateMachine(ran.stateMachine, ran.version);
   const { definition, name, roleArn, revisionId, loggingConfiguration, tracingConfiguration } =
-    describeBody(machine, stateMachineArn(r.stateMachine));
+    describeBody(machine, stateMachineArn(ran.stateMachine));
   return {
-    stateMachineArn: stateMachineArn(r.stateMachine),
+    stateMachineArn: stateMachineArn(ran.stateMachine),
     name,
     definition,
     roleArn,
@@ -261,6 +268,20 @@ async function machineForExecution(body: Body, ctx: AwsContext): Promise<unknown
     revisionId,
     loggingConfiguration,
     tracingConfiguration,
+    ...(child ? { mapRunArn: child.mapRunArn, label: child.label } : {}),
+  };
+}
+
+/** A Map Run's child: its parent execution, Map Run and label; undefined for any other. */
+export function mapRunChild(
+  r: Pick<ExecutionRecord, "stateMachine" | "mapRunArn" | "parentExecution">,
+): { parent: string; mapRunArn: string; label: string } | undefined {
+  const slash = r.stateMachine.indexOf("/");
+  if (r.mapRunArn === undefined || r.parentExecution === undefined || slash < 0) return undefined;
+  return {
+    parent: r.parentExecution,
+    mapRunArn: r.mapRunArn,
+    label: r.stateMachine.slice(slash + 1),
   };
 }
 

@@ -47,11 +47,15 @@ function mapRunStateMachineArn(record: MapRunRecord): string {
 }
 
 function counts(record: MapRunRecord) {
+  // Aborted while running: children stopped one by one (StopExecution of the child).
+  const stopped = record.aborted || 0;
   const running =
-    record.status === "RUNNING" ? record.started - record.succeeded - record.failed : 0;
+    record.status === "RUNNING" ? record.started - record.succeeded - record.failed - stopped : 0;
   const pending = record.status === "RUNNING" ? record.total - record.started : 0;
   const aborted =
-    record.status === "RUNNING" ? 0 : Math.max(0, record.total - record.succeeded - record.failed);
+    record.status === "RUNNING"
+      ? stopped
+      : Math.max(0, record.total - record.succeeded - record.failed);
   return {
     pending,
     running,
@@ -173,6 +177,8 @@ export async function listMapRunExecutions(body: Body, ctx: AwsContext): Promise
       startDate: epochSeconds(e.startedAt),
       ...(e.stoppedAt ? { stopDate: epochSeconds(e.stoppedAt) } : {}),
       mapRunArn: record.arn,
+      // Items the child processes (1, or its batch's): AWS lists it by Map Run only.
+      ...(e.itemCount !== undefined ? { itemCount: e.itemCount } : {}),
       redriveCount: 0,
     })),
   };

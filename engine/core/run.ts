@@ -50,6 +50,10 @@ export interface ChildExecution {
   arn: string;
   name: string;
   mapRunArn: string;
+  /** A batch of the Map's `ItemBatcher`: its input's `Items` are its items (AWS's `itemCount`). */
+  batched?: true;
+  /** How often it was redriven (with its parent, engine/redrive.ts): its ExecutionRedriven's count. */
+  redriveCount?: number;
 }
 
 export interface RunBase {
@@ -168,6 +172,8 @@ export type Phase =
       total: number;
       /** A Distributed Map's children that failed within the tolerance (its ResultWriter writes them). */
       failed?: number;
+      /** Of `failed`, those stopped by their own StopExecution (the join's `aborted`). */
+      aborted?: number;
     };
 
 /**
@@ -189,6 +195,11 @@ export interface Join {
   started: number;
   succeeded: number;
   failed: number;
+  /**
+   * Of `failed`, the children that ended ABORTED (a Map Run's child stopped by its own
+   * StopExecution): AWS's DescribeMapRun counts them apart. Absent while none did.
+   */
+  aborted?: number;
   /** 0 means no limit. */
   maxConcurrency: number;
   toleratedFailureCount?: number;

@@ -131,6 +131,8 @@ export function startChild(
     const mapRunArn = ctx.frame.mapRunArn;
     const execution = mapRunArn !== undefined ? mapRunChildExecution(mapRunArn, index) : undefined;
     if (execution) {
+      const state = ctx.currentState;
+      if (state.Type === "Map" && state.ItemBatcher) execution.batched = true;
       spec.execution = execution;
       spec.previousEventId = 0;
     } else {
@@ -175,6 +177,7 @@ export function applyChildEnded(
     j.succeeded += 1;
   } else {
     j.failed += 1;
+    if (outcome.status === "ABORTED") j.aborted = (j.aborted ?? 0) + 1;
     const tolerated =
       j.toleratedFailureCount !== undefined || j.toleratedFailurePercentage !== undefined;
     if (!tolerated || exceedsTolerance(j)) {

@@ -65,7 +65,11 @@ export function childrenState<S extends ParallelState | MapState>(
         join.failed > 0 &&
         collecting.kind === "collecting"
       ) {
-        ctx.setPhase({ ...collecting, failed: join.failed });
+        ctx.setPhase({
+          ...collecting,
+          failed: join.failed,
+          ...(join.aborted !== undefined ? { aborted: join.aborted } : {}),
+        });
       }
     } else if (verdict.kind === "failed") {
       const { error, cause } = spec.failure(verdict);

@@ -54,6 +54,15 @@ export function childAnswer(record: ExecutionRecord, pattern: ChildPattern): Chi
   return { kind: "failure", error: "States.TaskFailed", cause: JSON.stringify(described) };
 }
 
+/**
+ * The cause a `.sync` child is stopped with when the parent's task stops waiting for it
+ * (the parent stopped or timed out, the task timed out or its heartbeat did, a Parallel
+ * sibling failed): the reason AWS gives the resources a `.sync` task managed.
+ */
+export function parentTaskAbortedCause(parentExecutionArn: string): string {
+  return `The Task state in AWS Step Functions execution [${parentExecutionArn}] which was managing this resource was aborted`;
+}
+
 /** Whether an execution status is final. */
 export function hasEnded(status: string): boolean {
   return status !== "RUNNING" && status !== "PAUSED" && status !== "PENDING_REDRIVE";

@@ -1,12 +1,23 @@
 import type { Json } from "../../engine/core/json.js";
 import { RuntimeError, type ExecutionRecord } from "../contract/index.js";
 import type { ChildLink, ChildLinks } from "./child-links.js";
-import { childAnswer, hasEnded, type ChildAnswer } from "./child-results.js";
+import {
+  childAnswer,
+  hasEnded,
+  parentTaskAbortedCause,
+  type ChildAnswer,
+} from "./child-results.js";
 
 /** What the watch needs of a runtime. */
 export interface ChildRuntime {
   /** An execution's status alone (one field; null: no such execution): what each look reads. */
   statusOf(executionId: string): Promise<string | null>;
+  /**
+   * Whether the parent's task still waits on the link's token. A task that stopped
+   * waiting (timed out, lost its heartbeat, stopped with a Parallel branch or its
+   * execution) had its token withdrawn by the commit that ended it.
+   */
+  taskWaits(link: ChildLink): Promise<boolean>;
   describeExecution(executionId: string): Promise<ExecutionRecord>;
   stopExecution(
     executionId: string,
@@ -19,7 +30,10 @@ export interface ChildRuntime {
 /**
  * One look at the parents that wait on children (`.sync`, `.sync:2`): a child that
  * ended answers its parent's token (its description, or `States.TaskFailed`); a
- * child whose parent ended (stopped, failed, timed out) is stopped. Each link is
+ * child whose parent's task no longer waits for it is stopped, as AWS stops what a
+ * `.sync` task managed: the parent ended (stopped, failed, timed out), or only its
+ * task did (`TimeoutSeconds`, `HeartbeatSeconds`, a failed Parallel sibling), the
+ * parent running on through a Catch or a Retry. Each link is
  * removed once settled. Any number of workers may look at once: a token is
  * answered once (a second answer is refused and ignored), a stop of what has
  * ended changes nothing.
@@ -62,12 +76,12 @@ async function settle(
     return;
   }
   const parent = await rt.statusOf(link.parent);
-  if (parent !== null && !hasEnded(parent)) return;
-  // The parent was stopped (or ended otherwise) while its `.sync` child ran: stop the child too.
+  // The token is read only while the parent runs: an ended parent waits on nothing.
+  if (parent !== null && !hasEnded(parent) && (await rt.taskWaits(link))) return;
+  // The parent's task left while its `.sync` child ran: nothing will take the child's
+  // end any more, so the child is stopped rather than left to run (and bill) on.
   try {
-    await rt.stopExecution(child, {
-      cause: `The parent execution '${link.parent}' ended (${parent ?? "gone"})`,
-    });
+    await rt.stopExecution(child, { cause: parentTaskAbortedCause(link.parent) });
   } catch (err) {
     if (!(err instanceof RuntimeError)) throw err;
   }

@@ -42,6 +42,9 @@ export function childExecutions(
       sendTaskFailure: (token, error, cause) => rt.sendTaskFailure(token, error, cause),
       statusOf: async (id) =>
         redis.hget((await rt.keysOf(id)).execution(shortId(id)), EXECUTION_FIELDS.status),
+      // The token was issued by the parent's shard, whose `tok` hash holds it while its task waits.
+      taskWaits: async (link) =>
+        (await redis.hexists((await rt.keysOf(link.parent)).tokens, link.token)) === 1,
     };
   };
   let running: Promise<void> | undefined;

@@ -22,6 +22,7 @@ import {
   isValidExecutionName,
   isValidMachinePart,
   isValidName,
+  longId,
   member,
   randomToken,
   shortId,
@@ -40,6 +41,7 @@ import type { ExecutionCache } from "../commit/execution-cache.js";
 import type { JobQueues } from "../worker/queues.js";
 import type { RedisClient } from "../store/redis.js";
 import { requestStop } from "../store/scripts/request-stop.js";
+import { isChildExecutionId } from "../../engine/states/map-child-executions.js";
 import { startExecution, type CreatedRun } from "../store/scripts/start-execution.js";
 import type { RuntimeSettings } from "../settings.js";
 import { advance, type TransitionDeps } from "../commit/transition.js";
@@ -271,6 +273,7 @@ export class ExecutionStore {
     deps: TransitionDeps,
   ): Promise<ExecutionRecord> {
     const exec = execOf(executionId);
+    const run = await this.runToStop(exec);
     const stop: RunEventBody = { type: "Stop", status: "ABORTED" };
     if (options.error !== undefined) stop.error = options.error;
     if (options.cause !== undefined) stop.cause = options.cause;
@@ -279,13 +282,13 @@ export class ExecutionStore {
       requestStop,
       {
         execution: this.keys.execution(exec),
-        run: this.keys.run(exec),
-        inbox: this.keys.inbox(exec),
+        run: this.keys.run(run),
+        inbox: this.keys.inbox(run),
         schedule: this.keys.schedule,
       },
       {
         base: this.keys.base,
-        run: exec,
+        run,
         event: JSON.stringify(stop),
         leaseUntil: Date.now() + this.settings.leaseMs,
       },
@@ -295,15 +298,38 @@ export class ExecutionStore {
       throw new RuntimeError("ExecutionNotRunning", `Execution '${executionId}' is not running`);
     let seq = reply.seq;
     for (let i = 0; i < 50; i++) {
-      const outcome = await advance(deps, exec, seq);
+      const outcome = await advance(deps, run, seq);
       const record = await this.describe(executionId);
       if (record.status !== "RUNNING") return record;
       if (outcome === "committed" || outcome === "stale") {
-        seq = Number(await this.client.redis.hget(this.keys.run(exec), RUN_FIELDS.seq));
+        seq = Number(await this.client.redis.hget(this.keys.run(run), RUN_FIELDS.seq));
       }
     }
     // A worker is committing it concurrently; it will be ABORTED momentarily.
     return this.wait(executionId, 5_000);
+  }
+
+  /**
+   * The run a stop goes to: an execution's root run, named as the execution; a Map
+   * Run's child execution is a run of its parent's, which its record names. Stopped,
+   * it ends ABORTED in its own history and its parent's Map counts it as a failed
+   * item, as AWS counts a child "stopped by the user" (MapRunExecutionCounts.aborted).
+   */
+  private async runToStop(exec: string): Promise<string> {
+    if (!isChildExecutionId(exec)) return exec;
+    const [status, run] = await this.client.redis.hmget(
+      this.keys.execution(exec),
+      EXECUTION_FIELDS.status,
+      EXECUTION_FIELDS.childRun,
+    );
+    if (run) return run;
+    // No record (requestStop answers "missing"), or one that ended ("notRunning").
+    if (status !== "RUNNING") return exec;
+    // A child recorded before its run was: a Stop queued under its own name would reach no run.
+    throw new RuntimeError(
+      "InvalidRequest",
+      `Execution '${longId(exec)}' is a Map Run's child that names no run: stop its parent execution`,
+    );
   }
 
   async wait(executionId: string, timeoutMs: number): Promise<ExecutionRecord> {

@@ -1,5 +1,6 @@
 import type { ChildSpec, Effect } from "../../engine/core/effects.js";
 import type { RunEvent } from "../../engine/core/events.js";
+import { isJsonObject, type Json } from "../../engine/core/json.js";
 import type { ChildExecution, RunState } from "../../engine/core/run.js";
 import { isoTime } from "../../engine/core/timestamp.js";
 import { mapRunId } from "../../engine/states/map-io-resources.js";
@@ -46,6 +47,9 @@ export function spawnOwner(child: ChildSpec): { owner?: string } {
   return child.execution ? { owner: childShortId(child.execution) } : {};
 }
 
+/** A child execution as a Map Run's listing shows it. */
+export type ChildExecutionSummary = ExecutionSummary & { mapRunArn?: string; itemCount?: number };
+
 /** A Map Run's list of child executions (short ids by start time, ms). */
 export function mapRunChildrenKey(keys: Pick<Keys, "base">, id: string): string {
   return `${keys.base}${LUA_KINDS.mapRunChildren}${id}`;
@@ -81,6 +85,8 @@ export function childExecutionOps(
         startedAt: event.time,
         mapRun: child.mapRunArn,
         parentExecution: longId(executionOf(shortId(run.runId))),
+        childRun: shortId(run.runId),
+        itemCount: itemCountOf(child, event.input),
       }),
       mapRun: mapRunId(child.mapRunArn),
       at: Number.isFinite(at) ? at : 0,
@@ -90,7 +96,11 @@ export function childExecutionOps(
     // Redriven in place with its parent: it runs again, its end is to come.
     ops.push({
       op: "childExecution",
-      fields: flat({ status: "RUNNING" }),
+      fields: flat({
+        status: "RUNNING",
+        redriveCount: child.redriveCount ?? 1,
+        redrivenAt: isoTime(Date.parse(event.time)),
+      }),
       clear: storedFields(EXECUTION_FIELDS, ["stoppedAt", "error", "cause", "output"]),
       persist: true,
     });
@@ -123,26 +133,37 @@ export function childExecutionOps(
   return ops;
 }
 
+/**
+ * How many items a child execution processes (AWS's `itemCount` in ListExecutions by
+ * Map Run): one, or the `Items` of its batch.
+ */
+export function itemCountOf(child: ChildExecution, input: Json): number {
+  if (!child.batched) return 1;
+  const items = isJsonObject(input) ? input.Items : undefined;
+  return Array.isArray(items) ? items.length : 0;
+}
+
 /** The child executions of a Map Run (its id), oldest first, as listings show them. */
 export async function listChildExecutions(
   client: RedisClient,
   keys: Keys,
   mapRun: string,
-): Promise<(ExecutionSummary & { mapRunArn?: string })[]> {
+): Promise<ChildExecutionSummary[]> {
   const ids = await client.redis.zrange(mapRunChildrenKey(keys, mapRun), "0", "-1");
   if (ids.length === 0) return [];
   const pipeline = client.redis.pipeline();
-  const fields = [...SUMMARY_READ, EXECUTION_FIELDS.mapRun];
+  const fields = [...SUMMARY_READ, EXECUTION_FIELDS.mapRun, EXECUTION_FIELDS.itemCount];
   for (const id of ids) pipeline.hmget(keys.execution(id), ...fields);
   const replies = (await pipeline.exec()) ?? [];
-  const out: (ExecutionSummary & { mapRunArn?: string })[] = [];
+  const out: ChildExecutionSummary[] = [];
   for (const [err, values] of replies) {
     if (err || !Array.isArray(values)) continue;
     const row = byName(SUMMARY_FIELDS, values as (string | null)[]) as SummaryRow;
     if (row.name === null) continue;
-    const summary: ExecutionSummary & { mapRunArn?: string } = toSummary(row);
-    const mapRunArn = (values as (string | null)[])[SUMMARY_READ.length];
+    const summary: ChildExecutionSummary = toSummary(row);
+    const [mapRunArn, itemCount] = (values as (string | null)[]).slice(SUMMARY_READ.length);
     if (mapRunArn) summary.mapRunArn = mapRunArn;
+    if (itemCount) summary.itemCount = Number(itemCount);
     out.push(summary);
   }
   return out;

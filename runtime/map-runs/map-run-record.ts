@@ -104,10 +104,12 @@ function stepWrites(
       if (phase.kind === "children") {
         const join = phase.join;
         let { succeeded, failed } = join;
+        let stopped = join.aborted ?? 0;
         // The child whose end decided the Map Run is not in the join before it.
         if (event.type === "ChildEnded") {
           if (event.outcome.status === "SUCCEEDED") succeeded += 1;
           else failed += 1;
+          if (event.outcome.status === "ABORTED") stopped += 1;
         } else if (join.chunks && (event.type === "TaskSucceeded" || event.type === "TaskFailed")) {
           // Or the chunk of EXPRESS items whose end decided it.
           const end: ChunkEnd =
@@ -119,9 +121,10 @@ function stepWrites(
           failed += tally.failed;
         }
         fields.succeeded = succeeded;
-        fields.failed = failed;
-        // Stopped: the children still running were aborted, those not started too.
-        fields.aborted = join.total - succeeded - failed;
+        fields.failed = failed - stopped;
+        // Stopped: the children still running were aborted, those not started too (and
+        // those stopped one by one before).
+        fields.aborted = join.total - succeeded - fields.failed;
       }
       writes.push({ id: mapRunId(prior.mapRunArn), fields });
     }
@@ -144,7 +147,9 @@ function countWrite(frame: RunState["current"]): Write | undefined {
         total: join.total,
         started: join.started,
         succeeded: join.succeeded,
-        failed: join.failed,
+        // A child stopped by its own StopExecution failed the join, but AWS counts it aborted.
+        failed: join.failed - (join.aborted ?? 0),
+        aborted: join.aborted ?? 0,
         maxConcurrency: join.maxConcurrency,
         toleratedFailureCount: join.toleratedFailureCount ?? "",
         toleratedFailurePercentage: join.toleratedFailurePercentage ?? "",
@@ -153,9 +158,16 @@ function countWrite(frame: RunState["current"]): Write | undefined {
   }
   if (phase.kind !== "collecting") return undefined;
   const failed = phase.failed ?? 0;
+  const aborted = phase.aborted ?? 0;
   return {
     id: mapRunId(arn),
-    fields: { total: phase.total, started: phase.total, succeeded: phase.total - failed, failed },
+    fields: {
+      total: phase.total,
+      started: phase.total,
+      succeeded: phase.total - failed,
+      failed: failed - aborted,
+      aborted,
+    },
   };
 }
 

@@ -74,6 +74,13 @@ export const EXECUTION_FIELDS = {
   parentTask: "pk",
   /** A Distributed Map's child execution: the Map Run (ARN) that started it (map-runs/child-executions.ts). */
   mapRun: "mr",
+  /**
+   * A Map Run's child execution: the run (short id) its items run in, a run of the
+   * parent's execution, which a StopExecution of the child stops (executions/execution-store.ts).
+   */
+  childRun: "cr",
+  /** A Map Run's child execution: how many items it processes (1, or its batch's), AWS's `itemCount`. */
+  itemCount: "ic",
   /** What its model calls spent so far (commit/usage.ts): calls, tokens in and out, cost (decimal). */
   modelCalls: "mc",
   inputTokens: "mi",

@@ -47,6 +47,53 @@ const machines: Record<string, unknown> = {
   "parent-sync": parent("arn:aws:states:::states:startExecution.sync", "child-echo"),
   "parent-start": parent("arn:aws:states:::states:startExecution", "child-echo"),
   "parent-stops": parent("arn:aws:states:::states:startExecution.sync", "child-slow"),
+  // The task times out; a Catch takes the parent on to a long Wait (it runs on).
+  "parent-task-timeout": {
+    StartAt: "Run",
+    States: {
+      Run: {
+        Type: "Task",
+        Resource: "arn:aws:states:::states:startExecution.sync:2",
+        Parameters: { StateMachineArn: arn("child-slow"), Input: { n: 1 } },
+        TimeoutSeconds: 1,
+        Catch: [{ ErrorEquals: ["States.Timeout"], ResultPath: "$.err", Next: "Linger" }],
+        End: true,
+      },
+      Linger: { Type: "Wait", Seconds: 600, End: true },
+    },
+  },
+  // A Parallel sibling fails: the `.sync` branch's task is stopped; a Catch runs on.
+  "parent-branch-fails": {
+    StartAt: "Both",
+    States: {
+      Both: {
+        Type: "Parallel",
+        Branches: [
+          {
+            StartAt: "Run",
+            States: {
+              Run: {
+                Type: "Task",
+                Resource: "arn:aws:states:::states:startExecution.sync",
+                Parameters: { StateMachineArn: arn("child-slow"), Input: { n: 2 } },
+                End: true,
+              },
+            },
+          },
+          {
+            StartAt: "Pause",
+            States: {
+              Pause: { Type: "Wait", Seconds: 2, Next: "Boom" },
+              Boom: { Type: "Fail", Error: "Sibling.Boom" },
+            },
+          },
+        ],
+        Catch: [{ ErrorEquals: ["States.ALL"], ResultPath: "$.err", Next: "Linger" }],
+        End: true,
+      },
+      Linger: { Type: "Wait", Seconds: 600, End: true },
+    },
+  },
   "parent-catch": {
     StartAt: "Run",
     States: {
@@ -275,8 +322,35 @@ describe("states:startExecution", () => {
     expect(stopped.status).toBe(200);
     const record = await ended(child);
     expect(record.status).toBe("ABORTED");
+    expect(record.cause).toBe(abortedCause(id));
+  });
+
+  it("a .sync task that times out stops its child while the parent runs on", async () => {
+    const id = await start("parent-task-timeout");
+    const child = await childOf(id);
+    const record = await ended(child);
+    expect(record.status).toBe("ABORTED");
+    expect(record.cause).toBe(abortedCause(id));
+    // The parent caught the timeout and waits in `Linger`: it did not end.
+    expect((await describeExecution(id)).status).toBe("RUNNING");
+    await stack.client.post(`/v1/executions/${enc(id)}/stop`, {});
+  });
+
+  it("a failing Parallel sibling stops the .sync child of the other branch", async () => {
+    const id = await start("parent-branch-fails");
+    const child = await childOf(id);
+    const record = await ended(child);
+    expect(record.status).toBe("ABORTED");
+    expect(record.cause).toBe(abortedCause(id));
+    expect((await describeExecution(id)).status).toBe("RUNNING");
+    await stack.client.post(`/v1/executions/${enc(id)}/stop`, {});
   });
 });
+
+/** The cause AWS stops a `.sync` task's resource with when the task stops waiting. */
+function abortedCause(parent: string): string {
+  return `The Task state in AWS Step Functions execution [${parent}] which was managing this resource was aborted`;
+}
 
 describe("the parent–child link", () => {
   it("the OpenAPI document describes parentExecution on GET /v1/executions/:id", async () => {

@@ -1,10 +1,13 @@
 import {
   CreateStateMachineCommand,
   DescribeExecutionCommand,
+  DescribeMapRunCommand,
+  DescribeStateMachineForExecutionCommand,
   GetExecutionHistoryCommand,
   ListExecutionsCommand,
   SFNClient,
   StartExecutionCommand,
+  StopExecutionCommand,
 } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ended, sfn } from "../aws/helpers.js";
@@ -102,6 +105,8 @@ describe("Distributed Map: child executions", () => {
         status: "SUCCEEDED",
         mapRunArn,
         stateMachineArn: "arn:aws:states:us-east-1:123456789012:stateMachine:fan-children/Items",
+        // One item each (no ItemBatcher), as AWS counts them.
+        itemCount: 1,
       });
       const described = await client.send(
         new DescribeExecutionCommand({ executionArn: child.executionArn }),
@@ -123,6 +128,23 @@ describe("Distributed Map: child executions", () => {
         n: index + 1,
       });
     }
+
+    // The state machine a child ran: its parent's, with the Map Run and its label (AWS).
+    const ran = await client.send(
+      new DescribeStateMachineForExecutionCommand({ executionArn: children[0]!.executionArn }),
+    );
+    expect(ran).toMatchObject({
+      stateMachineArn,
+      name: "fan-children",
+      mapRunArn,
+      label: "Items",
+    });
+    expect(JSON.parse(ran.definition!)).toEqual(DEFINITION);
+    // The parent's own answer names no Map Run.
+    const own = await client.send(new DescribeStateMachineForExecutionCommand({ executionArn }));
+    expect(own.stateMachineArn).toBe(stateMachineArn);
+    expect(own.mapRunArn).toBeUndefined();
+    expect(own.label).toBeUndefined();
 
     // The same through REST: the listing by Map Run (ARN or id), a child and its history.
     for (const mapRun of [mapRunArn, mapRunId]) {
@@ -157,4 +179,134 @@ describe("Distributed Map: child executions", () => {
     expect((await stack.client.get(`/v1/executions/${child}`)).status).toBe(404);
     expect((await stack.client.get(`/v1/executions/${child}/history`)).status).toBe(404);
   }, 60_000);
+
+  it("StopExecution of a child aborts it alone; its Map Run counts it as a failure", async () => {
+    // Item 0 waits; the others end at once. One failure is tolerated.
+    const definition = {
+      StartAt: "Fan",
+      States: {
+        Fan: {
+          Type: "Map",
+          Label: "Slow",
+          ToleratedFailureCount: 1,
+          ItemSelector: { "n.$": "$$.Map.Item.Value" },
+          ItemProcessor: {
+            ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "STANDARD" },
+            StartAt: "Which",
+            States: {
+              Which: {
+                Type: "Choice",
+                Choices: [{ Variable: "$.n", NumericEquals: 0, Next: "Linger" }],
+                Default: "Done",
+              },
+              Linger: { Type: "Wait", Seconds: 600, End: true },
+              Done: { Type: "Pass", End: true },
+            },
+          },
+          End: true,
+        },
+      },
+    };
+    const { stateMachineArn } = await client.send(
+      new CreateStateMachineCommand({
+        name: "fan-stop-child",
+        definition: JSON.stringify(definition),
+        roleArn: "arn:aws:iam::123456789012:role/r",
+      }),
+    );
+    const { executionArn } = await client.send(
+      new StartExecutionCommand({ stateMachineArn, input: JSON.stringify([0, 1, 2]) }),
+    );
+    const mapRunArn = await until(async () => {
+      const h = await client.send(new GetExecutionHistoryCommand({ executionArn }));
+      return h.events!.find((e) => e.type === "MapRunStarted")?.mapRunStartedEventDetails!
+        .mapRunArn;
+    });
+    const mapRunId = mapRunArn.slice(mapRunArn.lastIndexOf(":") + 1);
+    const slow = `arn:aws:states:us-east-1:123456789012:execution:fan-stop-child/Slow:${mapRunId}-0`;
+    await until(async () => {
+      const listed = await client.send(new ListExecutionsCommand({ mapRunArn }));
+      const running = listed.executions!.filter((e) => e.status === "RUNNING");
+      const done = listed.executions!.filter((e) => e.status === "SUCCEEDED");
+      return running.length === 1 && done.length === 2 ? true : undefined;
+    });
+
+    const stopped = await client.send(
+      new StopExecutionCommand({ executionArn: slow, error: "Ops.Stop", cause: "not needed" }),
+    );
+    expect(stopped.stopDate).toBeInstanceOf(Date);
+    const child = await client.send(new DescribeExecutionCommand({ executionArn: slow }));
+    expect(child).toMatchObject({ status: "ABORTED", error: "Ops.Stop", cause: "not needed" });
+    const own = await client.send(new GetExecutionHistoryCommand({ executionArn: slow }));
+    expect(own.events!.at(-1)).toMatchObject({
+      type: "ExecutionAborted",
+      executionAbortedEventDetails: { error: "Ops.Stop", cause: "not needed" },
+    });
+
+    // The parent goes on: the aborted child is one tolerated failure.
+    await ended(client, executionArn!);
+    const parent = await client.send(new DescribeExecutionCommand({ executionArn }));
+    expect(parent.status).toBe("SUCCEEDED");
+    const run = await client.send(new DescribeMapRunCommand({ mapRunArn }));
+    expect(run.status).toBe("SUCCEEDED");
+    expect(run.executionCounts).toMatchObject({ total: 3, succeeded: 2, aborted: 1 });
+    // A second stop of the ended child changes nothing, as AWS answers it.
+    const again = await client.send(new StopExecutionCommand({ executionArn: slow }));
+    expect(again.stopDate).toBeInstanceOf(Date);
+  }, 60_000);
 });
+
+describe("Distributed Map: batches", () => {
+  it("ListExecutions by Map Run counts each child's items (itemCount: its batch's size)", async () => {
+    const definition = {
+      StartAt: "Fan",
+      States: {
+        Fan: {
+          Type: "Map",
+          ItemBatcher: { MaxItemsPerBatch: 2 },
+          ItemProcessor: {
+            ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "STANDARD" },
+            StartAt: "Count",
+            States: { Count: { Type: "Pass", End: true } },
+          },
+          End: true,
+        },
+      },
+    };
+    const { stateMachineArn } = await client.send(
+      new CreateStateMachineCommand({
+        name: "fan-batches",
+        definition: JSON.stringify(definition),
+        roleArn: "arn:aws:iam::123456789012:role/r",
+      }),
+    );
+    const { executionArn } = await client.send(
+      new StartExecutionCommand({ stateMachineArn, input: JSON.stringify([1, 2, 3, 4, 5]) }),
+    );
+    await ended(client, executionArn!);
+    const history = await client.send(new GetExecutionHistoryCommand({ executionArn }));
+    const mapRunArn = history.events!.find((e) => e.type === "MapRunStarted")!
+      .mapRunStartedEventDetails!.mapRunArn!;
+    const listed = await client.send(new ListExecutionsCommand({ mapRunArn }));
+    const counts = listed
+      .executions!.map((e) => [Number(e.name!.slice(e.name!.lastIndexOf("-") + 1)), e.itemCount])
+      .sort((a, b) => a[0]! - b[0]!);
+    expect(counts).toEqual([
+      [0, 2],
+      [1, 2],
+      [2, 1],
+    ]);
+    // Listed by state machine, executions carry no itemCount (AWS: by Map Run only).
+    const byMachine = await client.send(new ListExecutionsCommand({ stateMachineArn }));
+    expect(byMachine.executions![0]!.itemCount).toBeUndefined();
+  }, 60_000);
+});
+
+async function until<T>(look: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 200; i++) {
+    const seen = await look();
+    if (seen !== undefined) return seen;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("the condition never held");
+}

@@ -225,9 +225,12 @@ describe("redrive inside a Map or Parallel", () => {
     const child = await until(failedChild.executionId, "SUCCEEDED");
     expect(child.output).toEqual({ done: "d2" });
     expect(child.error).toBeUndefined();
-    const own = (await history(failedChild.executionId)).map((e) => e.type);
+    const ownEvents = await history(failedChild.executionId);
+    const own = ownEvents.map((e) => e.type);
     expect(own.indexOf("ExecutionFailed")).toBeGreaterThan(0);
+    // As AWS: the redriven child's own history says so, with its own redrive count.
     expect(own.slice(own.indexOf("ExecutionFailed") + 1)).toEqual([
+      "ExecutionRedriven",
       "TaskStateEntered",
       "TaskScheduled",
       "TaskStarted",
@@ -235,6 +238,21 @@ describe("redrive inside a Map or Parallel", () => {
       "TaskStateExited",
       "ExecutionSucceeded",
     ]);
+    const redrivenEvent = ownEvents[own.indexOf("ExecutionRedriven")];
+    expect(redrivenEvent.executionRedrivenEventDetails).toEqual({ redriveCount: 1 });
+    expect(redrivenEvent.previousEventId).toBe(ownEvents[own.indexOf("ExecutionFailed")].id);
+    expect(ownEvents.map((e) => e.id)).toEqual(ownEvents.map((_, i) => i + 1));
+    expect(child.redriveCount).toBe(1);
+
+    // The items that succeeded were not redriven: their histories have no such event.
+    const others = (listed.body.items as { executionId: string }[]).filter(
+      (c) => c.executionId !== failedChild.executionId,
+    );
+    for (const other of others) {
+      expect((await history(other.executionId)).map((e) => e.type)).not.toContain(
+        "ExecutionRedriven",
+      );
+    }
   });
 
   it("runs again only the Map's failed item; the output lists all five in order", async () => {

@@ -278,6 +278,8 @@ describe("Distributed Map in the engine", () => {
     const second = [...redriven.childExecutions.values()].find((c) => c.name.endsWith("-1"))!;
     const own = types(second.history);
     expect(own.indexOf("ExecutionFailed")).toBeLessThan(own.indexOf("ExecutionSucceeded"));
+    // AWS writes ExecutionRedriven in the redriven child's own history, right after its end.
+    expect(own[own.indexOf("ExecutionFailed") + 1]).toBe("ExecutionRedriven");
     expect(second.history.map((e) => e.id)).toEqual(second.history.map((_, i) => i + 1));
     expect(second.status).toBe("SUCCEEDED");
   });

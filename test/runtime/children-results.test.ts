@@ -3,6 +3,7 @@ import {
   childAnswer,
   describeAnswer,
   hasEnded,
+  parentTaskAbortedCause,
   startAnswer,
 } from "../../runtime/children/child-results.js";
 import { settleChildren, type ChildRuntime } from "../../runtime/children/child-watch.js";
@@ -76,7 +77,11 @@ describe("result shapes", () => {
 });
 
 /** A watch over links held in memory and a runtime that records what it was asked. */
-function fixture(records: Record<string, ExecutionRecord>, waiting: Record<string, ChildLink>) {
+function fixture(
+  records: Record<string, ExecutionRecord>,
+  waiting: Record<string, ChildLink>,
+  liveTokens: string[] = ["tok"],
+) {
   const calls: unknown[][] = [];
   const links = {
     any: async () => Object.keys(waiting).length > 0,
@@ -88,6 +93,9 @@ function fixture(records: Record<string, ExecutionRecord>, waiting: Record<strin
   const runtime: ChildRuntime = {
     async statusOf(id) {
       return records[id]?.status ?? null;
+    },
+    async taskWaits(link) {
+      return liveTokens.includes(link.token);
     },
     async describeExecution(id) {
       const r = records[id];
@@ -154,7 +162,30 @@ describe("settleChildren", () => {
         throw err;
       },
     );
-    expect(calls).toEqual([["stop", CHILD, expect.stringContaining("ABORTED")]]);
+    expect(calls).toEqual([["stop", CHILD, parentTaskAbortedCause(PARENT)]]);
+    expect(waiting).toEqual({});
+  });
+
+  it("stops a running child whose parent runs on but whose task no longer waits", async () => {
+    // The task timed out (or a Parallel sibling failed): its token was withdrawn.
+    const waiting = { [CHILD]: link("tok") };
+    const running = record({ status: "RUNNING", output: undefined, stoppedAt: undefined });
+    const parent = { ...running, executionId: PARENT };
+    const { calls, links, runtime } = fixture({ [CHILD]: running, [PARENT]: parent }, waiting, []);
+    await settleChildren(
+      links,
+      () => runtime,
+      (err) => {
+        throw err;
+      },
+    );
+    expect(calls).toEqual([
+      [
+        "stop",
+        CHILD,
+        `The Task state in AWS Step Functions execution [${PARENT}] which was managing this resource was aborted`,
+      ],
+    ]);
     expect(waiting).toEqual({});
   });
 

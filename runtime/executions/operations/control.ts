@@ -8,7 +8,7 @@ import type {
 import { mergePages } from "../../shards/shard-rooms.js";
 import { execOf, type ExecutionStore } from "../execution-store.js";
 import { purgeExecution as purge } from "../purge.js";
-import { roomOf, type OperationContext } from "./context.js";
+import { roomOf, type ExecutionRoom, type OperationContext } from "./context.js";
 
 /**
  * The operations that are one call on the execution's room (context.ts has the
@@ -33,10 +33,12 @@ export async function stopExecution(
   ctx: OperationContext,
   executionId: string,
   options: { error?: string; cause?: string; caller?: Caller } = {},
+  /** The execution's room when the caller found it: a Map Run's child is in its parent's. */
+  room?: ExecutionRoom,
 ): Promise<ExecutionRecord> {
   // A stop commits here, not in a worker: the spans it ends are emitted here too.
   const spans = await ctx.spans();
-  const { executions, deps } = await roomOf(ctx, executionId);
+  const { executions, deps } = room ?? (await roomOf(ctx, executionId));
   return executions.stop(executionId, options, spans ? { ...deps, spans } : deps);
 }
 
