@@ -1,9 +1,8 @@
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Client } from "./client.js";
+import type { Client } from "./client.js";
+import { startCrashRig, type CrashRig } from "./crash-rig.js";
 import { startS3Server, type S3Server } from "./distributed-map-s3.js";
-import { exited, logLine, logLines, spawnBin, testPrefix, type Spawned } from "./processes.js";
-import { deleteKeys, REDIS_URL } from "./stack.js";
+import { exited } from "./processes.js";
 
 /**
  * A Distributed Map survives its workers being SIGKILLed mid-run: one dies after
@@ -12,61 +11,24 @@ import { deleteKeys, REDIS_URL } from "./stack.js";
  * history shows every item run once. API: `stepwise serve --no-worker`; workers:
  * `stepwise worker` processes of their own, all through bin/stepwise.js.
  */
-const ADMIN = "admin-secret-0123456789abcdef";
-
 let s3: S3Server;
-let api: Spawned;
+let rig: CrashRig;
 let client: Client;
-let env: Record<string, string>;
 
 beforeAll(async () => {
   s3 = await startS3Server();
   await s3.createBucket("items");
   await s3.createBucket("results");
-  env = {
-    ...s3.env,
-    REDIS_URL,
-    STEPWISE_PREFIX: testPrefix("distributed-map-crash"),
-    // A killed worker's jobs come back in about a second.
-    STEPWISE_LEASE_MS: "1000",
-    STEPWISE_LOCK_MS: "1500",
-    STEPWISE_STALLED_MS: "500",
-  };
-  api = spawnBin(["serve", "--no-worker"], {
-    env: { ...env, PORT: "0", HOST: "127.0.0.1", STEPWISE_API_KEYS: `ops:admin:${ADMIN}` },
-  });
-  client = new Client(String((await logLine(api, /ready: API /)).api), ADMIN);
+  rig = await startCrashRig("distributed-map-crash", s3.env);
+  client = rig.client;
 }, 60_000);
 
 afterAll(async () => {
-  // A worker whose crash point was never reached (a failing test) is still running.
-  for (const spawned of workers) spawned.child.kill("SIGKILL");
-  await Promise.all(workers.map((spawned) => exited(spawned.child)));
-  let code: number | null = 0;
-  if (api) {
-    api.child.kill("SIGTERM");
-    code = await exited(api.child);
-  }
-  const redis = new Redis(REDIS_URL);
-  await deleteKeys(redis, env.STEPWISE_PREFIX!);
-  redis.disconnect();
+  await rig?.close();
   await s3?.close();
-  const errors = api ? logLines(api.output()).filter((line) => line.level >= 50) : [];
-  expect({ code, errors }, api?.output()).toEqual({ code: 0, errors: [] });
 });
 
-const workers: Spawned[] = [];
-
-function worker(crash?: { at: string; after: number }): Spawned {
-  const spawned = spawnBin(["worker"], {
-    env: {
-      ...env,
-      ...(crash ? { STEPWISE_CRASH_AT: crash.at, STEPWISE_CRASH_AFTER: String(crash.after) } : {}),
-    },
-  });
-  workers.push(spawned);
-  return spawned;
-}
+const worker = (crash?: { at: string; after: number }) => rig.worker(crash);
 
 describe("Distributed Map and worker crashes", () => {
   it("loses nothing and runs nothing twice when workers are SIGKILLed mid-run", async () => {

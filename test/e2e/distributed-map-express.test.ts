@@ -7,13 +7,13 @@ import {
   SFNClient,
   StartExecutionCommand,
 } from "@aws-sdk/client-sfn";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sfn } from "../aws/helpers.js";
-import { Client } from "./client.js";
+import type { Client } from "./client.js";
 import { startS3Server, type S3Server } from "./distributed-map-s3.js";
-import { exited, logLine, logLines, spawnBin, testPrefix, type Spawned } from "./processes.js";
-import { deleteKeys, REDIS_URL, startStack, type Stack } from "./stack.js";
+import { startCrashRig, type CrashRig } from "./crash-rig.js";
+import { exited } from "./processes.js";
+import { startStack, type Stack } from "./stack.js";
 
 /**
  * A Distributed Map whose ItemProcessor is `ExecutionType: EXPRESS` (issue #37) runs
@@ -168,40 +168,16 @@ describe("Distributed Map: EXPRESS children", () => {
 });
 
 describe("Distributed Map: EXPRESS children and worker crashes", () => {
-  const ADMIN = "admin-secret-0123456789abcdef";
-  const workers: Spawned[] = [];
-  let api: Spawned;
+  let rig: CrashRig;
   let rest: Client;
-  let env: Record<string, string>;
 
   beforeAll(async () => {
-    env = {
-      REDIS_URL,
-      STEPWISE_PREFIX: testPrefix("distributed-map-express"),
-      // A killed worker's task claims and jobs come back in about a second.
-      STEPWISE_LEASE_MS: "1000",
-      STEPWISE_LOCK_MS: "1500",
-      STEPWISE_STALLED_MS: "500",
-    };
-    api = spawnBin(["serve", "--no-worker"], {
-      env: { ...env, PORT: "0", HOST: "127.0.0.1", STEPWISE_API_KEYS: `ops:admin:${ADMIN}` },
-    });
-    rest = new Client(String((await logLine(api, /ready: API /)).api), ADMIN);
+    rig = await startCrashRig("distributed-map-express");
+    rest = rig.client;
   }, 60_000);
 
   afterAll(async () => {
-    for (const spawned of workers) spawned.child.kill("SIGKILL");
-    await Promise.all(workers.map((spawned) => exited(spawned.child)));
-    let code: number | null = 0;
-    if (api) {
-      api.child.kill("SIGTERM");
-      code = await exited(api.child);
-    }
-    const redis = new Redis(REDIS_URL);
-    await deleteKeys(redis, env.STEPWISE_PREFIX!);
-    redis.disconnect();
-    const errors = api ? logLines(api.output()).filter((line) => line.level >= 50) : [];
-    expect({ code, errors }, api?.output()).toEqual({ code: 0, errors: [] });
+    await rig?.close();
   });
 
   it("ends with every item's result exactly once after a worker dies mid-chunk", async () => {
@@ -217,14 +193,10 @@ describe("Distributed Map: EXPRESS children and worker crashes", () => {
     const id = encodeURIComponent(started.body.executionId);
 
     // The first worker dies in its third chunk call: two chunks' results are committed.
-    const first = spawnBin(["worker"], {
-      env: { ...env, STEPWISE_CRASH_AT: "duringTask", STEPWISE_CRASH_AFTER: "3" },
-    });
-    workers.push(first);
+    const first = rig.worker({ at: "duringTask", after: 3 });
     await exited(first.child, 60_000);
     expect(first.child.signalCode).toBe("SIGKILL");
-    const second = spawnBin(["worker"], { env });
-    workers.push(second);
+    const second = rig.worker();
     try {
       const done = await rest.until(async () => {
         const record = await rest.get(`/v1/executions/${id}`);
