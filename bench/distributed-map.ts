@@ -9,9 +9,11 @@
 // memory, in chunks, without histories of their own.)
 // It prints the time from the start to the end, items per second, serve's peak RSS
 // (VmHWM) and Redis `used_memory` before, at its peak (sampled every 250 ms) and
-// after; then the same items through an inline Map (items in the input), for
-// comparison on the same machine at the same moment. Uses REDIS_URL (default 127.0.0.1:6379) under a random key prefix, deleted
-// afterwards.
+// after; the CPU serve and Redis spent, serve's write syscalls and Redis's commands per
+// item (less noisy than the time on a busy machine; BENCH_NODE_ARGS profiles serve);
+// then the same items through an inline Map (items in the input), for comparison on
+// the same machine at the same moment. Uses REDIS_URL (default 127.0.0.1:6379) under a
+// random key prefix, deleted afterwards.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -50,20 +52,26 @@ const api = `http://127.0.0.1:${port}`;
 const script = `import { main } from ${JSON.stringify(join(ROOT, "cli/main.ts"))};
   const io = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
   process.exitCode = await main(["serve"], io);`;
-const serve = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-  cwd: ROOT,
-  env: {
-    ...process.env,
-    ...s3.env,
-    REDIS_URL,
-    PORT: String(port),
-    STEPWISE_PREFIX: prefix,
-    LOG_LEVEL: "warn",
-    // Every iteration writes history events: more than AWS's 25,000 per execution.
-    STEPWISE_MAX_HISTORY_EVENTS: "0",
+// BENCH_NODE_ARGS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile serve (bench/harness.ts).
+const nodeArgs = process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+const serve = spawn(
+  process.execPath,
+  [...nodeArgs, "--import", "tsx", "--input-type=module", "-e", script],
+  {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      ...s3.env,
+      REDIS_URL,
+      PORT: String(port),
+      STEPWISE_PREFIX: prefix,
+      LOG_LEVEL: "warn",
+      // Every iteration writes history events: more than AWS's 25,000 per execution.
+      STEPWISE_MAX_HISTORY_EVENTS: "0",
+    },
+    stdio: ["ignore", "ignore", "pipe"],
   },
-  stdio: ["ignore", "ignore", "pipe"],
-});
+);
 let serveErrors = "";
 serve.stderr!.on("data", (c: Buffer) => (serveErrors += c.toString()));
 
@@ -73,6 +81,34 @@ const usedMemory = async (): Promise<number> =>
 const peakRss = (): number => {
   const status = readFileSync(`/proc/${serve.pid}/status`, "utf8");
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) * 1024;
+};
+// CPU seconds (user + system) so far: serve's from /proc, Redis's from INFO (the whole
+// server's: on a shared Redis it counts other clients too). Less noisy than wall time
+// on a busy machine, and what bounds the throughput on 2 cores.
+const serveCpu = (): number => {
+  const fields = readFileSync(`/proc/${serve.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+// Write system calls (sockets included) serve made so far: each is a syscall and, on a
+// socket to Redis, a wake-up of Redis, whatever the load of the machine.
+const serveWrites = (): number =>
+  Number(/syscw: (\d+)/.exec(readFileSync(`/proc/${serve.pid}/io`, "utf8"))![1]);
+// Commands Redis ran so far (INFO commandstats: a script's EVALSHA and each command it
+// calls), and of them the EVALSHAs (one carries up to 64 script calls: store/redis.ts).
+const redisCalls = async (): Promise<{ all: number; evalsha: number }> => {
+  let all = 0;
+  let evalsha = 0;
+  for (const m of (await redis.info("commandstats")).matchAll(/cmdstat_(\w+):calls=(\d+)/g)) {
+    all += Number(m[2]);
+    if (m[1] === "evalsha") evalsha += Number(m[2]);
+  }
+  return { all, evalsha };
+};
+const redisCpu = async (): Promise<number> => {
+  const info = await redis.info("cpu");
+  return (
+    Number(/used_cpu_sys:([\d.]+)/.exec(info)![1]) + Number(/used_cpu_user:([\d.]+)/.exec(info)![1])
+  );
 };
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
@@ -120,6 +156,12 @@ try {
   });
   if (created.status !== 201) throw new Error(`create: ${await created.text()}`);
   const before = await usedMemory();
+  const cpuBefore = {
+    serve: serveCpu(),
+    redis: await redisCpu(),
+    writes: serveWrites(),
+    calls: await redisCalls(),
+  };
   let peak = before;
   const sampler = setInterval(() => {
     usedMemory()
@@ -134,18 +176,40 @@ try {
       body: JSON.stringify({ input: {} }),
     })
   ).json()) as { executionId: string };
-  const id = encodeURIComponent(started.executionId);
+  // Polled through AWS's DescribeExecution: the record alone. The REST describe also walks
+  // the running children for pendingTasks (up to 1,000 run hashes a call): every 250 ms,
+  // that was an eighth of Redis's commands and 3% of serve's CPU in a 10,000-item run.
   const record = await waitFor(async () => {
-    const r = (await (await fetch(`${api}/v1/executions/${id}`)).json()) as { status: string };
+    const r = (await (
+      await fetch(api, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-amz-json-1.0",
+          "x-amz-target": "AWSStepFunctions.DescribeExecution",
+        },
+        body: JSON.stringify({ executionArn: started.executionId }),
+      })
+    ).json()) as { status: string };
     return r.status === "RUNNING" ? undefined : r;
   }, "the execution");
   const seconds = (performance.now() - t0) / 1000;
   clearInterval(sampler);
   const after = await usedMemory();
+  const perItem = (s: number): string => `${((s * 1000) / ITEMS).toFixed(2)} ms/item`;
+  const cpu = {
+    serve: serveCpu() - cpuBefore.serve,
+    redis: (await redisCpu()) - cpuBefore.redis,
+    writes: serveWrites() - cpuBefore.writes,
+  };
+  const calls = await redisCalls();
   console.log(
     `Distributed Map of ${ITEMS.toLocaleString("en")} JSONL items (${TYPE}, MaxConcurrency ${CONCURRENCY}): ` +
       `${record.status} in ${seconds.toFixed(1)} s, ${(ITEMS / seconds).toFixed(0)} items/s; ` +
-      `serve peak RSS ${mb(peakRss())}; Redis used_memory ${mb(before)} before, ${mb(peak)} peak, ${mb(after)} after`,
+      `serve peak RSS ${mb(peakRss())}; Redis used_memory ${mb(before)} before, ${mb(peak)} peak, ${mb(after)} after; ` +
+      `CPU: serve ${cpu.serve.toFixed(1)} s (${perItem(cpu.serve)}), Redis ${cpu.redis.toFixed(1)} s (${perItem(cpu.redis)}); ` +
+      `serve write syscalls ${(cpu.writes / ITEMS).toFixed(1)}/item; Redis commands ` +
+      `${((calls.all - cpuBefore.calls.all) / ITEMS).toFixed(1)}/item (EVALSHA ` +
+      `${((calls.evalsha - cpuBefore.calls.evalsha) / ITEMS).toFixed(2)}/item; the whole server's)`,
   );
   if (record.status !== "SUCCEEDED") console.log(JSON.stringify(record).slice(0, 2000));
 

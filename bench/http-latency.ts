@@ -76,6 +76,8 @@ async function main(): Promise<void> {
   const workers = await Promise.all(
     Array.from({ length: WORKERS }, () => startWorker({ redisUrl: REDIS_URL, prefix })),
   );
+  // As `stepwise serve` does: its starts are advanced by the worker in this process.
+  await runtime.advanceStartsWith(workers[0]!);
   const app = await buildServer({ runtime, logger: false });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const port = (app.server.address() as AddressInfo).port;

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import type { StateMachineDefinition } from "../engine/core/definition.js";
+import { STATS_FIELDS } from "../runtime/store/fields.js";
 import { createRedisRuntime, type RedisRuntime } from "../runtime/runtime.js";
 import { pct, REDIS_URL, spawnWorkers, stopWorkers } from "./harness.js";
 
@@ -257,17 +258,24 @@ async function memory(): Promise<void> {
   try {
     await withRuntime(
       async (runtime, prefix) => {
-        await runtime.createStateMachine("park", {
-          StartAt: "Approve",
-          States: {
-            Approve: {
-              Type: "Task",
-              Resource: "arn:aws:states:::stepwise:waitForTaskToken",
-              Parameters: { "token.$": "$$.Task.Token", "order.$": "$.order" },
-              End: true,
-            },
-          },
-        } as StateMachineDefinition);
+        // BENCH_PARK=wait: parked on a one-day Wait instead (a timer, no task).
+        const onWait = process.env.BENCH_PARK === "wait";
+        await runtime.createStateMachine(
+          "park",
+          (onWait
+            ? { StartAt: "Later", States: { Later: { Type: "Wait", Seconds: 86_400, End: true } } }
+            : {
+                StartAt: "Approve",
+                States: {
+                  Approve: {
+                    Type: "Task",
+                    Resource: "arn:aws:states:::stepwise:waitForTaskToken",
+                    Parameters: { "token.$": "$$.Task.Token", "order.$": "$.order" },
+                    End: true,
+                  },
+                },
+              }) as StateMachineDefinition,
+        );
         const redis = new Redis(url);
         const used = async (): Promise<number> =>
           Number(/used_memory:(\d+)/.exec(await redis.info("memory"))![1]);
@@ -298,9 +306,18 @@ async function memory(): Promise<void> {
         const sum = async (read: (k: (typeof layout.shards)[number]) => Promise<number>) =>
           (await Promise.all(layout.shards.map(read))).reduce((a, b) => a + b, 0);
         for (;;) {
-          const sched = await sum((k) => redis.zcard(k.schedule));
-          const tokens = await sum((k) => redis.hlen(k.tokens));
-          if (tokens >= N + 1 && sched === 0) break;
+          if (onWait) {
+            // Parked = its timer armed and its start's lease dropped: one schedule entry each, all timers.
+            const timers = await sum(async (k) =>
+              Number((await redis.hget(k.stats, STATS_FIELDS.timers)) ?? 0),
+            );
+            const sched = await sum((k) => redis.zcard(k.schedule));
+            if (timers >= N + 1 && sched === timers) break;
+          } else {
+            const sched = await sum((k) => redis.zcard(k.schedule));
+            const tokens = await sum((k) => redis.hlen(k.tokens));
+            if (tokens >= N + 1 && sched === 0) break;
+          }
           await new Promise((r) => setTimeout(r, N > 100_000 ? 2000 : 200));
         }
         const parkedIn = (performance.now() - t0) / 1000;
@@ -314,6 +331,8 @@ async function memory(): Promise<void> {
           one.history(first),
           one.journal(first),
           one.inbox(first),
+          one.payloads(first),
+          one.parked(first),
         ];
         const sizes = await Promise.all(
           keys.map(
@@ -325,10 +344,10 @@ async function memory(): Promise<void> {
           ),
         );
         console.log(
-          `memory: ${perExec.toFixed(0)} bytes per execution parked on a task token (${N} parked, key prefix ${prefix}, ${generated ? "generated names" : "names p<i>"}; INFO used_memory delta); ${((perExec * 1_000_000) / 1e9).toFixed(2)} GB per million; parked in ${parkedIn.toFixed(0)} s`,
+          `memory: ${perExec.toFixed(0)} bytes per execution parked on ${onWait ? "a one-day Wait" : "a task token"} (${N} parked, key prefix ${prefix}, ${generated ? "generated names" : "names p<i>"}; INFO used_memory delta); ${((perExec * 1_000_000) / 1e9).toFixed(2)} GB per million; parked in ${parkedIn.toFixed(0)} s`,
         );
         console.log(
-          `  MEMORY USAGE of one parked execution's keys: ${sizes.map(([k, v]) => `${k} ${v}`).join(", ")} (+ its entries in the shared tasks/tokens hashes)`,
+          `  MEMORY USAGE of one parked execution's keys: ${sizes.map(([k, v]) => `${k} ${v}`).join(", ")} (+ its entries in the shared ${onWait ? "schedule and status indexes" : "tasks/tokens hashes"})`,
         );
         redis.disconnect();
       },

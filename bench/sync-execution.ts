@@ -4,7 +4,7 @@
  * SigV4 verified on every request, the machine's version read from Redis).
  *
  *   npx tsx bench/sync-execution.ts [--api-processes N] [--rounds R] [--concurrency C]
- *                                   [--seconds S | --node-client --requests N]
+ *                                   [--seconds S | --node-client --requests N] [--no-anchor]
  *
  * The server: by default the API built in this process (one core, no logger); with
  * `--api-processes N`, `stepwise serve --no-worker` with STEPWISE_API_PROCESSES=N,
@@ -16,7 +16,12 @@
  * generator) when it is installed, for S seconds a round; else, or with
  * `--node-client`, by a Node process that costs about as much CPU per request as
  * the server (`--same-thread` sends from the server's own thread). On two cores the
- * client competes with the server. Target: ≥ 5,000 executions/s.
+ * client competes with the server.
+ *
+ * The anchor (skipped with `--no-anchor`): the same machine in aws-local-stepfunctions
+ * behind a bare fastify route (`anchorServer`), loaded by the same client, round by
+ * round in turn with Stepwise, so both see the same neighbours; the ratio is
+ * Stepwise's rate over the anchor's in the same round. Target: ≥ 0.6×.
  * Uses a random Redis prefix and deletes its keys afterwards.
  */
 import { randomBytes } from "node:crypto";
@@ -30,10 +35,12 @@ import { fileURLToPath } from "node:url";
 import { Hash } from "@smithy/hash-node";
 import { HttpRequest } from "@smithy/protocol-http";
 import { SignatureV4 } from "@smithy/signature-v4";
+import fastify from "fastify";
 import { Redis } from "ioredis";
 import { parseApiKeys } from "../api/auth.js";
 import { buildServer } from "../api/server.js";
 import { createRedisRuntime } from "../runtime/runtime.js";
+import { loadAnchor } from "./anchors.js";
 
 function option(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -328,61 +335,140 @@ async function served(prefix: string, processes: number): Promise<Server> {
   };
 }
 
+/** The machine both sides run: three Pass states. */
+const DEFINITION = JSON.stringify({
+  StartAt: "A",
+  States: {
+    A: { Type: "Pass", Next: "B" },
+    B: { Type: "Pass", Next: "C" },
+    C: { Type: "Pass", Result: { done: true }, End: true },
+  },
+});
+
+const ANCHOR_VERSION = "3.0.0";
+
+interface LocalStepFunctions {
+  StateMachine: new (definition: object) => {
+    run(input: unknown): { result: Promise<unknown> };
+  };
+}
+
+/**
+ * The anchor: a bare fastify server (no logger, no hooks) whose one POST route runs
+ * the same definition in aws-local-stepfunctions and answers JSON, the floor of what
+ * an HTTP front of an in-process ASL interpreter costs. The machine is built once (its
+ * constructor validates the definition, ~100 ms), as Stepwise compiles a version once.
+ * It reads the same StartSyncExecution body but checks no signature.
+ */
+async function anchorServer(definition: object): Promise<Server> {
+  const { StateMachine } = loadAnchor<LocalStepFunctions>(
+    "aws-local-stepfunctions",
+    ANCHOR_VERSION,
+  );
+  const machine = new StateMachine(definition);
+  const app = fastify();
+  app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
+  app.post("/", async (request, reply) => {
+    const { input } = JSON.parse(request.body as string) as { input: string };
+    const output = await machine.run(JSON.parse(input)).result;
+    return reply
+      .type("application/x-amz-json-1.0")
+      .send(JSON.stringify({ status: "SUCCEEDED", output: JSON.stringify(output) }));
+  });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  return { port: (app.server.address() as AddressInfo).port, close: () => app.close() };
+}
+
+/** A server the same signed call is sent to, and the rates it answered each round. */
+interface Side {
+  label: string;
+  port: number;
+  rates: number[];
+  /** The server's CPU time per request (µs), when it runs in this process. */
+  cpu: number[];
+}
+
 async function main(): Promise<void> {
   const prefix = `stepwise-bench-${randomBytes(4).toString("hex")}`;
   const processes = process.argv.includes("--api-processes") ? option("api-processes", 1) : 0;
   const server = processes > 0 ? await served(prefix, processes) : await inProcess(prefix);
+  const withAnchor = !process.argv.includes("--no-anchor");
+  const anchor = withAnchor ? await anchorServer(JSON.parse(DEFINITION) as object) : undefined;
   const port = server.port;
   try {
-    const definition = JSON.stringify({
-      StartAt: "A",
-      States: {
-        A: { Type: "Pass", Next: "B" },
-        B: { Type: "Pass", Next: "C" },
-        C: { Type: "Pass", Result: { done: true }, End: true },
-      },
-    });
     const created = await send(
       port,
       await signed(port, "CreateStateMachine", {
         name: "bench",
-        definition,
+        definition: DEFINITION,
         roleArn: "r",
         type: "EXPRESS",
       }),
     );
     const { stateMachineArn } = JSON.parse(created.body) as { stateMachineArn: string };
     const call = await signed(port, "StartSyncExecution", { stateMachineArn, input: '{"n":1}' });
-    for (let i = 0; i < 500; i++) await send(port, call); // warm up (JIT, connections)
+    const sides: Side[] = [{ label: "Stepwise", port, rates: [], cpu: [] }];
+    if (anchor) sides.push({ label: "anchor", port: anchor.port, rates: [], cpu: [] });
+    // Warm up (JIT, connections); the anchor ignores the signature, so the bytes are the same.
+    for (const side of sides) for (let i = 0; i < 500; i++) await send(side.port, call);
     const sameThread = process.argv.includes("--same-thread");
     const wrk = !sameThread && !process.argv.includes("--node-client") && wrkInstalled();
     // Each API process compiles its hot paths only under load: a round before the counted ones.
-    if (wrk) await loadFromWrk({ port, call, seconds: 3 });
-    const rates: number[] = [];
+    if (wrk) for (const side of sides) await loadFromWrk({ port: side.port, call, seconds: 3 });
+    const ratios: number[] = [];
+    // The server's CPU per request, less noisy than a rate on a shared machine, is
+    // this process's own when the server runs here and the client elsewhere.
+    const cpuHere = (side: Side): boolean =>
+      !sameThread && (side.label === "anchor" || processes === 0);
     for (let round = 1; round <= ROUNDS; round++) {
-      const { requests, seconds, failures } = wrk
-        ? await loadFromWrk({ port, call, seconds: SECONDS })
-        : {
-            requests: REQUESTS,
-            ...(sameThread
-              ? await load({ port, call, requests: REQUESTS })
-              : await loadFromAnotherProcess({ port, call, requests: REQUESTS })),
-          };
-      rates.push(requests / seconds);
-      console.log(
-        `round ${round}: ${requests} executions in ${seconds.toFixed(2)} s = ${Math.round(requests / seconds).toLocaleString("en-US")}/s (${failures} failed)`,
-      );
+      // Interleaved, first one side then the other, so that a noisy neighbour's
+      // burst weighs on both alike.
+      const order = round % 2 === 1 ? sides : [...sides].reverse();
+      for (const side of order) {
+        const before = process.cpuUsage();
+        const { requests, seconds, failures } = wrk
+          ? await loadFromWrk({ port: side.port, call, seconds: SECONDS })
+          : {
+              requests: REQUESTS,
+              ...(sameThread
+                ? await load({ port: side.port, call, requests: REQUESTS })
+                : await loadFromAnotherProcess({ port: side.port, call, requests: REQUESTS })),
+            };
+        side.rates.push(requests / seconds);
+        const used = process.cpuUsage(before);
+        const perRequest = (used.user + used.system) / requests;
+        if (cpuHere(side)) side.cpu.push(perRequest);
+        console.log(
+          `round ${round} ${side.label}: ${requests} executions in ${seconds.toFixed(2)} s = ${fmt(requests / seconds)}/s (${failures} failed)` +
+            (cpuHere(side) ? `, server CPU ${Math.round(perRequest)} µs/request` : ""),
+        );
+      }
+      if (anchor) ratios.push(sides[0]!.rates.at(-1)! / sides[1]!.rates.at(-1)!);
     }
-    const sorted = [...rates].sort((a, b) => a - b);
-    const fmt = (r: number) => Math.round(r).toLocaleString("en-US");
     const where =
       processes > 0
         ? `stepwise serve, ${processes} API process(es)`
         : "the API in the bench's process";
+    const client = wrk ? "wrk" : sameThread ? "on the server's thread" : "another Node process";
     console.log(
-      `StartSyncExecution, 3-state Pass machine, ${where}: median ${fmt(sorted[Math.floor(sorted.length / 2)]!)}/s over ${ROUNDS} round(s) (min ${fmt(sorted[0]!)}, max ${fmt(sorted.at(-1)!)}; concurrency ${CONCURRENCY}, client ${wrk ? "wrk" : sameThread ? "on the server's thread" : "another Node process"})`,
+      `StartSyncExecution, 3-state Pass machine, ${where}: ${spread(sides[0]!.rates, fmt)}/s over ${ROUNDS} round(s) (concurrency ${CONCURRENCY}, client ${client})`,
     );
+    if (anchor) {
+      console.log(
+        `anchor, aws-local-stepfunctions ${ANCHOR_VERSION} on a bare fastify route, no signature: ${spread(sides[1]!.rates, fmt)}/s`,
+      );
+      console.log(
+        `ratio Stepwise / anchor, round by round: ${spread(ratios, (r) => r.toFixed(2))}`,
+      );
+      if (sides.every((side) => side.cpu.length > 0)) {
+        const cpuRatios = sides[1]!.cpu.map((anchorCpu, i) => anchorCpu / sides[0]!.cpu[i]!);
+        console.log(
+          `server CPU per request: Stepwise ${spread(sides[0]!.cpu, fmt)} µs, anchor ${spread(sides[1]!.cpu, fmt)} µs; anchor / Stepwise ${spread(cpuRatios, (r) => r.toFixed(2))}`,
+        );
+      }
+    }
   } finally {
+    await anchor?.close();
     await server.close();
     const redis = new Redis(REDIS_URL);
     let cursor = "0";
@@ -394,6 +480,14 @@ async function main(): Promise<void> {
     redis.disconnect();
     agent.destroy();
   }
+}
+
+const fmt = (r: number): string => Math.round(r).toLocaleString("en-US");
+
+/** `median M (min A, max B)` of a round's figures. */
+function spread(values: number[], show: (v: number) => string): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  return `median ${show(sorted[Math.floor(sorted.length / 2)]!)} (min ${show(sorted[0]!)}, max ${show(sorted.at(-1)!)})`;
 }
 
 if (process.argv.includes("--client")) {

@@ -136,8 +136,10 @@ export function loadConfig(env: Environment, flags: Flags = new Map()): Stepwise
       prefix: read.matching(
         "STEPWISE_PREFIX",
         "stepwise",
-        /^[^\s{}]{1,100}$/,
-        "1–100 characters without spaces or braces",
+        // The store's own rule (runtime/store/keys.ts makeKeys): key names are built
+        // from it and a BullMQ queue name may not hold ':'.
+        /^[A-Za-z0-9_.-]{1,100}$/,
+        "1–100 letters, digits, '_', '.' or '-'",
       ),
       ...(shards !== undefined ? { shards } : {}),
       ...(workerShards !== undefined ? { workerShards } : {}),

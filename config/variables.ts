@@ -53,7 +53,7 @@ export const VARIABLES: readonly Variable[] = [
   {
     name: "STEPWISE_PREFIX",
     default: "`stepwise`",
-    doc: "Redis key prefix (keys are hash-tagged for Redis Cluster)",
+    doc: "Redis key prefix: 1–100 letters, digits, `_`, `.` or `-` (keys are hash-tagged for Redis Cluster)",
   },
   {
     name: "STEPWISE_SHARDS",

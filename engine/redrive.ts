@@ -37,8 +37,24 @@ export function redrivePlan(
   // The input each child was given (or kept for it).
   const inputs = new Map<string, Json>();
   const keptEnds = new Map<string, Json>();
+  // Each Map Run's redrives so far (MapRunRedriven), and those that succeeded: a
+  // state that fails after its Map Run succeeded (its ResultSelector…) does not redrive it.
+  const mapRunRedrives = new Map<string, number>();
+  const mapRunsSucceeded = new Set<string>();
   for (const replayed of replaySteps(program, execution, journal)) {
     runs = replayed.runs;
+    const before = frames.get(replayed.runId)?.mapRunArn;
+    for (const e of replayed.result.history) {
+      if (e.type === "MapRunRedriven") {
+        const details = (
+          e as unknown as Record<string, { mapRunArn: string; redriveCount: number }>
+        ).mapRunRedrivenEventDetails!;
+        mapRunRedrives.set(details.mapRunArn, details.redriveCount);
+      } else if (e.type === "MapRunSucceeded") {
+        const arn = before ?? replayed.result.run.current?.mapRunArn;
+        if (arn !== undefined) mapRunsSucceeded.add(arn);
+      }
+    }
     const current = replayed.result.run.current;
     if (current) frames.set(replayed.runId, current);
     for (const effect of replayed.result.effects) {
@@ -69,8 +85,16 @@ export function redrivePlan(
   };
 
   /** The children of the frame's join as they ended; undefined when the frame waits on none. */
+  /** The frame's Map Run, redriven with it (once more), unless it had succeeded. */
+  const mapRunOf = (frame: Frame): RedriveJoin["mapRun"] => {
+    const arn = frame.mapRunArn;
+    if (arn === undefined || mapRunsSucceeded.has(arn)) return undefined;
+    return { arn, redriveCount: (mapRunRedrives.get(arn) ?? 0) + 1 };
+  };
+
   const joinOf = (frame: Frame, prefix: string, parent: string): RedriveJoin | undefined => {
     const phase = frame.phase;
+    const mapRun = mapRunOf(frame);
     if (phase.kind === "collecting") {
       // Every child had ended and the join succeeded: the state failed on their
       // outputs (ResultSelector, ResultPath…). Nothing runs again; they are collected again.
@@ -83,7 +107,7 @@ export function redrivePlan(
           child?.status === "SUCCEEDED" ? (child.output ?? null) : (keptEnds.get(id) ?? null),
         ]);
       }
-      return {
+      const collecting: RedriveJoin = {
         total: phase.total,
         maxConcurrency: 0,
         outer: {},
@@ -92,6 +116,8 @@ export function redrivePlan(
         started: phase.total,
         waiting: [],
       };
+      if (mapRun) collecting.mapRun = mapRun;
+      return collecting;
     }
     if (phase.kind !== "children") return undefined;
     const join = phase.join;
@@ -146,6 +172,7 @@ export function redrivePlan(
     };
     if (redriven.length > 0) plan.redriven = redriven;
     if (executions) plan.childExecutions = true;
+    if (mapRun) plan.mapRun = mapRun;
     if (join.toleratedFailureCount !== undefined) {
       plan.toleratedFailureCount = join.toleratedFailureCount;
     }

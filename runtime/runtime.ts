@@ -9,7 +9,7 @@ import type { ExecutionContext } from "../engine/core/run.js";
 import { defaultRunners } from "../task-runners/index.js";
 import type { RuntimeOptions } from "./runtime-options.js";
 import { exportAudit } from "./audit/export.js";
-import { loadAuditSigner, type AuditSigner } from "./audit/signing.js";
+import { loadAuditSigner, onceUntilFailed } from "./audit/signing.js";
 import type {
   ActivityTask,
   ApprovalChange,
@@ -46,7 +46,7 @@ import type { StartContext } from "./executions/operations/context.js";
 import * as control from "./executions/operations/control.js";
 import { restartExecution } from "./executions/operations/restart.js";
 import { startExecution } from "./executions/operations/start.js";
-import { pendingTasks } from "./executions/pending-tasks.js";
+import { pendingTasksOf } from "./executions/pending-tasks.js";
 import { redriveExecution } from "./executions/redrive.js";
 import { resolveSettings, type RuntimeSettings } from "./settings.js";
 import { openShards, roomOfApproval, roomOfToken, shardRoomOf } from "./shards/open-shards.js";
@@ -54,6 +54,8 @@ import {
   followShards,
   mergeApprovalPages,
   sumMetrics,
+  advanceStartsIn,
+  type StartAdvancer,
   type ShardRoom,
   type Sharded,
 } from "./shards/shard-rooms.js";
@@ -109,7 +111,9 @@ export class RedisRuntime extends DefinitionsFacade implements Runtime {
   /** Executions this runtime created (idempotent repeats not counted), for /metrics. */
   private started = 0;
   /** The audit signer, loaded (or generated) once per process; a failed load is tried again. */
-  private signer: Promise<AuditSigner> | undefined;
+  private readonly auditSigner = onceUntilFailed(() =>
+    loadAuditSigner(this.client, this.keys, this.settings.auditKeyFile),
+  );
   /** Beyond the contract: schedules, rules and the event bus (runtime/triggers/). */
   readonly triggers: Triggers;
   /** Beyond the contract: Distributed Maps' Map Runs (runtime/map-runs/). */
@@ -297,10 +301,8 @@ export class RedisRuntime extends DefinitionsFacade implements Runtime {
   }
 
   async pendingTasks(executionId: string): Promise<PendingTask[]> {
-    const { executions, keys } = await this.roomOf(executionId);
-    await executions.describe(executionId); // 404 for what does not exist
-    const { program } = await (await this.sharded).cache.get(execOf(executionId));
-    return pendingTasks(this.client, keys, shortId(executionId), program);
+    const room = await this.roomOf(executionId);
+    return pendingTasksOf(this.client, room, (await this.sharded).cache, executionId);
   }
 
   async exportAudit(executionId: string): Promise<string[]> {
@@ -311,16 +313,6 @@ export class RedisRuntime extends DefinitionsFacade implements Runtime {
 
   async auditPublicKey(): Promise<string> {
     return (await this.auditSigner()).publicKeyPem;
-  }
-
-  private auditSigner(): Promise<AuditSigner> {
-    this.signer ??= loadAuditSigner(this.client, this.keys, this.settings.auditKeyFile).catch(
-      (err: unknown) => {
-        this.signer = undefined;
-        throw err;
-      },
-    );
-    return this.signer;
   }
 
   // Callbacks and activities: the shard that issued the token (runtime/executions/callbacks.ts).
@@ -425,6 +417,11 @@ export class RedisRuntime extends DefinitionsFacade implements Runtime {
   /** Beyond the contract: every event fed to `step`, in order (engine/replay.ts rebuilds the runs from it). */
   async journal(executionId: string): Promise<{ runId: string; event: RunEvent }[]> {
     return (await this.roomOf(executionId)).executions.journal(executionId);
+  }
+
+  /** `serve`: its worker advances the executions it starts, without the queue (shard-rooms.ts). */
+  async advanceStartsWith(worker: StartAdvancer): Promise<void> {
+    advanceStartsIn((await this.sharded).rooms, worker);
   }
 
   async close(): Promise<void> {

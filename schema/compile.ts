@@ -14,15 +14,17 @@ import { isRfc3339Timestamp } from "./timestamp.js";
  */
 let validate: ValidateFunction | undefined;
 
+/** How the ASL schema is compiled, here and ahead of time for the bundle (scripts/build.ts). */
+export const ASL_AJV_OPTIONS = {
+  allErrors: true,
+  verbose: true,
+  strictTypes: false,
+  strictRequired: false,
+  allowUnionTypes: true,
+} as const;
+
 export function compileAslSchema(options: { validateSchema: boolean }): ValidateFunction {
-  const ajv = new Ajv2020({
-    allErrors: true,
-    verbose: true,
-    strictTypes: false,
-    strictRequired: false,
-    allowUnionTypes: true,
-    validateSchema: options.validateSchema,
-  });
+  const ajv = new Ajv2020({ ...ASL_AJV_OPTIONS, validateSchema: options.validateSchema });
   ajv.addFormat("asl-timestamp", { type: "string", validate: isRfc3339Timestamp });
   return ajv.compile(aslSchema);
 }

@@ -2,7 +2,7 @@ import type { Json } from "../../engine/core/json.js";
 import { stateMachineArn } from "../../runtime/store/ids.js";
 import { parseStateMachineArn } from "./arns.js";
 import { executionName, resultFields, startTarget } from "./executions.js";
-import { epochSeconds, jsonString, optionalEnum, requiredString, type Body } from "./fields.js";
+import { jsonString, optionalEnum, requiredString, type Body } from "./fields.js";
 import type { ActionTable, AwsContext } from "./protocol.js";
 import { ours } from "./state-machines.js";
 
@@ -12,8 +12,8 @@ import { ours } from "./state-machines.js";
  */
 
 /** AWS bills Express duration in 100 ms steps and memory in 64 MB steps. */
-function billing(startedAt: string, stoppedAt: string) {
-  const ms = Math.max(0, Date.parse(stoppedAt) - Date.parse(startedAt));
+function billing(startMs: number, stopMs: number) {
+  const ms = Math.max(0, stopMs - startMs);
   return {
     billedMemoryUsedInMB: 64,
     billedDurationInMilliseconds: Math.max(100, Math.ceil(ms / 100) * 100),
@@ -33,17 +33,21 @@ async function startSync(body: Body, ctx: AwsContext): Promise<unknown> {
     ...(ctx.trace ? { trace: ctx.trace } : {}),
     ...target,
   });
+  // Each instant parsed once: the dates and the billed duration come from both.
+  const startMs = Date.parse(r.startedAt);
+  const stopMs = Date.parse(r.stoppedAt);
   const out: Record<string, unknown> = {
     executionArn: r.executionId,
     stateMachineArn: stateMachineArn(ref.name),
     name: r.name,
-    startDate: epochSeconds(r.startedAt),
-    stopDate: epochSeconds(r.stoppedAt),
+    startDate: startMs / 1000, // epoch seconds, as fields.ts epochSeconds answers
+    stopDate: stopMs / 1000,
     // SyncExecutionStatus has no ABORTED: an Express run is stopped only by failing.
     status: r.status === "ABORTED" ? "FAILED" : r.status,
-    billingDetails: billing(r.startedAt, r.stoppedAt),
+    billingDetails: billing(startMs, stopMs),
   };
-  return { ...out, ...resultFields(r, metadataOnly) };
+  // The data fields after these, as a spread would put them, without a third object.
+  return Object.assign(out, resultFields(r, metadataOnly));
 }
 
 export const expressActions: ActionTable = {

@@ -115,7 +115,9 @@ async function describeMapRun(body: Body, ctx: AwsContext): Promise<unknown> {
     toleratedFailureCount: record.toleratedFailureCount === "" ? 0 : record.toleratedFailureCount,
     itemCounts,
     executionCounts: itemCounts,
-    redriveCount: 0,
+    // Redriven with its parent (MapRunRedriven): how many times, and when last.
+    redriveCount: record.redriveCount || 0,
+    ...(record.redriveDate ? { redriveDate: epochSeconds(record.redriveDate) } : {}),
   };
 }
 
@@ -179,7 +181,10 @@ export async function listMapRunExecutions(body: Body, ctx: AwsContext): Promise
       mapRunArn: record.arn,
       // Items the child processes (1, or its batch's): AWS lists it by Map Run only.
       ...(e.itemCount !== undefined ? { itemCount: e.itemCount } : {}),
-      redriveCount: 0,
+      // Its own: a child is redriven with its parent when it failed, was aborted or
+      // timed out (its record counts it: map-runs/child-executions.ts); the others keep 0.
+      redriveCount: e.redriveCount ?? 0,
+      ...(e.redrivenAt ? { redriveDate: epochSeconds(e.redrivenAt) } : {}),
     })),
   };
   if (from + size < all.length) out.nextToken = String(from + size);

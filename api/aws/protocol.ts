@@ -7,6 +7,7 @@ import { grants, type ApiCaller, type ApiKey, type Permission } from "../auth.js
 import { jsonProblem } from "../body.js";
 import { awsError, toAwsError, type AwsError } from "./errors.js";
 import type { Body } from "./fields.js";
+import { SigningKeys } from "./signing-keys.js";
 import { verifySignature } from "./sigv4.js";
 
 /**
@@ -65,6 +66,8 @@ export const awsPlugin: FastifyPluginAsync<AwsPluginOptions> = async (
   // whatever its content type, in this plugin's context only.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
+  // The signing keys derived from this server's API keys, kept as long as it runs.
+  const signingKeys = new SigningKeys();
 
   app.setErrorHandler((error, request, reply) => {
     const aws = toAwsError(error);
@@ -75,8 +78,10 @@ export const awsPlugin: FastifyPluginAsync<AwsPluginOptions> = async (
     return sendError(reply, aws);
   });
 
-  app.addHook("onSend", async (request, reply) => {
+  // A callback hook, not an async one: no promise and microtask per request.
+  app.addHook("onSend", (request, reply, payload, done) => {
     reply.header("x-amzn-requestid", request.id);
+    done(null, payload);
   });
 
   app.post("/", { config: { hidden: true } }, async (request, reply) => {
@@ -84,12 +89,11 @@ export const awsPlugin: FastifyPluginAsync<AwsPluginOptions> = async (
     let caller: ApiCaller | undefined;
     let key: ApiKey | undefined;
     if (apiKeys.length > 0) {
-      key = await verifySignature(apiKeys, {
-        method: request.method,
-        url: request.url,
-        headers: request.headers,
-        body: raw,
-      });
+      key = verifySignature(
+        apiKeys,
+        { method: request.method, url: request.url, headers: request.headers, body: raw },
+        signingKeys,
+      );
       caller = { name: key.name, scope: key.scope, groups: key.groups ?? [] };
       // Named on the request's log line, as the REST API's auth hook does.
       request.caller = caller;

@@ -282,6 +282,8 @@ export const serveCommand: Command = {
           // The API's pino logger: the worker's lines come out beside the API's, alike.
           logger: app.log,
         });
+        // Its starts are advanced by this worker without the queue's round trips.
+        await runtime.advanceStartsWith(worker);
         failures = await logFailedExecutions({
           redis: runtime.settings,
           layout: await runtime.shardLayout(),

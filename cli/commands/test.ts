@@ -42,9 +42,10 @@ export const testCommand: Command = {
     if (args.positionals.length !== 1)
       throw new UsageError("test takes exactly one CASES.jsonl file");
     const file = args.positionals[0]!;
+    const filter = args.values.get("filter");
     let prepared: PreparedCase[];
     try {
-      prepared = await loadCasesFile(file);
+      prepared = await loadCasesFile(file, filter);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === "ENOENT" || code === "EISDIR") {
@@ -53,8 +54,6 @@ export const testCommand: Command = {
       io.stderr(`${file}: ${(err as Error).message}\n`);
       return EXIT.failed;
     }
-    const filter = args.values.get("filter");
-    if (filter !== undefined) prepared = prepared.filter((p) => p.testCase.id.includes(filter));
     const concurrency = numberOption(args, "concurrency", 1) ?? 8;
     const runnable = prepared.filter((p) => p.problems.length === 0).map((p) => p.testCase);
     const results = await runCases(runnable, {

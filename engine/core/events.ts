@@ -216,6 +216,14 @@ export interface RedriveJoin {
    * on in their own histories, so the parent records no MapIterationStarted for them.
    */
   childExecutions?: boolean;
+  /**
+   * A Distributed Map's Map Run, redriven with its parent (AWS: "The parent workflow
+   * redrives all the unsuccessful states, including a failed Map Run"): the same ARN,
+   * and how many times it has been redriven, this one included (MapRunRedriven's
+   * `redriveCount`). Absent for an Inline Map, a Parallel, and a Map Run that had
+   * succeeded (its state failed after it): that one is not redriven.
+   */
+  mapRun?: { arn: string; redriveCount: number };
   /** Children `started ..` never started: they start as the window makes room, with these inputs. */
   started: number;
   waiting: Json[];

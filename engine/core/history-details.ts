@@ -123,6 +123,8 @@ type Fixed = {
   MapRunSucceeded: Nothing;
   MapRunFailed: Failure;
   MapRunAborted: Nothing;
+  /** AWS's MapRunRedrivenEventDetails: the count includes this redrive (always > 0). */
+  MapRunRedriven: { mapRunArn: string; redriveCount: number };
 };
 
 export type HistoryDetails = Fixed & {

@@ -121,7 +121,8 @@ export type HistoryEventType =
   | "MapRunStarted"
   | "MapRunSucceeded"
   | "MapRunFailed"
-  | "MapRunAborted";
+  | "MapRunAborted"
+  | "MapRunRedriven";
 
 /** The `…EventDetails` key AWS uses for each event type. */
 export function detailsKey(type: HistoryEventType): `${string}EventDetails` | undefined {
@@ -204,6 +205,8 @@ function keyOf(type: HistoryEventType): `${string}EventDetails` | undefined {
       return "mapRunStartedEventDetails";
     case "MapRunFailed":
       return "mapRunFailedEventDetails";
+    case "MapRunRedriven":
+      return "mapRunRedrivenEventDetails";
     case "EvaluationFailed":
     case "ParallelStateFailed":
     case "MapStateFailed":

@@ -66,6 +66,8 @@ async function runItem(
       input,
       executionName: child?.name ?? String(index),
       ...(child ? { executionArn: child.arn } : {}),
+      // Only the outcome is read (see above): no history or journal kept.
+      keepHistory: false,
     });
     const result =
       limitMs === undefined

@@ -69,6 +69,14 @@ export interface MemoryRunOptions {
   /** Told of each transition's history events as they are recorded (progress displays). */
   onHistory?: (events: readonly HistoryEvent[]) => void;
   /**
+   * `false`: keep neither the history nor the journal (the result's `history`,
+   * `journal` and child executions' histories stay empty; event ids still count as
+   * if kept), for a caller that reads only the outcome, as an EXPRESS execution
+   * keeps no history (runtime/executions/express.ts). Default `true`. `onHistory`
+   * is still told. A result kept so cannot be redriven.
+   */
+  keepHistory?: boolean;
+  /**
    * Told before the real clock sleeps until the next timer (a Wait, a retry
    * backoff): the real sleep, and the execution time it stands for (`timeScale`).
    */
@@ -141,22 +149,28 @@ class MemoryDriver {
   private readonly journal: JournalEntry[] = [];
   private readonly queue = new Deque<Delivery>();
   private readonly timers = new TimerQueue();
-  private readonly cancelledTasks = new Set<string>();
+  // The maps below are made when first needed: an execution without a Map, a
+  // Parallel, a cancelled task or a fork (most Express runs) makes none of them.
+  private cancelledTasks: Set<string> | undefined;
   /**
    * Per join prefix, the ends of its children so far: the output of a child that
    * succeeded, null for one that did not (`CollectResults`, `StopChildren`).
    */
-  private readonly joins = new Map<string, Map<number, Json>>();
+  private joins: Map<string, Map<number, Json>> | undefined;
   /** Payloads stored by reference (core/payload-ref.ts), by hash. */
   private readonly payloads = new Map<string, Json>();
   /** Per join prefix, the inputs of the children its window starts later (`KeepInputs`). */
-  private readonly inputs = new Map<string, { from: number; inputs: Json[] }>();
+  private inputs: Map<string, { from: number; inputs: Json[] }> | undefined;
   private readonly mocks: Record<string, MockResponse[]>;
   private readonly execution: ExecutionContext;
   private readonly virtual: boolean;
   private readonly timeScale: number;
   private readonly nonce: () => string;
   private readonly maxTransitions: number;
+  /** `keepHistory` (default true): the history and the journal are kept. */
+  private readonly keep: boolean;
+  /** Without `keep`, the events each Map Run child execution numbered so far, by ARN. */
+  private childEvents: Map<string, number> | undefined;
   private now: number;
   private nextEventId = 1;
   private transitions = 0;
@@ -173,9 +187,10 @@ class MemoryDriver {
     this.now = options.startTime ? Date.parse(options.startTime) : Date.now();
     this.nonce = options.nonce ?? randomNonce;
     this.maxTransitions = options.maxTransitions ?? 5_000_000;
-    this.mocks = Object.fromEntries(
-      Object.entries(options.mocks ?? {}).map(([name, list]) => [name, [...list]]),
-    );
+    this.keep = options.keepHistory !== false;
+    this.mocks = options.mocks
+      ? Object.fromEntries(Object.entries(options.mocks).map(([name, list]) => [name, [...list]]))
+      : {};
     const name = options.executionName ?? `exec-${this.nonce().slice(0, 12)}`;
     const machine = options.stateMachineName ?? "StateMachine";
     const stateMachineId =
@@ -184,7 +199,7 @@ class MemoryDriver {
       executionId:
         options.executionArn ?? `arn:aws:states:local:000000000000:execution:${machine}:${name}`,
       name,
-      startTime: new Date(this.now).toISOString(),
+      startTime: this.isoNow(),
       input: options.input ?? {},
       stateMachineId,
       stateMachineName: machine,
@@ -280,11 +295,11 @@ class MemoryDriver {
    * A run a fork or a redrive creates stands idle with its `Restored` event until a
    * step wakes it (a `Continue` addressed to it), as the Redis driver creates it.
    */
-  private readonly parked = new Map<string, RunEventBody>();
+  private parked: Map<string, RunEventBody> | undefined;
 
   private park(run: RunState, event: RunEventBody): void {
     this.runs.set(run.runId, run);
-    this.parked.set(run.runId, { ...event });
+    (this.parked ??= new Map()).set(run.runId, { ...event });
   }
 
   private async fireNextTimer(): Promise<void> {
@@ -324,10 +339,10 @@ class MemoryDriver {
     event.time = this.isoNow();
     // A Map Run's child execution numbers the events of its own history.
     const child = this.childHistory(run);
-    event.eventId = child ? child.history.length + 1 : this.nextEventId;
+    event.eventId = child ? this.childEventCount(child) + 1 : this.nextEventId;
     if (this.needsNonce(run, event)) event.nonce = this.nonce();
     // The delivery, now stamped, is the journal entry (one object per transition fewer).
-    this.journal.push(item as JournalEntry);
+    if (this.keep) this.journal.push(item as JournalEntry);
     const result = stepHere(this.program, this.execution, run, event);
     if (result instanceof Promise) return result.then((r) => this.stepped(r));
     this.stepped(result);
@@ -339,12 +354,17 @@ class MemoryDriver {
     const child = this.childHistory(result.run);
     if (child) {
       // A Map Run's child execution: its events go to its own history.
-      for (const h of result.history) child.history.push(h);
+      if (this.keep) for (const h of result.history) child.history.push(h);
+      else if (result.history.length > 0)
+        (this.childEvents ??= new Map()).set(
+          child.arn,
+          this.childEventCount(child) + result.history.length,
+        );
       child.status = result.run.status;
       for (const effect of result.effects) this.apply(effect, result.run);
       return;
     }
-    for (const h of result.history) this.history.push(h);
+    if (this.keep) for (const h of result.history) this.history.push(h);
     if (result.history.length > 0) this.options.onHistory?.(result.history);
     this.nextEventId += result.history.length;
     for (const effect of result.effects) this.apply(effect, result.run);
@@ -360,6 +380,11 @@ class MemoryDriver {
       this.childExecutions.set(execution.arn, child);
     }
     return child;
+  }
+
+  /** The events a Map Run's child execution has written so far. */
+  private childEventCount(child: ChildExecutionResult): number {
+    return this.keep ? child.history.length : (this.childEvents?.get(child.arn) ?? 0);
   }
 
   private isoCache = { at: Number.NaN, text: "" };
@@ -385,9 +410,9 @@ class MemoryDriver {
         this.payloads.set(effect.hash, JSON.parse(effect.text) as Json);
         break;
       case "Continue": {
-        const restored = this.parked.get(effect.runId);
+        const restored = this.parked?.get(effect.runId);
         if (restored) {
-          this.parked.delete(effect.runId);
+          this.parked!.delete(effect.runId);
           this.queue.push({ runId: effect.runId, event: restored });
         }
         // Born with the stamps `deliver` writes: journaled events stay compact objects.
@@ -408,7 +433,7 @@ class MemoryDriver {
         this.timers.remove(effect.runId, effect.timerId);
         break;
       case "CancelTask":
-        this.cancelledTasks.add(effect.taskId);
+        (this.cancelledTasks ??= new Set()).add(effect.taskId);
         break;
       case "SpawnChildren":
         for (const child of effect.children) {
@@ -424,7 +449,10 @@ class MemoryDriver {
         });
         break;
       case "KeepInputs":
-        this.inputs.set(effect.prefix, { from: effect.from, inputs: effect.inputs });
+        (this.inputs ??= new Map()).set(effect.prefix, {
+          from: effect.from,
+          inputs: effect.inputs,
+        });
         break;
       case "StopChildren":
         // Children the parent still counts as running may have ended meanwhile:
@@ -436,8 +464,8 @@ class MemoryDriver {
         }
         break;
       case "CollectResults": {
-        const ended = this.joins.get(effect.prefix);
-        this.joins.delete(effect.prefix);
+        const ended = this.joins?.get(effect.prefix);
+        this.joins?.delete(effect.prefix);
         const outputs: Json[] = [];
         for (let i = 0; i < effect.total; i++) outputs.push(ended?.get(i) ?? null);
         // Next, before anything else: the step that records `<Kind>StateSucceeded`
@@ -449,8 +477,9 @@ class MemoryDriver {
         break;
       }
       case "KeepOutputs": {
-        let ended = this.joins.get(effect.prefix);
-        if (!ended) this.joins.set(effect.prefix, (ended = new Map()));
+        const joins = (this.joins ??= new Map());
+        let ended = joins.get(effect.prefix);
+        if (!ended) joins.set(effect.prefix, (ended = new Map()));
         for (const [index, output] of effect.outputs)
           if (!ended.has(index)) ended.set(index, output);
         break;
@@ -466,13 +495,13 @@ class MemoryDriver {
   /** The input kept for a window's later child (`KeepInputs`), handed over once. */
   private keptInput(runId: string, index: number): Json {
     const prefix = runId.slice(0, runId.lastIndexOf("/"));
-    const kept = this.inputs.get(prefix);
+    const kept = this.inputs?.get(prefix);
     if (!kept) return null;
     const k = index - kept.from;
     const input = kept.inputs[k] ?? null;
     // Released as children take them: a long Map holds only the inputs still to start.
     kept.inputs[k] = null;
-    if (k === kept.inputs.length - 1) this.inputs.delete(prefix);
+    if (k === kept.inputs.length - 1) this.inputs!.delete(prefix);
     return input;
   }
 
@@ -484,8 +513,9 @@ class MemoryDriver {
     eventIds: ChildEventIds | undefined,
   ): void {
     const prefix = runId.slice(0, runId.lastIndexOf("/"));
-    let ended = this.joins.get(prefix);
-    if (!ended) this.joins.set(prefix, (ended = new Map()));
+    const joins = (this.joins ??= new Map());
+    let ended = joins.get(prefix);
+    if (!ended) joins.set(prefix, (ended = new Map()));
     if (ended.has(parent.index)) return;
     ended.set(parent.index, outcome.status === "SUCCEEDED" ? outcome.output : null);
     const { output: _, ...told } = outcome as RunOutcome & { output?: Json };
@@ -528,7 +558,7 @@ class MemoryDriver {
         }),
       )
       .then((event) => {
-        if (!this.cancelledTasks.has(effect.taskId))
+        if (!this.cancelledTasks?.has(effect.taskId))
           this.queue.push({ runId: effect.runId, event });
       })
       .finally(() => {
@@ -549,7 +579,7 @@ class MemoryDriver {
       });
     }
     const settle = (event: RunEventBody): void => {
-      if (this.cancelledTasks.has(effect.taskId)) return;
+      if (this.cancelledTasks?.has(effect.taskId)) return;
       this.queue.push({ runId: effect.runId, event });
     };
     if (resolved.kind === "now") {
@@ -580,9 +610,17 @@ class MemoryDriver {
     const root = this.runs.get(this.execution.executionId)!;
     const outcome = this.outcome!;
     const unusedMocks: Record<string, number> = {};
-    for (const [name, list] of Object.entries(this.mocks))
-      if (list.length > 0) unusedMocks[name] = list.length;
-    const base = {
+    if (this.options.mocks)
+      for (const [name, list] of Object.entries(this.mocks))
+        if (list.length > 0) unusedMocks[name] = list.length;
+    const status: ExecutionResult["status"] =
+      root.status === "TIMED_OUT"
+        ? "TIMED_OUT"
+        : outcome.status === "SUCCEEDED" || outcome.status === "FAILED"
+          ? outcome.status
+          : "ABORTED";
+    // One object, built whole (no spread of a shared base).
+    const r: ExecutionResult = {
       history: this.history,
       journal: this.journal,
       runs: this.runs,
@@ -590,17 +628,14 @@ class MemoryDriver {
       execution: this.execution,
       unusedMocks,
       transitions: this.transitions,
+      status,
     };
-    if (root.status === "TIMED_OUT")
-      return { ...base, status: "TIMED_OUT", error: "States.Timeout" };
-    if (outcome.status === "SUCCEEDED")
-      return { ...base, status: "SUCCEEDED", output: outcome.output };
-    if (outcome.status === "FAILED") {
-      const r: ExecutionResult = { ...base, status: "FAILED" };
+    if (status === "TIMED_OUT") r.error = "States.Timeout";
+    else if (outcome.status === "SUCCEEDED") r.output = outcome.output;
+    else if (outcome.status === "FAILED") {
       if (outcome.error !== undefined) r.error = outcome.error;
       if (outcome.cause !== undefined) r.cause = outcome.cause;
-      return r;
     }
-    return { ...base, status: "ABORTED" };
+    return r;
   }
 }

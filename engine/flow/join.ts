@@ -4,7 +4,7 @@ import type { Json } from "../core/json.js";
 import type { Join } from "../core/run.js";
 import type { ChildScopes } from "../program.js";
 import { mapRunChildExecution } from "../states/map-child-executions.js";
-import { chunkTaskId } from "../states/map-express-chunk-ids.js";
+import { chunkTaskId, isExpressProcessor } from "../states/map-express-chunk-ids.js";
 import type { StepContext } from "../step-context.js";
 
 /**
@@ -128,10 +128,13 @@ export function startChild(
     spec.iteration = index;
     // A Distributed Map's Map Run runs each item as a child execution: its history is
     // its own, and the parent's records no iteration (AWS: only the Map Run's events).
-    const mapRunArn = ctx.frame.mapRunArn;
+    // An EXPRESS processor's items have no executions of their own: those a redrive
+    // runs again one by one (engine/flow/redrive-join.ts) stay iterations of the parent.
+    const state = ctx.currentState;
+    const mapRunArn =
+      state.Type === "Map" && isExpressProcessor(state) ? undefined : ctx.frame.mapRunArn;
     const execution = mapRunArn !== undefined ? mapRunChildExecution(mapRunArn, index) : undefined;
     if (execution) {
-      const state = ctx.currentState;
       if (state.Type === "Map" && state.ItemBatcher) execution.batched = true;
       spec.execution = execution;
       spec.previousEventId = 0;

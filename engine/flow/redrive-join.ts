@@ -36,6 +36,14 @@ export function redriveJoin(ctx: StepContext, name: string, input: Json, plan: R
   const state = ctx.currentState;
   if (state.Type === "Map") ctx.record("MapStateStarted", { length: plan.total });
   else ctx.record("ParallelStateStarted");
+  if (plan.mapRun && state.Type === "Map") {
+    // A Distributed Map's Map Run is redriven, not started anew (AWS: same ARN, a
+    // MapRunRedriven in the parent's history where MapRunStarted was): its children
+    // started again are its child executions, and it ends with MapRunSucceeded/Failed.
+    const { arn, redriveCount } = plan.mapRun;
+    ctx.run.current = { ...ctx.frame, mapRunArn: arn };
+    ctx.record("MapRunRedriven", { mapRunArn: arn, redriveCount });
+  }
   const runId = ctx.run.runId;
   const join: Join = {
     prefix: `${runId}/${ctx.nextSerial()}`,

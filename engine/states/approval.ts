@@ -282,8 +282,19 @@ export function approvalRequest(
 
 // --- Human tasks: forms (ResponseSchema) and edits (Editable) ------------------------
 
-const formAjv = new Ajv2020({ strict: true, allErrors: false, validateFormats: true });
-(addFormatsModule as unknown as (ajv: Ajv2020) => void)(formAjv);
+/**
+ * Built on first use: building it (and its formats) cost every process that loads
+ * the engine ~45 ms of CPU at start-up, `stepwise test` and `validate` included,
+ * though few machines have forms.
+ */
+let ajv: Ajv2020 | undefined;
+function formAjv(): Ajv2020 {
+  if (!ajv) {
+    ajv = new Ajv2020({ strict: true, allErrors: false, validateFormats: true });
+    (addFormatsModule as unknown as (ajv: Ajv2020) => void)(ajv);
+  }
+  return ajv;
+}
 const compiled = new Map<string, ValidateFunction>();
 
 /** The SHA-256 of a schema's canonical JSON: what the envelope binds the form by. */
@@ -295,7 +306,7 @@ function validatorOf(schema: Json): ValidateFunction {
   const hash = schemaHash(schema);
   let validate = compiled.get(hash);
   if (!validate) {
-    validate = formAjv.compile(schema as object);
+    validate = formAjv().compile(schema as object);
     if (compiled.size > 500) compiled.clear();
     compiled.set(hash, validate);
   }
@@ -311,8 +322,8 @@ export function responseSchemaProblem(schema: Json): string | undefined {
     return "must be a JSON Schema object (draft 2020-12)";
   }
   try {
-    if (!formAjv.validateSchema(schema)) {
-      const first = formAjv.errors?.[0];
+    if (!formAjv().validateSchema(schema)) {
+      const first = formAjv().errors?.[0];
       return `is not a valid JSON Schema: ${first ? `${first.instancePath || "/"} ${first.message ?? ""}`.trim() : "invalid"}`;
     }
     validatorOf(schema);

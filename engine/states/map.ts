@@ -159,8 +159,9 @@ function iterate(ctx: StepContext, state: MapState, items: Json[], effective: Js
 function collected(ctx: StepContext, state: MapState, outputs: Json[]): void {
   const mapRunArn = ctx.frame.mapRunArn;
   if (mapRunArn === undefined && state.ResultWriter && isDistributed(state) && ctx.aws) {
-    // A redriven Map (engine/flow/redrive-join.ts places the state afresh, without its
-    // Map Run): its results still go where its ResultWriter says, under an ARN of their own.
+    // A redriven Map whose Map Run had succeeded (its state failed after it: the redrive
+    // collects the outputs again, engine/flow/redrive-join.ts, without redriving that Map
+    // Run): its results still go where its ResultWriter says, under an ARN of their own.
     // The frame keeps none: this Map Run has no MapRunStarted, so it writes no MapRun* events.
     redrivenWrite(ctx, state, outputs, newMapRunArn(ctx, state));
     return;

@@ -73,3 +73,13 @@ function ed25519Key(key: KeyObject, keyFile?: string): KeyObject {
   }
   return key;
 }
+
+/** `load`, called once and its promise kept; a failure is forgotten, so the next call tries again. */
+export function onceUntilFailed<T>(load: () => Promise<T>): () => Promise<T> {
+  let loaded: Promise<T> | undefined;
+  return () =>
+    (loaded ??= load().catch((err: unknown) => {
+      loaded = undefined;
+      throw err;
+    }));
+}

@@ -42,7 +42,7 @@ export class ActivityWakeups {
     set.add(waiter);
     if (this.closed) waiter.wake();
     return {
-      sleep: (ms) => (this.closed ? Promise.resolve() : waiter.sleep(ms)),
+      sleep: (ms) => (this.closed ? Promise.resolve() : waiter.sleep(ms).then(() => {})),
       closed: () => this.closed,
       close: () => {
         waiter.cancel();

@@ -98,6 +98,8 @@ export interface ExecutionStartOptions {
   trace?: ExecutionTrace;
   /** When it counts as started, if not now (StartOptions.startedAt: a schedule's tick). */
   startedAt?: string;
+  /** The latest version as the caller read it already (operations/start.ts): no second read. */
+  latest?: number;
 }
 
 /**
@@ -119,10 +121,16 @@ export class ExecutionStore {
 
   private readonly listing: ExecutionList;
 
+  /**
+   * A worker of this shard in this process (`serve`): advances a new run in
+   * process when it has room (worker/scheduler.ts `take`); false or unset: queue it.
+   */
+  advanceHere: ((run: string, seq: number) => boolean) | undefined;
+
   /** Starts `machine` (StartResult.created false: the same name and input started it before). */
   async start(machine: string, options: ExecutionStartOptions): Promise<StartResult> {
-    const latest = await this.machines.latest(machine);
-    const version = options.pinned?.version ?? latest;
+    const version =
+      options.pinned?.version ?? options.latest ?? (await this.machines.latest(machine));
     const name = options.name ?? newExecutionName();
     // The API checks names against the same pattern first; this guards direct callers.
     if (!isValidExecutionName(name))
@@ -190,7 +198,10 @@ export class ExecutionStore {
       );
     }
     const created = reply.kind === "created";
-    if (created) await this.queues.ensure(stepJob(exec, 0));
+    // The start's script leased the run in the schedule, as a commit leases the runs it
+    // wakes: a worker in this process takes it without the queue's three round trips,
+    // and if this process dies first the lease runs out and a scheduler enqueues it.
+    if (created && !this.advanceHere?.(exec, 0)) await this.queues.ensure(stepJob(exec, 0));
     return { executionId: arn, startedAt: reply.startedAt, created };
   }
 

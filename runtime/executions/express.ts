@@ -34,11 +34,17 @@ export function expressExecutionArn(machine: string, name: string): string {
   return `${ARN_BASE}express:${machine}:${name}:${randomUUID()}`;
 }
 
-/** The service's runners as the in-memory driver's handlers. */
+/**
+ * The service's runners as the in-memory driver's handlers. `trace` is asked for
+ * when a task first runs: most Express runs call none, and drawing a trace costs
+ * random bytes.
+ */
 export function runnerHandlers(
   runners: readonly TaskRunner[],
-  trace?: ExecutionTrace,
+  trace?: () => ExecutionTrace,
 ): TaskHandlers {
+  let drawn: ExecutionTrace | undefined;
+  const traceOf = trace && (() => (drawn ??= trace()));
   return (resource) => {
     const runner = findRunner(runners, resource);
     if (!runner) return undefined;
@@ -52,7 +58,7 @@ export function runnerHandlers(
         attempt: invocation.attempt,
         input,
         ...(invocation.taskToken !== undefined ? { taskToken: invocation.taskToken } : {}),
-        ...(trace ? { trace: expressAttemptTrace(trace, invocation.taskId) } : {}),
+        ...(traceOf ? { trace: expressAttemptTrace(traceOf(), invocation.taskId) } : {}),
         signal: new AbortController().signal,
       });
   };
@@ -73,16 +79,21 @@ export function runExpress(
   start: ExpressStart,
   tasks: TaskHandlers,
 ): { executionId: string; startedAt: string; result: Promise<SyncExecutionResult> } {
+  // A drawn name (a UUID) is valid: only a given one is checked.
   const name = start.name ?? randomUUID();
-  if (!isValidExecutionName(name))
+  if (start.name !== undefined && !isValidExecutionName(name))
     throw new TypeError(`'${name}' is not a valid execution name (AWS's rule, see ids.ts)`);
   const executionId = expressExecutionArn(start.machine, name);
   const startedAt = new Date().toISOString();
   return { executionId, startedAt, result: runToEnd(start, tasks, name, executionId, startedAt) };
 }
 
-/** The run, raced against its time limit: how it ended, as StartSyncExecution answers. */
-async function runToEnd(
+/**
+ * The run, raced against its time limit: how it ended, as StartSyncExecution answers.
+ * One promise settled by whichever comes first, the run's end or the timer (not an
+ * async function around `Promise.race`: fewer promises per run).
+ */
+function runToEnd(
   start: ExpressStart,
   tasks: TaskHandlers,
   name: string,
@@ -90,10 +101,6 @@ async function runToEnd(
   startedAt: string,
 ): Promise<SyncExecutionResult> {
   const limit = Math.min(start.timeoutMs ?? EXPRESS_LIMIT_MS, EXPRESS_LIMIT_MS);
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), limit);
-  });
   const run = runExecution(start.program, {
     input: start.input,
     executionName: name,
@@ -103,47 +110,60 @@ async function runToEnd(
     ...(start.roleArn !== undefined ? { roleArn: start.roleArn } : {}),
     clock: "real",
     tasks,
+    // Only the outcome is read: no history events or journal are kept (AWS keeps no
+    // history of an Express execution, and Stepwise writes no Express logs).
+    keepHistory: false,
   });
-  const base = {
-    executionId,
-    name,
-    stateMachine: start.machine,
-    version: start.version,
-    input: start.input,
-    startedAt,
-  };
-  try {
-    const result = await Promise.race([run, timedOut]);
-    const stoppedAt = new Date().toISOString();
-    if (result === "timeout") {
-      // The run cannot be interrupted mid-state; its outcome is ignored from here on.
-      run.catch(() => undefined);
-      return {
-        ...base,
-        status: "TIMED_OUT",
-        error: "States.Timeout",
-        cause: "The execution ran longer than 5 minutes",
-        stoppedAt,
-      };
-    }
-    const out: SyncExecutionResult = { ...base, status: result.status, stoppedAt };
-    if (result.output !== undefined) out.output = result.output;
-    if (result.error !== undefined) out.error = result.error;
-    if (result.cause !== undefined) out.cause = result.cause;
-    return out;
-  } catch (err) {
-    // A definition that loops past the driver's limit, or a stuck one: the
-    // execution fails; the service does not.
-    return {
-      ...base,
-      status: "FAILED",
-      error: "States.Runtime",
-      cause: err instanceof Error ? err.message : String(err),
+  const ended = (
+    status: SyncExecutionResult["status"],
+    rest?: { output?: Json; error?: string; cause?: string },
+  ): SyncExecutionResult => {
+    const out: SyncExecutionResult = {
+      executionId,
+      name,
+      stateMachine: start.machine,
+      version: start.version,
+      input: start.input,
+      startedAt,
+      status,
       stoppedAt: new Date().toISOString(),
     };
-  } finally {
-    clearTimeout(timer);
-  }
+    if (rest?.output !== undefined) out.output = rest.output;
+    if (rest?.error !== undefined) out.error = rest.error;
+    if (rest?.cause !== undefined) out.cause = rest.cause;
+    return out;
+  };
+  return new Promise<SyncExecutionResult>((resolve) => {
+    // The run cannot be interrupted mid-state: once timed out, its outcome is ignored
+    // (a later `resolve` changes nothing).
+    const timer = setTimeout(
+      () =>
+        resolve(
+          ended("TIMED_OUT", {
+            error: "States.Timeout",
+            cause: "The execution ran longer than 5 minutes",
+          }),
+        ),
+      limit,
+    );
+    run.then(
+      (result) => {
+        clearTimeout(timer);
+        resolve(ended(result.status, result));
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        // A definition that loops past the driver's limit, or a stuck one: the
+        // execution fails; the service does not.
+        resolve(
+          ended("FAILED", {
+            error: "States.Runtime",
+            cause: err instanceof Error ? err.message : String(err),
+          }),
+        );
+      },
+    );
+  });
 }
 
 /**
@@ -178,7 +198,7 @@ export async function startExpressExecution(
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     },
     // Its tasks send the start's trace (or one of its own): nothing else of it is kept.
-    runnerHandlers(ctx.expressRunners, options.trace ?? newTrace()),
+    runnerHandlers(ctx.expressRunners, () => options.trace ?? newTrace()),
   );
 }
 

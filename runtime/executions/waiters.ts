@@ -45,7 +45,7 @@ export class EndWaiters {
         const executionId = longId(exec);
         this.checks.delete(executionId);
         const set = this.waiters.get(executionId);
-        if (set) for (const waiter of set) waiter.wake();
+        if (set) for (const waiter of set) waiter.wake(true);
       },
       () => this.wakeAll(),
     );
@@ -92,11 +92,18 @@ export class EndWaiters {
       // Subscribed BEFORE the first read: an end committed between a read and the
       // subscription would otherwise go unnoticed until the fallback re-read.
       await this.subscription.ready();
+      let ended = false;
       for (;;) {
-        const current = await this.check(executionId, status);
+        // Woken by its end's message: the record is read at once, without the status
+        // first (RUNNING again only if redriven meanwhile: then it waits on).
+        if (ended) {
+          const record = await describe();
+          if (record.status !== "RUNNING") return record;
+        }
+        const current = ended ? "RUNNING" : await this.check(executionId, status);
         const left = deadline - Date.now();
         if (current !== "RUNNING" || left <= 0 || this.closed) return await describe();
-        await waiter.sleep(Math.min(left, this.fallbackMs));
+        ended = await waiter.sleep(Math.min(left, this.fallbackMs));
       }
     } finally {
       this.remove(executionId, waiter);
@@ -152,22 +159,29 @@ export class EndWaiters {
  */
 export class Waiter {
   private woken = false;
-  private resolve: (() => void) | undefined;
+  private resolve: ((woken: boolean) => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
 
-  wake(): void {
-    if (this.resolve) this.finish();
-    else this.woken = true;
+  /** `ended`: the execution's end was announced (false: a reconnect, a close). */
+  wake(ended = false): void {
+    if (this.resolve) return this.finish(ended);
+    this.pending = true;
+    this.woken ||= ended;
   }
 
-  sleep(ms: number): Promise<void> {
-    if (this.woken) {
-      this.woken = false;
-      return Promise.resolve();
+  /** A wake came while not sleeping (`woken`: one of them was the end's). */
+  private pending = false;
+
+  /** Resolves true when woken by the execution's end, false on a timeout or another wake. */
+  sleep(ms: number): Promise<boolean> {
+    if (this.pending) {
+      const ended = this.woken;
+      this.pending = this.woken = false;
+      return Promise.resolve(ended);
     }
     return new Promise((resolve) => {
       this.resolve = resolve;
-      this.timer = setTimeout(() => this.finish(), ms);
+      this.timer = setTimeout(() => this.finish(false), ms);
     });
   }
 
@@ -177,9 +191,9 @@ export class Waiter {
     this.resolve = undefined;
   }
 
-  private finish(): void {
+  private finish(ended: boolean): void {
     const resolve = this.resolve;
     this.cancel();
-    resolve?.();
+    resolve?.(ended);
   }
 }

@@ -48,7 +48,13 @@ export function spawnOwner(child: ChildSpec): { owner?: string } {
 }
 
 /** A child execution as a Map Run's listing shows it. */
-export type ChildExecutionSummary = ExecutionSummary & { mapRunArn?: string; itemCount?: number };
+export type ChildExecutionSummary = ExecutionSummary & {
+  mapRunArn?: string;
+  itemCount?: number;
+  /** Redriven with its parent (AWS's ExecutionListItem `redriveCount`, `redriveDate`). */
+  redriveCount?: number;
+  redrivenAt?: string;
+};
 
 /** A Map Run's list of child executions (short ids by start time, ms). */
 export function mapRunChildrenKey(keys: Pick<Keys, "base">, id: string): string {
@@ -152,7 +158,13 @@ export async function listChildExecutions(
   const ids = await client.redis.zrange(mapRunChildrenKey(keys, mapRun), "0", "-1");
   if (ids.length === 0) return [];
   const pipeline = client.redis.pipeline();
-  const fields = [...SUMMARY_READ, EXECUTION_FIELDS.mapRun, EXECUTION_FIELDS.itemCount];
+  const fields = [
+    ...SUMMARY_READ,
+    EXECUTION_FIELDS.mapRun,
+    EXECUTION_FIELDS.itemCount,
+    EXECUTION_FIELDS.redriveCount,
+    EXECUTION_FIELDS.redrivenAt,
+  ];
   for (const id of ids) pipeline.hmget(keys.execution(id), ...fields);
   const replies = (await pipeline.exec()) ?? [];
   const out: ChildExecutionSummary[] = [];
@@ -161,9 +173,13 @@ export async function listChildExecutions(
     const row = byName(SUMMARY_FIELDS, values as (string | null)[]) as SummaryRow;
     if (row.name === null) continue;
     const summary: ChildExecutionSummary = toSummary(row);
-    const [mapRunArn, itemCount] = (values as (string | null)[]).slice(SUMMARY_READ.length);
+    const [mapRunArn, itemCount, redriveCount, redrivenAt] = (values as (string | null)[]).slice(
+      SUMMARY_READ.length,
+    );
     if (mapRunArn) summary.mapRunArn = mapRunArn;
     if (itemCount) summary.itemCount = Number(itemCount);
+    if (redriveCount) summary.redriveCount = Number(redriveCount);
+    if (redrivenAt) summary.redrivenAt = redrivenAt;
     out.push(summary);
   }
   return out;

@@ -5,7 +5,8 @@ import { defineScript } from "../store/lua/spec.js";
 import type { Keys } from "../store/keys.js";
 import type { RedisClient } from "../store/redis.js";
 import { ChildShards, listChildExecutions } from "./child-executions.js";
-import { mapRunIndexKey, mapRunKey, type MapRunFields } from "./map-run-record.js";
+import { liveCounts, mapRunIndexKey, mapRunKey, type MapRunFields } from "./map-run-record.js";
+import { readRunState } from "./run-state.js";
 
 /**
  * Reads and updates Map Runs (map-run-record.ts has the record) for the APIs:
@@ -64,6 +65,7 @@ const NUMBERS = [
   "maxConcurrency",
   "toleratedFailureCount",
   "toleratedFailurePercentage",
+  "redriveCount",
 ] as const;
 
 export class MapRunStore {
@@ -118,8 +120,25 @@ export class MapRunStore {
     return reply.kind;
   }
 
+  /**
+   * The record, with the counters of a running Map Run taken from its run's state
+   * (map-run-record.ts writes them to the record only at its milestones). The run is
+   * read after the record, so it is at least as new: if it no longer waits on the Map
+   * Run, the Map Run ended meanwhile, and its record, written ahead of that commit,
+   * says so when read again.
+   */
   private async read(keys: Keys, id: string): Promise<MapRunRecord | undefined> {
-    const raw = await this.client.redis.hgetall(mapRunKey(keys, id));
+    const redis = this.client.redis;
+    let raw = await redis.hgetall(mapRunKey(keys, id));
+    // The Map Run record's own field names (map-run-record.ts), not an approval's.
+    const { status, run, arn } = raw as Partial<Pick<MapRunRecord, "status" | "run" | "arn">>;
+    if (status === "RUNNING" && run && arn) {
+      const state = await readRunState(redis, keys, run);
+      const live = state && liveCounts(state, arn);
+      if (live) for (const [k, v] of Object.entries(live)) raw[k] = String(v);
+      // Not opened yet (its ItemReader reads: the record's counters are the ones), or over.
+      else raw = await redis.hgetall(mapRunKey(keys, id));
+    }
     if (!raw.arn || !raw.execution) return undefined;
     const record = { ...raw, id, executionId: longId(raw.execution) } as unknown as MapRunRecord;
     const numeric = record as unknown as Record<string, number | "">;

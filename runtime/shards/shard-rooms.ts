@@ -47,6 +47,22 @@ export interface Sharded {
   activities: ActivityWakeups;
 }
 
+/** A worker in this process: advances `<run>@<seq>` of a shard it serves when it has room. */
+export interface StartAdvancer {
+  advanceHere(shard: number, run: string, seq: number): boolean;
+}
+
+/**
+ * `serve`: new executions of the shards `worker` serves in this process are advanced
+ * by it at once instead of through the queue (ExecutionStore.start).
+ */
+export function advanceStartsIn(rooms: readonly ShardRoom[], worker: StartAdvancer): void {
+  for (const room of rooms) {
+    const shard = room.keys.shard;
+    room.executions.advanceHere = (run, seq) => worker.advanceHere(shard, run, seq);
+  }
+}
+
 /** The short id of an execution ARN; anything else as it is (its lookup answers 404). */
 export function shortIdOrSelf(executionId: string): string {
   return executionId.startsWith(EXECUTION_ARN_PREFIX) ? shortId(executionId) : executionId;

@@ -104,6 +104,8 @@ export interface Keys {
   operation(id: string): string;
   /** Pub/sub channel: an execution ended (message: short id). */
   endedChannel: string;
+  /** Pub/sub channel: an execution ended other than SUCCEEDED (message: short id; worker/failure-log.ts). */
+  failedChannel: string;
   /** Pub/sub channel: a task joined an activity's list (message: the activity's name). */
   activityChannel: string;
   /** Hash: an approval record (runtime/approvals/approval-record.ts lists its fields). */
@@ -147,6 +149,7 @@ export const LUA_KINDS = {
   executionsOf: "xs:",
   stats: "stats",
   ended: "ended",
+  failed: "failed",
   run: "r:",
   inbox: "i:",
   tombstone: "tomb:",
@@ -217,6 +220,7 @@ export function makeKeys(prefix = "stepwise", shard = 0, count = 1): Keys {
     tombstone: (token) => `${base}${LUA_KINDS.tombstone}${token}`,
     activity: (name) => `${base}${LUA_KINDS.activity}${name}`,
     endedChannel: `${base}${LUA_KINDS.ended}`,
+    failedChannel: `${base}${LUA_KINDS.failed}`,
     activityChannel: `${base}${LUA_KINDS.activityReady}`,
     operation: (id) => `${control}op:${id}`,
     approval: (id) => `${base}${LUA_KINDS.approval}${id}`,

@@ -5,8 +5,9 @@ import type { ShardLayout } from "../shards/shards.js";
 
 /**
  * One log line for every execution that ends other than SUCCEEDED, naming its
- * error, from the processes that run workers. The commit script PUBLISHes each
- * ended execution's short id on `<base>ended`; every such process hears it, and the
+ * error, from the processes that run workers. The commit script PUBLISHes the
+ * short id of each execution that ended other than SUCCEEDED on `<base>failed`
+ * (a succeeded one costs nothing here); every such process hears it, and the
  * first to claim `<base>failure-logged:<id>` (SET NX, one hour) reads the record
  * and logs it, so N workers write one line, not N. Pub/sub is fire-and-forget: an
  * end published while no process listens is not logged (its history still has it).
@@ -41,12 +42,13 @@ export async function logFailedExecutions(options: {
       );
       if (claimed !== "OK") return;
       const record = await options.describe(longId(short));
+      // RUNNING again: redriven between its end and this read.
       if (record.status !== "RUNNING" && record.status !== "SUCCEEDED") options.log(record);
     })().catch(() => {
       // A record that cannot be read now is not worth a stack trace in the log.
     });
   });
-  await subscriber.subscribe(...layout.shards.map((keys) => keys.endedChannel));
+  await subscriber.subscribe(...layout.shards.map((keys) => keys.failedChannel));
   return {
     async close() {
       subscriber.disconnect();

@@ -98,6 +98,12 @@ export interface WorkerOptions extends Partial<RuntimeSettings> {
 export interface StepwiseWorker {
   /** Stops taking jobs, lets in-flight ones finish (or hands them back after `graceMs`), disconnects. */
   close(graceMs?: number): Promise<void>;
+  /**
+   * Advances `<run>@<seq>` of shard `shard` in this process when it serves the shard
+   * and has room (scheduler.ts `take`); false: the caller queues it. The run must hold
+   * a lease in the schedule, as a new execution's does (its start script writes it).
+   */
+  advanceHere(shard: number, run: string, seq: number): boolean;
 }
 
 /**
@@ -151,6 +157,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
     onJobError: (err) => (isLockLoss(err) ? lockLoss.add(err as Error) : onError(err)),
   };
   const rooms = served.map((shard) => openEngineRoom(proc, layout.shards[shard]!));
+  const roomOf = new Map(served.map((shard, i) => [shard, rooms[i]!]));
   const bulk = openBulkWorker(proc, control, layout, spans);
   await Promise.all([
     ...rooms.flatMap((room) => [room.steps.waitUntilReady(), room.tasks.waitUntilReady()]),
@@ -160,6 +167,8 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
   const triggers = startTriggerLoop(client.redis, settings, onError);
   let closing: Promise<void> | undefined;
   return {
+    advanceHere: (shard, run, seq) =>
+      closing === undefined && (roomOf.get(shard)?.scheduler.take(run, seq) ?? false),
     close(graceMs = 10_000) {
       closing ??= triggers
         .close()

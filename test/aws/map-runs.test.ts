@@ -245,7 +245,13 @@ describe("Map Runs through the AWS SDK", () => {
       itemCounts: { total: 10, succeeded: 7, failed: 3 },
     });
 
-    await s3.put("items", "long.jsonl", jsonl([{ wait: 300 }, { wait: 300 }, { wait: 300 }]));
+    // The first item ends at once and the window refills: the counters of a running Map
+    // Run come from its run's state (the record has them only from its milestones).
+    await s3.put(
+      "items",
+      "long.jsonl",
+      jsonl([{ wait: 0 }, { wait: 300 }, { wait: 300 }, { wait: 300 }]),
+    );
     const slow = await machine("stopped", definition({ MaxConcurrency: 2 }, waitItem));
     const run = await client.send(
       new StartExecutionCommand({
@@ -254,10 +260,19 @@ describe("Map Runs through the AWS SDK", () => {
       }),
     );
     const stoppedRun = await mapRunOf(run.executionArn!);
-    await until(async () => {
+    const refilled = await until(async () => {
       const r = await client.send(new DescribeMapRunCommand({ mapRunArn: stoppedRun }));
-      return r.itemCounts?.running === 2 ? r : undefined;
+      return r.itemCounts?.succeeded === 1 && r.itemCounts.running === 2 ? r : undefined;
     });
+    expect(refilled.itemCounts).toMatchObject({ total: 4, pending: 1, failed: 0, aborted: 0 });
+    // The pending item has no child execution yet, as on AWS (the window starts it).
+    const pendingChild = `arn:aws:states:us-east-1:123456789012:execution:stopped/Items:${stoppedRun.slice(stoppedRun.lastIndexOf(":") + 1)}-3`;
+    expect(
+      await failure(client.send(new StopExecutionCommand({ executionArn: pendingChild }))),
+    ).toMatchObject({ name: "ExecutionDoesNotExist" });
+    expect(
+      await failure(client.send(new DescribeExecutionCommand({ executionArn: pendingChild }))),
+    ).toMatchObject({ name: "ExecutionDoesNotExist" });
     await client.send(new StopExecutionCommand({ executionArn: run.executionArn }));
     const aborted = await until(async () => {
       const r = await client.send(new DescribeMapRunCommand({ mapRunArn: stoppedRun }));
@@ -265,7 +280,7 @@ describe("Map Runs through the AWS SDK", () => {
     });
     expect(aborted).toMatchObject({
       status: "ABORTED",
-      itemCounts: { total: 3, aborted: 3, running: 0, pending: 0 },
+      itemCounts: { total: 4, succeeded: 1, aborted: 3, running: 0, pending: 0 },
     });
   }, 90_000);
 

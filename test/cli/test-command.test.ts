@@ -139,6 +139,49 @@ describe("stepwise test", () => {
     expect(r.stdout).toContain("1 passed, 1 failed");
   });
 
+  it("cases sharing a definition file each get its verdict, and their own mocks checked", async () => {
+    // Each distinct definition is validated once (cli/cases-file.ts): the verdict and
+    // the mocks check must still reach every case that names it.
+    await writeFile(join(dir, "charge.asl.json"), JSON.stringify(task));
+    await writeFile(
+      join(dir, "broken.asl.json"),
+      JSON.stringify({ StartAt: "Nowhere", States: {} }),
+    );
+    const r = await runCases([
+      {
+        id: "ok",
+        definition: "charge.asl.json",
+        mocks: { Charge: [{ Return: 1 }] },
+        expect: { status: "SUCCEEDED", output: 1 },
+      },
+      {
+        id: "typo",
+        definition: "charge.asl.json",
+        mocks: { Chrage: [{ Return: 1 }] },
+        expect: { status: "SUCCEEDED" },
+      },
+      { id: "broken 1", definition: "broken.asl.json", expect: { status: "SUCCEEDED" } },
+      { id: "broken 2", definition: "broken.asl.json", expect: { status: "SUCCEEDED" } },
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("FAIL typo\n  mocks name state 'Chrage'");
+    expect(r.stdout).toMatch(/FAIL broken 1\n {2}broken\.asl\.json:1:\d+: /);
+    expect(r.stdout).toMatch(/FAIL broken 2\n {2}broken\.asl\.json:1:\d+: /);
+    expect(r.stdout).toContain("1 passed, 3 failed");
+  });
+
+  it("--filter selects cases before their definitions are read", async () => {
+    const path = join(dir, "filtered.jsonl");
+    const cases = [
+      { id: "keep", definition: { StartAt: "P", States: { P: { Type: "Pass", End: true } } } },
+      { id: "drop", definition: "no-such-file.asl.json" },
+    ].map((c) => JSON.stringify({ ...c, expect: { status: "SUCCEEDED" } }));
+    await writeFile(path, cases.join("\n") + "\n");
+    expect(await cli("test", path, "--filter", "keep")).toMatchObject({
+      code: 0,
+      stdout: "1 passed, 0 failed\n",
+    });
+  });
   it("a cause the case names must match", async () => {
     const r = await runCases([
       {

@@ -80,6 +80,8 @@ describe("loadConfig", () => {
     [{ STEPWISE_START_RATE: "fast" }, /STEPWISE_START_RATE/],
     [{ STEPWISE_EGRESS_ALLOW: "10.0.0.0/99" }, /STEPWISE_EGRESS_ALLOW/],
     [{ STEPWISE_SHARDS: "0" }, /STEPWISE_SHARDS/],
+    // A ':' reached the key builder and ended `serve` with an internal error.
+    [{ STEPWISE_PREFIX: "team:a" }, /^STEPWISE_PREFIX='team:a': expected 1–100 letters/],
     [{ STEPWISE_PAYLOAD_STORE: "s3" }, /^STEPWISE_PAYLOAD_STORE='s3': expected one of redis, off$/],
     [
       { STEPWISE_APPROVAL_WEBHOOK: "ftp://x" },

@@ -5,6 +5,7 @@ import {
   DescribeStateMachineForExecutionCommand,
   GetExecutionHistoryCommand,
   ListExecutionsCommand,
+  RedriveExecutionCommand,
   SFNClient,
   StartExecutionCommand,
   StopExecutionCommand,
@@ -253,6 +254,92 @@ describe("Distributed Map: child executions", () => {
     // A second stop of the ended child changes nothing, as AWS answers it.
     const again = await client.send(new StopExecutionCommand({ executionArn: slow }));
     expect(again.stopDate).toBeInstanceOf(Date);
+  }, 60_000);
+});
+
+describe("Distributed Map: redrive", () => {
+  it("ListExecutions by Map Run gives each child's own redriveCount", async () => {
+    // Item 0 waits and is stopped: the Map (no tolerance) fails, and so does its parent.
+    const definition = {
+      StartAt: "Fan",
+      States: {
+        Fan: {
+          Type: "Map",
+          Label: "Again",
+          ItemSelector: { "n.$": "$$.Map.Item.Value" },
+          ItemProcessor: {
+            ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "STANDARD" },
+            StartAt: "Which",
+            States: {
+              Which: {
+                Type: "Choice",
+                Choices: [{ Variable: "$.n", NumericEquals: 0, Next: "Linger" }],
+                Default: "Done",
+              },
+              Linger: { Type: "Wait", Seconds: 600, End: true },
+              Done: { Type: "Pass", End: true },
+            },
+          },
+          End: true,
+        },
+      },
+    };
+    const { stateMachineArn } = await client.send(
+      new CreateStateMachineCommand({
+        name: "fan-redrive",
+        definition: JSON.stringify(definition),
+        roleArn: "arn:aws:iam::123456789012:role/r",
+      }),
+    );
+    const { executionArn } = await client.send(
+      new StartExecutionCommand({ stateMachineArn, input: JSON.stringify([0, 1, 2]) }),
+    );
+    const mapRunArn = await until(async () => {
+      const h = await client.send(new GetExecutionHistoryCommand({ executionArn }));
+      return h.events!.find((e) => e.type === "MapRunStarted")?.mapRunStartedEventDetails!
+        .mapRunArn;
+    });
+    const listed = async () => {
+      const { executions } = await client.send(new ListExecutionsCommand({ mapRunArn }));
+      return executions!.sort((a, b) => a.name!.localeCompare(b.name!));
+    };
+    await until(async () => {
+      const children = await listed();
+      return children.filter((e) => e.status === "SUCCEEDED").length === 2 &&
+        children[0]?.status === "RUNNING"
+        ? true
+        : undefined;
+    });
+    const lingering = (await listed())[0]!;
+    await client.send(new StopExecutionCommand({ executionArn: lingering.executionArn }));
+    await ended(client, executionArn!);
+    expect((await client.send(new DescribeExecutionCommand({ executionArn }))).status).toBe(
+      "FAILED",
+    );
+    expect((await listed()).map((e) => [e.status, e.redriveCount])).toEqual([
+      ["ABORTED", 0],
+      ["SUCCEEDED", 0],
+      ["SUCCEEDED", 0],
+    ]);
+
+    // The redrive runs the aborted child again (it waits anew); the others stay as they were.
+    await client.send(new RedriveExecutionCommand({ executionArn }));
+    const children = await until(async () => {
+      const now = await listed();
+      return now[0]?.status === "RUNNING" ? now : undefined;
+    });
+    expect(children.map((e) => [e.name, e.status, e.redriveCount])).toEqual([
+      [lingering.name, "RUNNING", 1],
+      [children[1]!.name, "SUCCEEDED", 0],
+      [children[2]!.name, "SUCCEEDED", 0],
+    ]);
+    expect(children[0]!.redriveDate).toBeInstanceOf(Date);
+    expect(children[1]!.redriveDate).toBeUndefined();
+    const own = await client.send(
+      new DescribeExecutionCommand({ executionArn: lingering.executionArn }),
+    );
+    expect(own.redriveCount).toBe(1);
+    await client.send(new StopExecutionCommand({ executionArn }));
   }, 60_000);
 });
 

@@ -6,6 +6,7 @@ import {
   ListExecutionsCommand,
   SFNClient,
   StartExecutionCommand,
+  ListMapRunsCommand,
 } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sfn } from "../aws/helpers.js";
@@ -116,6 +117,71 @@ describe("Distributed Map: EXPRESS children", () => {
     expect(standard.children).toHaveLength(300);
     expect(express.children).toEqual([]);
   }, 120_000);
+
+  it("honours MaxConcurrency 10,000 (AWS's most): 10,000 items in flight, the rest pending", async () => {
+    // 10,250 items from the input (small numbers: 21 KB), each waits 3 s in the worker.
+    const items = Array.from({ length: 10_250 }, (_, i) => i % 10);
+    const { stateMachineArn } = await client.send(
+      new CreateStateMachineCommand({
+        name: "express-10k",
+        definition: JSON.stringify({
+          StartAt: "Fan",
+          States: {
+            Fan: {
+              Type: "Map",
+              MaxConcurrency: 10_000,
+              ItemProcessor: {
+                ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "EXPRESS" },
+                StartAt: "Hold",
+                States: { Hold: { Type: "Wait", Seconds: 3, End: true } },
+              },
+              End: true,
+            },
+          },
+        }),
+        roleArn: "arn:aws:iam::123456789012:role/r",
+      }),
+    );
+    const { executionArn } = await client.send(
+      new StartExecutionCommand({ stateMachineArn, input: JSON.stringify(items) }),
+    );
+    // ListMapRuns, not the history: the sampling below must begin while the first
+    // items still wait, which a loaded machine's history reads could miss.
+    const mapRunArn = await stack.client.until(async () => {
+      const { mapRuns } = await client.send(new ListMapRunsCommand({ executionArn }));
+      return mapRuns?.[0]?.mapRunArn;
+    }, 30_000);
+    // The window opens whole (40 chunks of 250 in one step) and stays full until the
+    // first chunk's items end; the last chunk starts then, and the window is full again.
+    // Never more than 10,000 in flight, and the rest pending until there is room.
+    const seen: { running: number; pending: number; succeeded: number }[] = [];
+    await stack.client.until(async () => {
+      const d = await client.send(new DescribeMapRunCommand({ mapRunArn }));
+      const { running = 0, pending = 0, succeeded = 0 } = d.itemCounts!;
+      seen.push({ running, pending, succeeded });
+      return succeeded === 10_250 || d.status !== "RUNNING" ? d : undefined;
+    }, 60_000);
+    // Seen full with items waiting for room: 10,000 in flight at once.
+    expect(
+      seen.some((c) => c.pending > 0 && c.running === 10_000),
+      JSON.stringify(seen),
+    ).toBe(true);
+    for (const c of seen) {
+      expect(c.running + c.pending + c.succeeded).toBe(10_250);
+      // The step that takes in a chunk's end starts the next chunk: the window is
+      // always full, whenever the sample was taken.
+      expect(c.running).toBe(Math.min(10_000, 10_250 - c.succeeded));
+      expect(c.pending).toBe(Math.max(0, 250 - c.succeeded));
+    }
+    const described = await stack.client.until(async () => {
+      const d = await client.send(new DescribeExecutionCommand({ executionArn }));
+      return d.status !== "RUNNING" ? d : undefined;
+    }, 60_000);
+    expect(described.status, JSON.stringify(described)).toBe("SUCCEEDED");
+    expect(JSON.parse(described.output!)).toEqual(items);
+    const done = await client.send(new DescribeMapRunCommand({ mapRunArn }));
+    expect(done.itemCounts).toMatchObject({ total: 10_250, succeeded: 10_250, running: 0 });
+  }, 60_000);
 
   it("reads items from S3, batches them (a batch is one child) and writes the result files", async () => {
     const numbers = Array.from({ length: 102 }, (_, i) => i);

@@ -1,8 +1,10 @@
+import { DescribeMapRunCommand, ListMapRunsCommand, type SFNClient } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "../../engine/core/json.js";
 import { compileProgram } from "../../engine/program.js";
 import { replay } from "../../engine/replay.js";
 import { createRedisRuntime } from "../../runtime/runtime.js";
+import { sfn } from "../aws/helpers.js";
 import { startFakeServer, type FakeServer } from "./fake-server.js";
 import { REDIS_URL, startStack, type Stack } from "./stack.js";
 
@@ -16,9 +18,12 @@ import { REDIS_URL, startStack, type Stack } from "./stack.js";
  */
 let stack: Stack;
 let service: FakeServer;
+let aws: SFNClient;
 const enc = encodeURIComponent;
 /** Items that fail their first call (after the others have answered). */
 const failOnce = new Set<string>();
+/** Items whose next call answers late (a redriven Map Run is seen running meanwhile). */
+const slowOnce = new Set<string>();
 
 beforeAll(async () => {
   service = await startFakeServer((request) => {
@@ -27,9 +32,11 @@ beforeAll(async () => {
       // Late, so that its siblings have succeeded when it fails the state.
       return { status: 500, body: { message: `no ${item} today` }, delayMs: 600 };
     }
+    if (slowOnce.delete(item)) return { body: { done: item }, delayMs: 1500 };
     return { body: { done: item } };
   });
   stack = await startStack({ egressAllow: "127.0.0.1" });
+  aws = sfn(stack);
   await stack.client.post("/v1/state-machines", { name: "each", definition: mapMachine(service) });
   await stack.client.post("/v1/state-machines", {
     name: "one-by-one",
@@ -50,6 +57,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  aws?.destroy();
   await stack?.close();
   await service?.close();
 });
@@ -212,9 +220,24 @@ describe("redrive inside a Map or Parallel", () => {
       (c) => c.status === "FAILED",
     )!;
     expect(failedChild.executionId).toMatch(/-1$/);
+    const before = await aws.send(new DescribeMapRunCommand({ mapRunArn: mapRun }));
+    expect(before.status).toBe("FAILED");
+    expect(before.stopDate).toBeInstanceOf(Date);
+    expect(before.redriveCount).toBe(0);
+    const failedEvents = (await history(id)).length;
 
+    slowOnce.add("d2");
     const redriven = await stack.client.post(`/v1/executions/${enc(id)}/redrive`, {});
     expect(redriven.status).toBe(200);
+    // While its item runs again, the Map Run runs again: no stop date, counted redriven.
+    const running = await stack.client.until(async () => {
+      const r = await aws.send(new DescribeMapRunCommand({ mapRunArn: mapRun }));
+      return r.status === "RUNNING" ? r : undefined;
+    }, 20_000);
+    expect(running.stopDate).toBeUndefined();
+    expect(running.redriveCount).toBe(1);
+    expect(running.itemCounts).toMatchObject({ total: 3, succeeded: 2, running: 1, failed: 0 });
+    expect((await record(id)).status).toBe("RUNNING");
     const done = await until(id, "SUCCEEDED");
     expect(done.output).toEqual(items.map((item) => ({ done: item })));
     expect(items.map(callsFor)).toEqual([1, 2, 1]);
@@ -222,6 +245,39 @@ describe("redrive inside a Map or Parallel", () => {
     const events = await history(id);
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
     expect(events.filter((e) => String(e.type).startsWith("MapIteration"))).toEqual([]);
+    // As AWS: the parent's redrive redrives its Map Run (the same ARN, counted), which
+    // then ends as any Map Run does.
+    const after = events.slice(failedEvents).map((e) => e.type);
+    expect(after.filter((t) => String(t).startsWith("MapRun"))).toEqual([
+      "MapRunRedriven",
+      "MapRunSucceeded",
+    ]);
+    expect(after.indexOf("MapRunRedriven")).toBe(after.indexOf("MapStateStarted") + 1);
+    const mapRunRedriven = events.find((e) => e.type === "MapRunRedriven");
+    expect(mapRunRedriven.mapRunRedrivenEventDetails).toEqual({
+      mapRunArn: mapRun,
+      redriveCount: 1,
+    });
+    expect(events.filter((e) => e.type === "MapRunStarted")).toHaveLength(1);
+    const described = await aws.send(new DescribeMapRunCommand({ mapRunArn: mapRun }));
+    expect(described.status).toBe("SUCCEEDED");
+    expect(described.redriveCount).toBe(1);
+    expect(described.redriveDate).toBeInstanceOf(Date);
+    expect(described.redriveDate!.getTime()).toBeGreaterThanOrEqual(before.stopDate!.getTime());
+    expect(described.stopDate!.getTime()).toBeGreaterThanOrEqual(described.redriveDate!.getTime());
+    for (const counts of [described.itemCounts!, described.executionCounts!]) {
+      expect(counts).toMatchObject({
+        total: 3,
+        succeeded: 3,
+        failed: 0,
+        aborted: 0,
+        running: 0,
+        pending: 0,
+      });
+    }
+    const listedRuns = await aws.send(new ListMapRunsCommand({ executionArn: id }));
+    expect(listedRuns.mapRuns!.map((r) => r.mapRunArn)).toEqual([mapRun]);
+    expect(listedRuns.mapRuns![0]!.stopDate).toBeInstanceOf(Date);
     const child = await until(failedChild.executionId, "SUCCEEDED");
     expect(child.output).toEqual({ done: "d2" });
     expect(child.error).toBeUndefined();

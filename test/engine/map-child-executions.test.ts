@@ -5,6 +5,9 @@ import {
   mapRunChildExecution,
   parseChildExecutionName,
 } from "../../engine/states/map-child-executions.js";
+import type { Json } from "../../engine/core/json.js";
+import { compileProgram } from "../../engine/program.js";
+import { redrivePlan } from "../../engine/redrive.js";
 import { details, execute, ofType, single, types } from "./helpers.js";
 
 /**
@@ -106,6 +109,75 @@ describe("a Map Run's child executions", () => {
     expect(types(child.history).at(-1)).toBe("ExecutionFailed");
     expect(types(r.history)).toContain("MapRunFailed");
     expect(types(r.history).filter((t) => t.startsWith("MapIteration"))).toEqual([]);
+  });
+
+  it("a redrive of the parent redrives its Map Run: same ARN, MapRunRedriven counted", async () => {
+    // Item 1 fails twice: the first redrive fails the Map Run again, the second succeeds.
+    let failures = 2;
+    const tasks = {
+      "arn:local:work": (input: Json) => {
+        if (input === 1 && failures > 0) {
+          failures -= 1;
+          throw { error: "Broken", cause: "not yet" };
+        }
+        return (input as number) * 10;
+      },
+    };
+    const scope: StateScope = {
+      StartAt: "W",
+      States: { W: { Type: "Task", Resource: "arn:local:work", End: true } },
+    };
+    const program = compileProgram(single(distributed({ Label: "L" }, scope)));
+    const options = { startTime: "2024-01-01T00:00:00.000Z", executionName: "exec", tasks };
+    const first = await execute(single(distributed({ Label: "L" }, scope)), {
+      input: [0, 1, 2],
+      tasks,
+    });
+    expect(first.status).toBe("FAILED");
+    const mapRunArn = details(ofType(first.history, "MapRunStarted")[0]!).mapRunArn;
+    const plan1 = redrivePlan(program, first.execution, first.journal)!;
+    expect(plan1.point.join?.mapRun).toEqual({ arn: mapRunArn, redriveCount: 1 });
+    const second = await execute(single(distributed({ Label: "L" }, scope)), {
+      ...options,
+      redrive: { from: first, plan: plan1, redriveCount: 1 },
+    });
+    expect(second.status).toBe("FAILED");
+    const plan2 = redrivePlan(program, second.execution, second.journal)!;
+    expect(plan2.point.join?.mapRun).toEqual({ arn: mapRunArn, redriveCount: 2 });
+    const third = await execute(single(distributed({ Label: "L" }, scope)), {
+      ...options,
+      redrive: { from: second, plan: plan2, redriveCount: 2 },
+    });
+    expect(third.status).toBe("SUCCEEDED");
+    expect(third.output).toEqual([0, 10, 20]);
+    const mapRunEvents = ofType(
+      third.history,
+      "MapRunStarted",
+      "MapRunRedriven",
+      "MapRunFailed",
+      "MapRunSucceeded",
+    );
+    expect(types(mapRunEvents)).toEqual([
+      "MapRunStarted",
+      "MapRunFailed",
+      "MapRunRedriven",
+      "MapRunFailed",
+      "MapRunRedriven",
+      "MapRunSucceeded",
+    ]);
+    expect(ofType(third.history, "MapRunRedriven").map((e) => details(e))).toEqual([
+      { mapRunArn, redriveCount: 1 },
+      { mapRunArn, redriveCount: 2 },
+    ]);
+    // Where MapRunStarted was: right after the redriven state's MapStateStarted.
+    const all = types(third.history);
+    const redriven = all.lastIndexOf("MapRunRedriven");
+    expect(all[redriven - 1]).toBe("MapStateStarted");
+    // The item ran again as the same child execution, redriven twice; no iterations.
+    const children = [...third.childExecutions.values()];
+    expect(children).toHaveLength(3);
+    expect(children.every((c) => c.mapRunArn === mapRunArn && c.status === "SUCCEEDED")).toBe(true);
+    expect(all.filter((t) => t.startsWith("MapIteration"))).toEqual([]);
   });
 
   it("an INLINE Map keeps its iterations in the parent's history", async () => {

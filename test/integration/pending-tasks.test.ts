@@ -135,4 +135,50 @@ describe("pending tasks of parked runs", () => {
     expect(done.status).toBe("SUCCEEDED");
     expect(done.output).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
   });
+
+  it("of a Distributed Map's items are their child executions', not the parent's", async () => {
+    await createMachine(h.runtime, "parked-distributed", {
+      StartAt: "Each",
+      States: {
+        Each: {
+          Type: "Map",
+          ItemsPath: "$.items",
+          ItemProcessor: {
+            ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "STANDARD" },
+            StartAt: "Hold",
+            States: {
+              Hold: {
+                Type: "Task",
+                Resource: "stepwise:waitForTaskToken",
+                Parameters: { "token.$": "$$.Task.Token" },
+                End: true,
+              },
+            },
+          },
+          End: true,
+        },
+      },
+    });
+    await h.startWorker();
+    const { executionId } = await h.runtime.startExecution("parked-distributed", {
+      input: { items: [1, 2] },
+    });
+    const children = async () => {
+      const [mapRun] = await h.runtime.mapRuns.list(shortId(executionId));
+      return mapRun ? await h.runtime.mapRuns.children(mapRun) : [];
+    };
+    let listed = await children().catch(() => []);
+    for (let i = 0; i < 300 && listed.length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      listed = await children().catch(() => []);
+    }
+    expect(listed).toHaveLength(2);
+    const tasks = await Promise.all(listed.map((c) => pending(c.executionId, 1)));
+    for (const [task] of tasks) expect(task).toMatchObject({ stateName: "Hold" });
+    // The parent waits on its Map Run, not on tasks of its own.
+    expect(await h.runtime.pendingTasks(executionId)).toEqual([]);
+    for (const [task] of tasks) await h.runtime.sendTaskSuccess(task!.taskToken!, { ok: true });
+    const done = await h.runtime.waitForExecution(executionId, 20_000);
+    expect(done.output).toEqual([{ ok: true }, { ok: true }]);
+  });
 });

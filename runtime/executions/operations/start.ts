@@ -21,7 +21,7 @@ export async function startExecution(
     const { executionId, startedAt } = await startExpressExecution(ctx, stateMachine, options);
     return ctx.counted({ executionId, startedAt, created: true });
   }
-  const { pinned } = await resolveTarget(ctx, stateMachine, options);
+  const { pinned, version } = await resolveTarget(ctx, stateMachine, options, meta.latest);
   const { version: _v, alias: _a, budget: own, ...rest } = options;
   // The machine's budget, with the start's own limits over it field by field.
   const budget = meta.budget || own ? { ...meta.budget, ...own } : undefined;
@@ -33,6 +33,7 @@ export async function startExecution(
     ...(pinned ? { pinned } : {}),
     ...(budget ? { budget } : {}),
     ...(meta.roleArn !== undefined ? { roleArn: meta.roleArn } : {}),
+    latest: version,
   });
   return ctx.counted(result);
 }

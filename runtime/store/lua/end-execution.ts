@@ -56,6 +56,8 @@ local function endExecution(base, execKey, scheduleKey, e, expireKeys, known)
   if rec.pause then unpause(base, execKey, e.exec) end
   moveStatusIndex(base, e.exec, 'RUNNING', e.status, e.startedMs)
   redis.call('PUBLISH', base .. KIND.ended, e.exec)
+  -- The failure log (worker/failure-log.ts) hears only these: most ends need no line.
+  if e.status ~= 'SUCCEEDED' then redis.call('PUBLISH', base .. KIND.failed, e.exec) end
   if e.keepSeconds > 0 then
     for _, key in ipairs(expireKeys) do redis.call('EXPIRE', key, e.keepSeconds) end
     redis.call('EXPIRE', base .. KIND.payloads .. e.exec, e.keepSeconds)
