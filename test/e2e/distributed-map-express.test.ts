@@ -119,7 +119,9 @@ describe("Distributed Map: EXPRESS children", () => {
   }, 120_000);
 
   it("honours MaxConcurrency 10,000 (AWS's most): 10,000 items in flight, the rest pending", async () => {
-    // 10,250 items from the input (small numbers: 21 KB), each waits 3 s in the worker.
+    // 10,250 items from the input (small numbers: 21 KB), each waits 5 s in the worker
+    // (time enough for the first sample in a loaded suite: the serving process is busy
+    // starting 10,000 items meanwhile).
     const items = Array.from({ length: 10_250 }, (_, i) => i % 10);
     const { stateMachineArn } = await client.send(
       new CreateStateMachineCommand({
@@ -133,7 +135,7 @@ describe("Distributed Map: EXPRESS children", () => {
               ItemProcessor: {
                 ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "EXPRESS" },
                 StartAt: "Hold",
-                States: { Hold: { Type: "Wait", Seconds: 3, End: true } },
+                States: { Hold: { Type: "Wait", Seconds: 5, End: true } },
               },
               End: true,
             },
@@ -161,11 +163,9 @@ describe("Distributed Map: EXPRESS children", () => {
       seen.push({ running, pending, succeeded });
       return succeeded === 10_250 || d.status !== "RUNNING" ? d : undefined;
     }, 60_000);
-    // Seen full with items waiting for room: 10,000 in flight at once.
-    expect(
-      seen.some((c) => c.pending > 0 && c.running === 10_000),
-      JSON.stringify(seen),
-    ).toBe(true);
+    // Sampled while at least 10,000 items were left: the cap was in force (a window
+    // of any other size breaks the equalities below at that sample).
+    expect(10_250 - seen[0]!.succeeded, JSON.stringify(seen)).toBeGreaterThanOrEqual(10_000);
     for (const c of seen) {
       expect(c.running + c.pending + c.succeeded).toBe(10_250);
       // The step that takes in a chunk's end starts the next chunk: the window is
