@@ -35,7 +35,7 @@ const growAndShrink = {
   States: {
     Grow: { Type: "Pass", Next: "Hold" },
     // Long enough to read the run's hash while it waits, on a loaded machine too.
-    Hold: { Type: "Wait", Seconds: 2, Next: "Shrink" },
+    Hold: { Type: "Wait", Seconds: 5, Next: "Shrink" },
     Shrink: { Type: "Pass", Result: { small: true }, Next: "Park" },
     Park: { Type: "Wait", Seconds: 30, End: true },
   },
