@@ -1,6 +1,7 @@
 // Shared pieces of the Redis benches: worker processes, a runtime on a throwaway
 // key prefix, and waiting for executions to end.
 import { spawn, type ChildProcess } from "node:child_process";
+import { request, type Agent } from "node:http";
 import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 import { Redis } from "ioredis";
@@ -131,4 +132,37 @@ export async function startMany(
       ),
     );
   }
+}
+
+/** POSTs JSON to 127.0.0.1:`port` over `agent` (keep-alive); the answer's status and text. */
+export function postJson(
+  agent: Agent,
+  port: number,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; text: string }> {
+  const payload = JSON.stringify(body);
+  return new Promise((ok, fail) => {
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port,
+        path,
+        method: "POST",
+        agent,
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(payload),
+        },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => ok({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.on("error", fail);
+    req.end(payload);
+  });
 }

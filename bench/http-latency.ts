@@ -13,7 +13,8 @@
  * Uses a random Redis prefix and deletes its keys afterwards.
  */
 import { randomBytes } from "node:crypto";
-import { Agent, request } from "node:http";
+import { Agent } from "node:http";
+import { postJson } from "./harness.js";
 import type { AddressInfo } from "node:net";
 import { Redis } from "ioredis";
 import { buildServer } from "../api/server.js";
@@ -35,35 +36,13 @@ const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
-function post(port: number, path: string, body: unknown): Promise<{ status: number; body: any }> {
-  const payload = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port,
-        path,
-        method: "POST",
-        agent,
-        headers: {
-          "content-type": "application/json",
-          "content-length": Buffer.byteLength(payload),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            body: JSON.parse(Buffer.concat(chunks).toString("utf8")),
-          }),
-        );
-      },
-    );
-    req.on("error", reject);
-    req.end(payload);
-  });
+async function post(
+  port: number,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; body: any }> {
+  const { status, text } = await postJson(agent, port, path, body);
+  return { status, body: JSON.parse(text) };
 }
 
 function percentile(sorted: number[], p: number): number {

@@ -24,12 +24,12 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { Agent, request } from "node:http";
+import { Agent } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Redis } from "ioredis";
-import { pct, REDIS_URL } from "./harness.js";
+import { pct, postJson, REDIS_URL } from "./harness.js";
 
 function option(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -96,30 +96,7 @@ function post(
   path: string,
   body: unknown,
 ): Promise<{ status: number; text: string }> {
-  const payload = JSON.stringify(body);
-  return new Promise((ok, fail) => {
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port,
-        path,
-        method: "POST",
-        agent,
-        headers: {
-          "content-type": "application/json",
-          "content-length": Buffer.byteLength(payload),
-        },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => (text += chunk));
-        res.on("end", () => ok({ status: res.statusCode ?? 0, text }));
-      },
-    );
-    req.on("error", fail);
-    req.end(payload);
-  });
+  return postJson(agent, port, path, body);
 }
 
 async function ready(
