@@ -25,10 +25,16 @@
  * other processes on the machine disturb much less. Build first (npm run build): this
  * runs dist/.
  *
+ * `validate`, `run` and `test` compile their bundle through V8's code cache
+ * (cli/compile-cache.ts, under the temporary directory), which the first run of each
+ * writes: the warm-up runs below write it. The "first run" row (interleaved with the
+ * others) gives each run an empty temporary directory (TMPDIR): it compiles without a
+ * cache and writes one, as the first run after an install or upgrade does.
+ *
  *   npx tsx bench/cli-start.ts [--per-case]
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -88,11 +94,16 @@ const wall = new Map<string, number[]>();
 const cpu = new Map<string, number[]>();
 
 /** Runs one process into `row`; throws unless it exits 0 and prints `expect`. */
-function timed(row: string | undefined, args: string[], expect?: string): void {
+function timed(
+  row: string | undefined,
+  args: string[],
+  expect?: string,
+  extraEnv: Record<string, string> = {},
+): void {
   const cpuBefore = childrenCpu();
   const start = performance.now();
   const r = spawnSync(process.execPath, args, {
-    env,
+    env: { ...env, ...extraEnv },
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -146,8 +157,10 @@ cases.forEach((text, i) => {
 
 console.log(`node ${process.version}, ${cases.length} cases over ${byMachine.size} machines`);
 
-// Warm the file system cache (and surface a broken build) before measuring.
+// Warm the file system cache and write the code cache (and surface a broken build)
+// before measuring.
 timed(undefined, [BIN, "--help"]);
+timed(undefined, [BIN, "validate", join(WORKLOAD, "order.asl.json")], "valid");
 timed(undefined, [BIN, "test", CASES], ALL);
 timed(undefined, [RUNNER, anchor, CASES], ALL);
 
@@ -162,10 +175,14 @@ for (let i = 0; i < START_RUNS; i++) {
 for (const row of [FLOOR, HELP, VALIDATE]) console.log(line(row));
 
 const TEST = "stepwise test (60 cases, 1 process)";
+const COLD = "stepwise test, first run (no code cache yet)";
 const ONE = "aws-local-stepfunctions, 1 process";
 const MACHINES = `aws-local-stepfunctions, ${byMachine.size} processes (per machine)`;
 for (let round = 0; round < TEST_ROUNDS; round++) {
   timed(TEST, [BIN, "test", CASES], ALL);
+  const emptyTmp = mkdtempSync(join(tmpdir(), "stepwise-bench-cold-"));
+  timed(COLD, [BIN, "test", CASES], ALL, { TMPDIR: emptyTmp });
+  rmSync(emptyTmp, { recursive: true, force: true });
   timed(ONE, [RUNNER, anchor, CASES], ALL);
   // The per-machine form's time is the sum of its processes': one row entry per round.
   const [w, c] = [wall.get(MACHINES) ?? [], cpu.get(MACHINES) ?? []];
@@ -188,9 +205,10 @@ for (let round = 0; round < TEST_ROUNDS; round++) {
       .reduce((a, b) => a + b),
   ]);
 }
-for (const row of [TEST, ONE, MACHINES]) console.log(line(row));
+for (const row of [TEST, COLD, ONE, MACHINES]) console.log(line(row));
 console.log(`ratio vs 1 process:             ${ratio(ONE, TEST)}   (target ≥ 10×)`);
 console.log(`ratio vs per-machine processes: ${ratio(MACHINES, TEST)}`);
+console.log(`ratio vs 1 process, first run:  ${ratio(ONE, COLD)}`);
 
 if (perCase) {
   // 60 processes a round, so one round (a minute or more).

@@ -43,3 +43,37 @@ export class UsageError extends Error {
  * that cannot be reached: printed as its one-line message (exit 1), never as a stack.
  */
 export class CommandFailure extends Error {}
+
+/**
+ * Runs `command` (the one `stepwise <name>` names) on the rest of the command line:
+ * its usage for `--help`, else its exit code. A usage error is one line and a pointer
+ * to `--help` (exit 2); a failure outside the command line (a service that cannot be
+ * reached) is one line (exit 1). Anything else is thrown: a bug, whose stack
+ * bin/stepwise.js prints. Shared by cli/main.ts and the local commands' bundle
+ * (cli/local.ts), which has its own copies of these classes.
+ */
+export async function execute(
+  name: string,
+  command: Command,
+  rest: string[],
+  io: CommandIO,
+): Promise<number> {
+  if (rest.includes("--help") || rest.includes("-h")) {
+    io.stdout(command.usage + "\n");
+    return EXIT.ok;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      const pointer = err.pointToHelp ? `see 'stepwise ${name} --help'\n` : "";
+      io.stderr(`stepwise ${name}: ${err.message}\n${pointer}`);
+      return EXIT.usage;
+    }
+    if (err instanceof CommandFailure) {
+      io.stderr(`stepwise ${name}: ${err.message}\n`);
+      return EXIT.failed;
+    }
+    throw err;
+  }
+}

@@ -1,5 +1,7 @@
+import { fileURLToPath } from "node:url";
 import { didYouMean } from "./args.js";
-import { CommandFailure, EXIT, UsageError, type Command, type CommandIO } from "./command.js";
+import { EXIT, execute, type Command, type CommandIO } from "./command.js";
+import { loadWithCodeCache, type CompiledBundle } from "./compile-cache.js";
 
 /**
  * The commands, each loaded only when it runs: `stepwise executions list` does not
@@ -11,21 +13,26 @@ interface CommandEntry {
   /** One line for `stepwise --help`. */
   summary: string;
   load(): Promise<Command>;
+  /** In the local commands' bundle (cli/local.ts), loaded through the code cache when built. */
+  local?: true;
 }
 
 const COMMANDS: readonly CommandEntry[] = [
   {
     name: "validate",
+    local: true,
     summary: "check definitions for errors, as AWS would",
     load: async () => (await import("./commands/validate.js")).validateCommand,
   },
   {
     name: "run",
+    local: true,
     summary: "run a state machine locally and print its output",
     load: async () => (await import("./commands/run.js")).runCommand,
   },
   {
     name: "test",
+    local: true,
     summary: "run test cases (definition, input, expected result, mocks) locally",
     load: async () => (await import("./commands/test.js")).testCommand,
   },
@@ -114,23 +121,25 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
     io.stderr(`stepwise: unknown command '${name}'${hint}\nsee 'stepwise --help'\n`);
     return EXIT.usage;
   }
-  const command = await entry.load();
-  if (rest.includes("--help") || rest.includes("-h")) {
-    io.stdout(command.usage + "\n");
-    return EXIT.ok;
-  }
-  try {
-    return await command.run(rest, io);
-  } catch (err) {
-    if (err instanceof UsageError) {
-      const pointer = err.pointToHelp ? `see 'stepwise ${name} --help'\n` : "";
-      io.stderr(`stepwise ${name}: ${err.message}\n${pointer}`);
-      return EXIT.usage;
-    }
-    if (err instanceof CommandFailure) {
-      io.stderr(`stepwise ${name}: ${err.message}\n`);
-      return EXIT.failed;
-    }
-    throw err;
-  }
+  // Each command keeps its own cache: the functions it runs, compiled.
+  const usage = rest.includes("--help") || rest.includes("-h");
+  const local = entry.local ? localBundle(usage ? "help" : name) : undefined;
+  if (local === undefined) return execute(name, await entry.load(), rest, io);
+  const runLocal = local.exports.runLocal as typeof import("./local.js").runLocal;
+  const code = await runLocal(name, rest, io, (specifier) => import(specifier));
+  local.saveCache();
+  return code;
+}
+
+/**
+ * The local commands' bundle, in the built CLI (scripts/build.ts names it in
+ * __stepwiseLocalBundle, with its content's hash); undefined when running from the
+ * sources.
+ */
+declare const __stepwiseLocalBundle: string | undefined;
+
+function localBundle(cacheKey: string): CompiledBundle | undefined {
+  if (typeof __stepwiseLocalBundle !== "string") return undefined;
+  const file = fileURLToPath(new URL(`./${__stepwiseLocalBundle}`, import.meta.url));
+  return loadWithCodeCache(file, cacheKey);
 }

@@ -7,6 +7,16 @@ import type { FunctionHandler } from "../task-runners/function.js";
 import { UsageError } from "./command.js";
 
 /**
+ * How a tasks module is imported: `import()` here, the loader's `import()` in the local
+ * commands' bundle (cli/local.ts), whose code has no working `import()` of its own.
+ */
+let importModule = (specifier: string): Promise<unknown> => import(specifier);
+
+export function setModuleImporter(importer: (specifier: string) => Promise<unknown>): void {
+  importModule = importer;
+}
+
+/**
  * The one meaning of a tasks module, for `run --tasks`, `serve` and `worker`
  * (STEPWISE_TASKS): each named function export `<name>` serves the resource
  * `function:<name>`; a default export that is an object maps whole Resource
@@ -22,7 +32,7 @@ export async function loadTasksModule(
   }
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(absolute).href)) as Record<string, unknown>;
+    mod = (await importModule(pathToFileURL(absolute).href)) as Record<string, unknown>;
   } catch (err) {
     const message = err instanceof Error ? err.message.split("\n")[0] : String(err);
     throw new UsageError(`${setting}: cannot load '${path}': ${message}`, false);

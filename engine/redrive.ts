@@ -1,8 +1,9 @@
 import type { RedriveJoin, RedrivePoint, RunEvent, RunEventBody } from "./core/events.js";
 import type { Json } from "./core/json.js";
-import type { ExecutionContext, Frame, RunState } from "./core/run.js";
+import type { ExecutionContext, Frame, Join, RunState } from "./core/run.js";
 import type { Program } from "./program.js";
 import { replaySteps } from "./replay.js";
+import { positionIndices } from "./states/map-express-chunks.js";
 import { restoredRun } from "./step.js";
 
 export type { RedrivePoint } from "./core/events.js";
@@ -67,7 +68,19 @@ export function redrivePlan(
         // had succeeded before): they count as the children's outputs.
         for (const [k, v] of effect.outputs) keptEnds.set(`${effect.prefix}/${k}`, v);
       } else if (effect.type === "KeepInputs") {
-        effect.inputs.forEach((v, k) => inputs.set(`${effect.prefix}/${effect.from + k}`, v));
+        // A redriven Map Run's chunks keep their items at positions of their own (Join
+        // `chunks.indices`, set by this same step): each is the input of the Map's index.
+        const phase = replayed.result.run.current?.phase;
+        const chunks =
+          phase?.kind === "children" && phase.join.prefix === effect.prefix
+            ? phase.join.chunks
+            : undefined;
+        const at = chunks?.indices
+          ? positionIndices(chunks, effect.from + effect.inputs.length).slice(effect.from)
+          : undefined;
+        effect.inputs.forEach((v, k) =>
+          inputs.set(`${effect.prefix}/${at?.[k] ?? effect.from + k}`, v),
+        );
       }
     }
   }
@@ -121,6 +134,7 @@ export function redrivePlan(
     }
     if (phase.kind !== "children") return undefined;
     const join = phase.join;
+    if (join.chunks) return chunksOf(join, mapRun);
     const kept: [number, Json][] = [];
     const rerun: [number, Json][] = [];
     const redriven: number[] = [];
@@ -172,15 +186,46 @@ export function redrivePlan(
     };
     if (redriven.length > 0) plan.redriven = redriven;
     if (executions) plan.childExecutions = true;
-    if (mapRun) plan.mapRun = mapRun;
-    if (join.toleratedFailureCount !== undefined) {
-      plan.toleratedFailureCount = join.toleratedFailureCount;
+    return withTolerance(plan, join, mapRun);
+  };
+
+  /**
+   * A join of EXPRESS chunks: its items have no runs. Those whose output was kept
+   * succeeded; every other one (failed, in a chunk cut short, or never handed out)
+   * runs again in chunks, with the input the driver was given for it.
+   */
+  const chunksOf = (join: Join, mapRun: RedriveJoin["mapRun"]): RedriveJoin => {
+    const kept: [number, Json][] = [];
+    const rerun: [number, Json][] = [];
+    for (let i = 0; i < join.total; i++) {
+      const id = `${join.prefix}/${i}`;
+      if (keptEnds.has(id)) kept.push([i, keptEnds.get(id) ?? null]);
+      else rerun.push([i, inputs.get(id) ?? null]);
     }
-    if (join.toleratedFailurePercentage !== undefined) {
-      plan.toleratedFailurePercentage = join.toleratedFailurePercentage;
-    }
-    return plan;
+    const plan: RedriveJoin = {
+      total: join.total,
+      maxConcurrency: join.maxConcurrency,
+      outer: join.outer,
+      kept,
+      rerun,
+      started: join.total,
+      waiting: [],
+      chunks: true,
+    };
+    return withTolerance(plan, join, mapRun);
   };
 
   return { point: pointOf(top, root, last), restored };
+}
+
+/** A redriven join keeps its Map Run and its tolerated failures. */
+function withTolerance(plan: RedriveJoin, join: Join, mapRun: RedriveJoin["mapRun"]): RedriveJoin {
+  if (mapRun) plan.mapRun = mapRun;
+  if (join.toleratedFailureCount !== undefined) {
+    plan.toleratedFailureCount = join.toleratedFailureCount;
+  }
+  if (join.toleratedFailurePercentage !== undefined) {
+    plan.toleratedFailurePercentage = join.toleratedFailurePercentage;
+  }
+  return plan;
 }

@@ -18,6 +18,7 @@ import type {
   Caller,
   DecisionInput,
   ExecutionRecord,
+  ExecutionResult,
   ExecutionSummary,
   HistoryFollowItem,
   Page,
@@ -290,14 +291,15 @@ export class RedisRuntime extends DefinitionsFacade implements Runtime {
     yield* (await this.roomOf(executionId)).historyFeed.follow(executionId, afterEventId, signal);
   }
 
-  async waitForExecution(executionId: string, timeoutMs: number): Promise<ExecutionRecord> {
-    const { executions } = await this.roomOf(executionId);
-    return (await this.sharded).waiters.wait(
-      executionId,
-      timeoutMs,
-      () => executions.describe(executionId),
-      () => executions.status(executionId),
-    );
+  async waitForExecution(id: string, ms: number): Promise<ExecutionRecord> {
+    const { executions: x } = await this.roomOf(id);
+    const read = { describe: () => x.describe(id), status: () => x.status(id) };
+    return (await this.sharded).waiters.wait(id, ms, read.describe, read.status);
+  }
+
+  async waitForResult(id: string, ms: number, started?: StartResult): Promise<ExecutionResult> {
+    const { executions } = await this.roomOf(id);
+    return (await this.sharded).waiters.waitResult(id, ms, executions, started);
   }
 
   async pendingTasks(executionId: string): Promise<PendingTask[]> {
@@ -421,7 +423,7 @@ export class RedisRuntime extends DefinitionsFacade implements Runtime {
 
   /** `serve`: its worker advances the executions it starts, without the queue (shard-rooms.ts). */
   async advanceStartsWith(worker: StartAdvancer): Promise<void> {
-    advanceStartsIn((await this.sharded).rooms, worker);
+    advanceStartsIn(await this.sharded, worker);
   }
 
   async close(): Promise<void> {

@@ -169,6 +169,10 @@ export const CODES = {
     "HeartbeatSeconds is not smaller than TimeoutSeconds.",
   ),
   INVALID_TIMESTAMP: code("error", "A timestamp is not an RFC 3339 date-time."),
+  DISTRIBUTED_MAP_OUTER_VARIABLE: code(
+    "warning",
+    "A state inside a Distributed Map's ItemProcessor reads a variable that only states outside the Map assign: its child workflows see only their own variables.",
+  ),
   INVALID_LABEL_NAME: code(
     "error",
     "A Map Label is empty, too long or has a forbidden character.",

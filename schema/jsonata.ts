@@ -1,4 +1,4 @@
-import jsonata from "jsonata";
+import { load as loadJsonata } from "./lazy/jsonata.js";
 
 /**
  * JSONata templates (AWS "Transforming data with JSONata"): a string value that
@@ -31,7 +31,7 @@ export function jsonataProblem(template: string): string | undefined {
 function compileProblem(expression: string): string | undefined {
   if (expression.trim() === "") return "the expression is empty";
   try {
-    jsonata(expression);
+    loadJsonata()(expression);
     return undefined;
   } catch (error) {
     const e = error as { code?: string; position?: number; token?: unknown; message?: string };

@@ -1,5 +1,5 @@
-import { mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { _, Ajv2020 } from "ajv/dist/2020.js";
 import standaloneCode from "ajv/dist/standalone/index.js";
 import { build, type BuildOptions, type Plugin } from "esbuild";
@@ -28,6 +28,11 @@ import { ASL_AJV_OPTIONS } from "../schema/compile.js";
  * - The ASL schema's validator is compiled by ajv here, not at run time
  *   (precompiledAslSchema, below): compiling it was most of what `stepwise validate`
  *   and `stepwise test` spent (~250 ms of CPU in every process that validates).
+ * - `validate`, `run` and `test` run from one CommonJS bundle of their own,
+ *   dist/cli/local-<hash>.cjs (localBuildOptions), compiled through V8's code cache.
+ * - yaml, jsonata and ajv (for forms) are bundled apart, dist/cli/lazy-<name>.cjs, and
+ *   loaded on first use (lazyModules). Fixed names: each holds a package and nothing
+ *   of ours, so a process that loads one from a newer build gets the same package.
  * - Types are not checked here (esbuild strips them): `npm run lint` does, in CI.
  *
  *   npm run build            # also run by `npm ci` (prepare) and by the tests when sources changed
@@ -35,6 +40,48 @@ import { ASL_AJV_OPTIONS } from "../schema/compile.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 export const DIST = resolve(ROOT, "dist");
+/** The modules of schema/lazy/ (lazyModules, below). */
+export const LAZY_MODULES = ["yaml", "jsonata", "ajv"] as const;
+
+/**
+ * The local commands (`validate`, `run`, `test`; cli/local.ts) once more, as one
+ * CommonJS file, dist/cli/local-<hash>.cjs, which cli/main.ts loads through V8's code
+ * cache (cli/compile-cache.ts): an ES module cannot use it on Node 20, and compiling
+ * was most of those short processes' time. The file name's hash is its content's, so
+ * a cache entry named by it never meets another build's code.
+ *
+ * - `import.meta` is the file's own (`__filename`), so paths computed from it resolve
+ *   from dist/cli/ as in the chunks; an `import.meta` esbuild cannot map is an error.
+ * - Nothing in it may call `import()`: code restored from V8's cache loses its
+ *   dynamic-import callback on Node 20. cli/local.ts is handed the loader's instead;
+ *   a test runs `run --tasks` through the binary.
+ */
+export const localBuildOptions = {
+  absWorkingDir: ROOT,
+  entryPoints: { "cli/local": "cli/local.ts" },
+  outdir: DIST,
+  entryNames: "[dir]/[name]-[hash]",
+  outExtension: { ".js": ".cjs" },
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  external: ["msgpackr-extract"],
+  define: {
+    "import.meta.url": "__stepwiseImportMetaUrl",
+    "import.meta.dirname": "__dirname",
+    "import.meta.filename": "__filename",
+  },
+  banner: {
+    js: 'const __stepwiseImportMetaUrl = require("node:url").pathToFileURL(__filename).href;',
+  },
+  logOverride: { "empty-import-meta": "error" },
+  sourcemap: "linked",
+  legalComments: "linked",
+  logLevel: "warning",
+  metafile: true,
+  plugins: [precompiledAslSchema(), lazyModules()],
+} satisfies BuildOptions;
 
 export const productBuildOptions = {
   absWorkingDir: ROOT,
@@ -55,8 +102,58 @@ export const productBuildOptions = {
   sourcemap: "linked",
   legalComments: "linked",
   logLevel: "warning",
-  plugins: [precompiledAslSchema()],
+  plugins: [precompiledAslSchema(), lazyModules()],
 } satisfies BuildOptions;
+
+/**
+ * Packages few processes need, each behind a module of schema/lazy/ whose `load()`
+ * returns it: YAML (only YAML definitions and endpoint files), `jsonata` (only
+ * JSONata machines' checks) and ajv with its formats (only human-task forms). Each is
+ * bundled apart, as dist/cli/lazy-<name>.cjs, and the bundles above get, for its
+ * module, one that requires that file on the first `load()` (lazyModules): ~0.5 MB of
+ * JavaScript that `stepwise test` and `validate` of JSONPath machines no longer read,
+ * compile and evaluate. Synchronous, as the code calling them is; CommonJS, as
+ * `require` of an ES module needs Node 22.
+ */
+export const lazyBuildOptions = {
+  absWorkingDir: ROOT,
+  entryPoints: Object.fromEntries(
+    LAZY_MODULES.map((name) => [`cli/lazy-${name}`, `schema/lazy/${name}.ts`]),
+  ),
+  outdir: DIST,
+  outExtension: { ".js": ".cjs" },
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  sourcemap: "linked",
+  legalComments: "linked",
+  logLevel: "warning",
+} satisfies BuildOptions;
+
+export function lazyModules(): Plugin {
+  const names = new Map<string, string>(
+    LAZY_MODULES.map((name) => [join(ROOT, "schema", "lazy", `${name}.ts`), name]),
+  );
+  return {
+    name: "lazy-modules",
+    setup(build) {
+      build.onLoad({ filter: /[\\/]schema[\\/]lazy[\\/][^\\/]+\.ts$/ }, (args) => {
+        const name = names.get(args.path);
+        if (name === undefined) throw new Error(`${args.path}: not in LAZY_MODULES`);
+        return {
+          contents: `let loaded;\nexport function load() {\n  return (loaded ??= require("./lazy-${name}.cjs").load());\n}\n`,
+          loader: "js",
+        };
+      });
+      // Required at run time from dist/cli/, beside the chunks and the local bundle.
+      build.onResolve({ filter: /^\.\/lazy-[a-z0-9-]+\.cjs$/ }, (args) => ({
+        path: args.path,
+        external: true,
+      }));
+    },
+  };
+}
 
 /**
  * Serves schema/index.ts's `./compile.js` (schema/compile.ts, which compiles the ASL
@@ -89,8 +186,32 @@ export function precompiledAslSchema(): Plugin {
   };
 }
 
+/**
+ * Fails the build if the local commands' bundle calls `import()` (localBuildOptions):
+ * it would work on a first run and fail from the code cache. The one allowed is
+ * cli/tasks-module.ts's default importer, which cli/local.ts replaces.
+ */
+function checkNoDynamicImport(file: string): void {
+  const calls = readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => /\bimport\s*\(/.test(line) && !/^\s*(\*|\/\/)/.test(line))
+    .filter((line) => !/^var importModule = \(specifier\) => import\(specifier\);$/.test(line));
+  if (calls.length > 0) {
+    throw new Error(
+      `${relative(ROOT, file)} calls import(), which fails from V8's code cache on Node 20; ` +
+        `pass the loader's in, as cli/local.ts does for tasks modules:\n${calls.join("\n")}`,
+    );
+  }
+}
+
+let precompiled: string | undefined;
+
 /** The module that stands for schema/compile.ts in the bundle. */
 export function precompiledAslSchemaModule(): string {
+  return (precompiled ??= generatePrecompiledAslSchemaModule());
+}
+
+function generatePrecompiledAslSchemaModule(): string {
   const ajv = new Ajv2020({
     // As compileAslSchema (schema/compile.ts) …
     ...ASL_AJV_OPTIONS,
@@ -152,7 +273,16 @@ export async function buildProduct({ clean = true }: { clean?: boolean } = {}): 
   const staging = `${DIST}.staging-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   try {
-    await build({ ...productBuildOptions, outdir: staging });
+    await build({ ...lazyBuildOptions, outdir: staging });
+    const local = await build({ ...localBuildOptions, outdir: staging });
+    const localFile = Object.keys(local.metafile.outputs).find((f) => f.endsWith(".cjs"))!;
+    checkNoDynamicImport(join(ROOT, localFile));
+    await build({
+      ...productBuildOptions,
+      outdir: staging,
+      // The name cli/main.ts loads the local commands' bundle by.
+      define: { __stepwiseLocalBundle: JSON.stringify(basename(localFile)) },
+    });
     const built = filesUnder(staging).map((path) => relative(staging, path));
     const entries = new Set(["cli/main.js", "cli/api-process.js"]);
     const ordered = [

@@ -172,7 +172,7 @@ export const executionsPlugin: FastifyPluginAsync<PluginOptions> = async (
       const wait = request.query.wait;
       if (wait === undefined)
         return { executionId: started.executionId, startedAt: started.startedAt };
-      const record = await runtime.waitForExecution(started.executionId, wait * 1000);
+      const record = await runtime.waitForResult(started.executionId, wait * 1000, started);
       return {
         executionId: record.executionId,
         startedAt: record.startedAt,

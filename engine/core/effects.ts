@@ -124,6 +124,11 @@ export interface ChunkProcessor {
   definition: Json;
   /** Its children are named under it (map-child-executions.ts); absent outside a Map Run. */
   mapRunArn?: string;
+  /**
+   * The Map's index of each item of the chunk, when they are not `from`, `from + 1`, …
+   * (a redriven Map Run's chunk runs only items that did not succeed: Join `chunks.indices`).
+   */
+  indices?: number[];
 }
 
 export type TimerPurpose =

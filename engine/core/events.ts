@@ -224,6 +224,13 @@ export interface RedriveJoin {
    * succeeded (its state failed after it): that one is not redriven.
    */
   mapRun?: { arn: string; redriveCount: number };
+  /**
+   * A Distributed Map with an EXPRESS processor whose items ran in chunks: the items
+   * that did not succeed (`rerun`, then `waiting`) run again in chunks too, as the
+   * first run's did (engine/states/map-express-chunks.ts), not as child runs. Absent
+   * in journals written before: those redrives ran them as iterations, and replay so.
+   */
+  chunks?: true;
   /** Children `started ..` never started: they start as the window makes room, with these inputs. */
   started: number;
   waiting: Json[];

@@ -211,6 +211,20 @@ export interface Join {
    * task of the Map state's own (engine/states/map-express-chunks.ts), not as
    * child runs. `running`: `[from, count]` of each chunk in flight, so a chunk's
    * result is taken in once (a redelivered one finds its chunk gone).
+   *
+   * `indices`: a redriven Map Run's join runs only the items that did not succeed
+   * (engine/flow/redrive-join.ts): its items sit at positions 0.. of the driver's
+   * keeping and of its chunks (`running` holds positions, and each chunk's items'
+   * indices in the Map), and `indices` holds the Map's indices of the positions not
+   * handed out yet, as ranges `[first index, count]` in order (it shrinks as chunks
+   * start). `base` items it does not run count as started and succeeded from the start
+   * (their outputs are kept), so `started - succeeded - failed` is still what runs,
+   * and a chunk's first position is `started - base`. Absent: position `i` is item `i`.
    */
-  chunks?: { size: number; running: [number, number][] };
+  chunks?: {
+    size: number;
+    running: [from: number, count: number, indices?: number[]][];
+    indices?: [number, number][];
+    base?: number;
+  };
 }

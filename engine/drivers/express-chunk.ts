@@ -42,7 +42,10 @@ export async function runChunkItems(
 ): Promise<ChunkResult> {
   const program = programOf(processor.definition);
   const outcomes = await Promise.all(
-    inputs.map((input, k) => runItem(program, processor, from + k, input, options)),
+    // A redriven Map Run's chunk names the Map's indices of its items (not from, from + 1, …).
+    inputs.map((input, k) =>
+      runItem(program, processor, processor.indices?.[k] ?? from + k, input, options),
+    ),
   );
   return { outcomes };
 }

@@ -41,6 +41,22 @@ export function childScopesOf(ctx: StepContext): ChildScopes {
  */
 export const SPAWN_BATCH = 1000;
 
+/**
+ * The variables a join's children see: the state's (AWS: "Parallel and Map states …
+ * can reference variables in outer scopes"), except a Distributed Map's, whose child
+ * workflows see only their own, as on AWS: STANDARD children (child executions) and
+ * EXPRESS ones (run in chunks, engine/states/map-express-chunks.ts) alike. Values they
+ * need come through the ItemSelector (or BatchInput), evaluated in the parent.
+ */
+function outerOf(ctx: StepContext): Record<string, Json> {
+  const state = ctx.currentState;
+  if (state.Type === "Map") {
+    const config = (state.ItemProcessor ?? state.Iterator)?.ProcessorConfig;
+    if (config?.Mode === "DISTRIBUTED") return {};
+  }
+  return { ...ctx.variables() };
+}
+
 /** A join of `plan`'s children, none started yet. */
 export function newJoin(ctx: StepContext, plan: JoinPlan): Join {
   const join: Join = {
@@ -50,7 +66,7 @@ export function newJoin(ctx: StepContext, plan: JoinPlan): Join {
     succeeded: 0,
     failed: 0,
     maxConcurrency: plan.maxConcurrency,
-    outer: { ...ctx.variables() },
+    outer: outerOf(ctx),
   };
   if (plan.toleratedFailureCount !== undefined)
     join.toleratedFailureCount = plan.toleratedFailureCount;

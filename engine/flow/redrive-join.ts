@@ -1,6 +1,8 @@
+import type { MapState } from "../core/definition.js";
 import type { RedriveJoin, RedrivePoint } from "../core/events.js";
 import type { Json } from "../core/json.js";
 import { reopenRun, type Join } from "../core/run.js";
+import { chunkSize, indexRanges, startChunks } from "../states/map-express-chunks.js";
 import type { StepContext } from "../step-context.js";
 import { childScopesOf, collectResults, keepOutputs, startChild } from "./join.js";
 
@@ -61,6 +63,10 @@ export function redriveJoin(ctx: StepContext, name: string, input: Json, plan: R
     join.toleratedFailurePercentage = plan.toleratedFailurePercentage;
   }
   if (plan.kept.length > 0) keepOutputs(ctx, join.prefix, plan.kept);
+  if (plan.chunks && state.Type === "Map") {
+    redriveChunks(ctx, state, join, plan);
+    return;
+  }
   if (plan.waiting.length > 0) {
     ctx.emit({
       type: "KeepInputs",
@@ -91,4 +97,41 @@ export function redriveJoin(ctx: StepContext, name: string, input: Json, plan: R
   if (join.started < join.total) {
     ctx.emit({ type: "ContinueJoin", runId, prefix: join.prefix });
   }
+}
+
+/**
+ * A redriven Map Run of EXPRESS children: the items that did not succeed run again in
+ * chunks, as the first run's did (AWS: "When you redrive a Map Run, the Express child
+ * workflows are rerun using the StartExecution API action", as new Express executions,
+ * never iterations of the parent). The join counts the Map's every item, the kept ones
+ * as started and succeeded; the driver keeps the items to run at positions 0.. and the
+ * join maps positions back to the Map's indices (`chunks.indices`), so outputs, names
+ * and a later redrive see the items as what they are.
+ */
+function redriveChunks(ctx: StepContext, state: MapState, join: Join, plan: RedriveJoin): void {
+  const toRun: [number, Json][] = [...plan.rerun];
+  plan.waiting.forEach((input, k) => toRun.push([plan.started + k, input]));
+  toRun.sort((a, b) => a[0] - b[0]);
+  const chunked: Join = {
+    ...join,
+    started: plan.kept.length,
+    chunks: {
+      size: chunkSize(join.maxConcurrency),
+      running: [],
+      indices: indexRanges(toRun.map(([index]) => index)),
+      base: plan.kept.length,
+    },
+  };
+  if (chunked.succeeded === chunked.total) {
+    collectResults(ctx, chunked);
+    return;
+  }
+  ctx.emit({
+    type: "KeepInputs",
+    runId: ctx.run.runId,
+    prefix: chunked.prefix,
+    from: 0,
+    inputs: toRun.map(([, input]) => input),
+  });
+  ctx.setPhase({ kind: "children", join: startChunks(ctx, state, chunked) });
 }

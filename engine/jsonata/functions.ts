@@ -4,7 +4,13 @@ import { sha1Hex } from "../intrinsics/digest/sha1.js";
 import { sha256Hex } from "../intrinsics/digest/sha256.js";
 import { sha384Hex, sha512Hex } from "../intrinsics/digest/sha512.js";
 import { jsonataLimits } from "./limits.js";
-import { asSequence, builtin, type CompiledJsonata, type JsonataFocus } from "./runtime.js";
+import {
+  asSequence,
+  builtin,
+  type CompiledJsonata,
+  type JsonataBuiltin,
+  type JsonataFocus,
+} from "./runtime.js";
 import { jsonFitsWithin } from "./values.js";
 
 /**
@@ -122,12 +128,22 @@ function parse(this: JsonataFocus, text: string): unknown {
   }
 }
 
-const fromMillis = builtin("fromMillis");
-const join = builtin("join");
-const string = builtin("string");
+/**
+ * jsonata's own $fromMillis, $join and $string, which ours wrap: looked up when the
+ * first expression is compiled (registerStepwiseFunctions), not when the module loads,
+ * which every process that loads the engine paid for, JSONPath-only ones too.
+ */
+let own: Record<"fromMillis" | "join" | "string", JsonataBuiltin> | undefined;
+function ownBuiltins(): NonNullable<typeof own> {
+  return (own ??= {
+    fromMillis: builtin("fromMillis"),
+    join: builtin("join"),
+    string: builtin("string"),
+  });
+}
 
 function now(this: JsonataFocus, picture?: string, timezone?: string): unknown {
-  return fromMillis.implementation.call(this, scopeOf(this).now, picture, timezone);
+  return ownBuiltins().fromMillis.implementation.call(this, scopeOf(this).now, picture, timezone);
 }
 
 function millis(this: JsonataFocus): number {
@@ -163,7 +179,7 @@ function guardedJoin(this: JsonataFocus, strings: string[], separator?: string):
     for (const s of strings) length += typeof s === "string" ? s.length : 0;
     if (length > limit) throw tooLong("$join", length, limit);
   }
-  return join.implementation.call(this, strings, separator);
+  return ownBuiltins().join.implementation.call(this, strings, separator);
 }
 
 function guardedString(this: JsonataFocus, value: unknown, prettify?: boolean): unknown {
@@ -175,7 +191,7 @@ function guardedString(this: JsonataFocus, value: unknown, prettify?: boolean): 
   ) {
     throw failure(`The string built by $string would exceed the limit of ${limit} characters.`);
   }
-  return string.implementation.call(this, value, prettify);
+  return ownBuiltins().string.implementation.call(this, value, prettify);
 }
 
 /**
@@ -256,6 +272,7 @@ const FUNCTIONS: readonly Registered[] = [
  * (there is no $eval to build a name), and registering costs a signature parse.
  */
 export function registerStepwiseFunctions(compiled: CompiledJsonata, expression: string): void {
+  ownBuiltins();
   for (const [name, fn, signature] of FUNCTIONS) {
     if (expression.includes(`$${name}`)) compiled.registerFunction(name, fn, signature);
   }

@@ -3,8 +3,8 @@ import { StatesError } from "../core/errors.js";
 import type { Json } from "../core/json.js";
 import { parseOffsetDateTime } from "../core/timestamp.js";
 import { sha256Hex } from "../intrinsics/digest/sha256.js";
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
+import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
+import { load as loadAjv } from "../../schema/lazy/ajv.js";
 
 /**
  * Human approval (DESIGN.md "Human approval"): a Task on
@@ -285,13 +285,15 @@ export function approvalRequest(
 /**
  * Built on first use: building it (and its formats) cost every process that loads
  * the engine ~45 ms of CPU at start-up, `stepwise test` and `validate` included,
- * though few machines have forms.
+ * though few machines have forms. The built CLI loads ajv itself then too
+ * (schema/lazy/ajv.ts).
  */
 let ajv: Ajv2020 | undefined;
 function formAjv(): Ajv2020 {
   if (!ajv) {
+    const { Ajv2020, addFormats } = loadAjv();
     ajv = new Ajv2020({ strict: true, allErrors: false, validateFormats: true });
-    (addFormatsModule as unknown as (ajv: Ajv2020) => void)(ajv);
+    addFormats(ajv);
   }
   return ajv;
 }

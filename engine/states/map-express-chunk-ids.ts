@@ -26,6 +26,12 @@ export function chunkTaskId(prefix: string, from: number): string {
   return `${prefix.slice(0, slash)}#${prefix.slice(slash + 1)}.c${from}`;
 }
 
+/** The join (`<run>/<serial>`) a chunk's task id names (the inverse of `chunkTaskId`), if it is one. */
+export function joinOfChunk(taskId: string): string | undefined {
+  const match = /^(.*)#(\d+)\.c\d+$/.exec(taskId);
+  return match ? `${match[1]}/${match[2]}` : undefined;
+}
+
 /** The first item of the chunk a task id names, if it is one of the join `prefix`'s. */
 export function chunkOf(prefix: string, taskId: string): number | undefined {
   const head = chunkTaskId(prefix, 0).slice(0, -1);

@@ -60,9 +60,34 @@ export function processorOf(ctx: StepContext, state: MapState): ChunkProcessor {
   return processor;
 }
 
+/**
+ * About how much a chunk's answer may carry. The answer is ONE event (a task result,
+ * taken in by one commit and kept in the journal): 250 items of 100 KiB would make it
+ * 25 MiB. Each item is held to AWS's 256 KiB by its own run (States.DataLimitExceeded).
+ */
+export const CHUNK_ANSWER_BYTES = 1024 * 1024;
+
+/**
+ * The size of the chunks to come, from the answer just taken in: as many items as fit
+ * in `CHUNK_ANSWER_BYTES` at that answer's bytes per item (never more than `CHUNK_ITEMS`
+ * nor the window, at least one). Small outputs keep chunks whole; large ones make them
+ * smaller, and smaller outputs later make them grow again. Read from the answer, which
+ * the journal holds: replay gives the same sizes.
+ */
+function fittedSize(join: Join, answer: Json, count: number): number {
+  const perItem = Math.max(1, JSON.stringify(answer).length / Math.max(1, count));
+  const fit = Math.max(1, Math.min(CHUNK_ITEMS, Math.floor(CHUNK_ANSWER_BYTES / perItem)));
+  return join.maxConcurrency > 0 ? Math.min(fit, join.maxConcurrency) : fit;
+}
+
+/** Items per chunk under a window of `maxConcurrency` (0: none): a chunk always fits in it. */
+export function chunkSize(maxConcurrency: number): number {
+  return maxConcurrency > 0 ? Math.min(CHUNK_ITEMS, maxConcurrency) : CHUNK_ITEMS;
+}
+
 /** Opens the join of an EXPRESS processor: the driver keeps every input, the first chunks start. */
 export function openChunks(ctx: StepContext, state: MapState, plan: JoinPlan): Join {
-  const size = plan.maxConcurrency > 0 ? Math.min(CHUNK_ITEMS, plan.maxConcurrency) : CHUNK_ITEMS;
+  const size = chunkSize(plan.maxConcurrency);
   const join: Join = { ...newJoin(ctx, plan), chunks: { size, running: [] } };
   if (join.total > 0) {
     ctx.emit({
@@ -85,6 +110,8 @@ export function startChunks(ctx: StepContext, state: MapState, join: Join): Join
   const chunks = join.chunks!;
   const limit = join.maxConcurrency > 0 ? join.maxConcurrency : UNBOUNDED_WINDOW;
   const j: Join = { ...join, chunks: { ...chunks, running: [...chunks.running] } };
+  // A redriven join's items not run again count as started: positions begin after them.
+  const base = chunks.base ?? 0;
   let processor: ChunkProcessor | undefined;
   for (let started = 0; ; started++) {
     const running = j.started - j.succeeded - j.failed;
@@ -95,20 +122,87 @@ export function startChunks(ctx: StepContext, state: MapState, join: Join): Join
       break;
     }
     processor ??= processorOf(ctx, state);
+    const from = j.started - base;
+    let indices: number[] | undefined;
+    if (j.chunks!.indices) {
+      // The Map's indices of this chunk's items, taken off the ranges still to hand out.
+      indices = indicesAt(j.chunks!.indices, 0, count);
+      j.chunks!.indices = dropFirst(j.chunks!.indices, count);
+    }
     ctx.emit({
       type: "RunChunk",
       runId: ctx.run.runId,
-      taskId: chunkTaskId(j.prefix, j.started),
+      taskId: chunkTaskId(j.prefix, from),
       stateName: ctx.frame.name,
       prefix: j.prefix,
-      from: j.started,
+      from,
       count,
-      processor,
+      processor: indices ? { ...processor, indices } : processor,
     });
-    j.chunks!.running.push([j.started, count]);
+    j.chunks!.running.push(indices ? [from, count, indices] : [from, count]);
     j.started += count;
   }
   return j;
+}
+
+/** Ranges `[first, count]` without their first `n` indices. */
+function dropFirst(ranges: readonly [number, number][], n: number): [number, number][] {
+  const out: [number, number][] = [];
+  let left = n;
+  for (const [first, count] of ranges) {
+    if (left >= count) left -= count;
+    else {
+      out.push([first + left, count - left]);
+      left = 0;
+    }
+  }
+  return out;
+}
+
+/**
+ * The Map's index of each position of a redriven join's keeping, `count` of them from
+ * position 0, as it stands when its chunks first start (engine/redrive.ts reads the
+ * inputs that join was given): the chunks started, in order, then the ranges left.
+ */
+export function positionIndices(chunks: NonNullable<Join["chunks"]>, count: number): number[] {
+  const started = [...chunks.running].sort((a, b) => a[0] - b[0]);
+  const out: number[] = [];
+  for (const [, , indices] of started) out.push(...(indices ?? []));
+  if (out.length < count && chunks.indices) {
+    out.push(...indicesAt(chunks.indices, 0, count - out.length));
+  }
+  return out.slice(0, count);
+}
+
+/** Item indices, in order, as ranges `[first, count]` (consecutive indices share one). */
+export function indexRanges(indices: readonly number[]): [number, number][] {
+  const ranges: [number, number][] = [];
+  for (const index of indices) {
+    const last = ranges.at(-1);
+    if (last && last[0] + last[1] === index) last[1] += 1;
+    else ranges.push([index, 1]);
+  }
+  return ranges;
+}
+
+/** The Map's indices of positions `from` .. `from + count - 1` of a join's `indices`. */
+export function indicesAt(
+  ranges: readonly [number, number][],
+  from: number,
+  count: number,
+): number[] {
+  const out: number[] = [];
+  let position = 0;
+  for (const [first, n] of ranges) {
+    if (out.length === count) break;
+    if (position + n > from) {
+      for (let k = Math.max(0, from - position); k < n && out.length < count; k++) {
+        out.push(first + k);
+      }
+    }
+    position += n;
+  }
+  return out;
 }
 
 /** The chunk's outcomes, `count` of them; a malformed answer fails every item of it. */
@@ -151,19 +245,21 @@ export function applyChunkEnded(
   const chunks = join.chunks;
   const at = chunks?.running.findIndex(([from]) => chunkTaskId(join.prefix, from) === taskId);
   if (!chunks || at === undefined || at < 0) return { join, verdict: { kind: "pending" } };
-  const [from, count] = chunks.running[at]!;
+  const [from, count, indices] = chunks.running[at]!;
   const outcomes = chunkOutcomes(end, count);
+  // A redriven join's positions are other items of the Map (`indices`): kept as those.
   // Only successes are kept: a failed item's place collects as null all the same, and a
   // redrive (engine/redrive.ts) tells it from a success by its having no kept end.
   const outputs: [number, Json][] = [];
   outcomes.forEach((outcome, k) => {
-    if (outcome.status === "SUCCEEDED") outputs.push([from + k, outcome.output]);
+    if (outcome.status === "SUCCEEDED") outputs.push([indices?.[k] ?? from + k, outcome.output]);
   });
   if (outputs.length > 0) {
     ctx.emit({ type: "KeepOutputs", runId: ctx.run.runId, prefix: join.prefix, outputs });
   }
   const running = chunks.running.filter((_, k) => k !== at);
-  const j: Join = { ...join, chunks: { ...chunks, running } };
+  const size = end.kind === "result" ? fittedSize(join, end.output, count) : chunks.size;
+  const j: Join = { ...join, chunks: { ...chunks, size, running } };
   const failures = outcomes.filter((o) => o.status !== "SUCCEEDED");
   j.succeeded += count - failures.length;
   j.failed += failures.length;

@@ -13,10 +13,30 @@ export function startAnswer(executionArn: string, startedAt: string): JsonObject
 }
 
 /**
+ * What a child's description is made of: its record, or an EXPRESS child's end as
+ * StartSyncExecution answers it (no record is kept of an Express execution).
+ */
+export type DescribedChild = Pick<
+  ExecutionRecord,
+  | "executionId"
+  | "stateMachine"
+  | "name"
+  | "status"
+  | "startedAt"
+  | "stoppedAt"
+  | "input"
+  | "output"
+  | "error"
+  | "cause"
+  | "pinnedVersion"
+  | "alias"
+>;
+
+/**
  * AWS's DescribeExecution of the child in the optimized integration's PascalCase:
  * `.sync` keeps `Input` and `Output` as JSON text, `.sync:2` parses them.
  */
-export function describeAnswer(record: ExecutionRecord, pattern: ChildPattern): JsonObject {
+export function describeAnswer(record: DescribedChild, pattern: ChildPattern): JsonObject {
   const parsed = pattern === "sync:2";
   const out: JsonObject = {
     ExecutionArn: record.executionId,
@@ -48,7 +68,7 @@ export function describeAnswer(record: ExecutionRecord, pattern: ChildPattern): 
  * ABORTED fail the parent's task with `States.TaskFailed`, whose cause is the
  * child's description as JSON text (as AWS's cause is).
  */
-export function childAnswer(record: ExecutionRecord, pattern: ChildPattern): ChildAnswer {
+export function childAnswer(record: DescribedChild, pattern: ChildPattern): ChildAnswer {
   const described = describeAnswer(record, pattern);
   if (record.status === "SUCCEEDED") return { kind: "success", output: described };
   return { kind: "failure", error: "States.TaskFailed", cause: JSON.stringify(described) };

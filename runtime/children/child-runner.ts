@@ -1,17 +1,28 @@
 import type { Json } from "../../engine/core/json.js";
 import { isChildExecution } from "../../task-runners/resources.js";
 import { TaskError, type TaskRequest, type TaskRunner } from "../../task-runners/runner.js";
-import { RuntimeError, type StartOptions, type StartResult } from "../contract/index.js";
+import {
+  RuntimeError,
+  type StartOptions,
+  type StartResult,
+  type SyncExecutionResult,
+  type SyncStartOptions,
+} from "../contract/index.js";
 import { EXECUTION_ARN_PREFIX, shortId } from "../store/ids.js";
 import type { Keys } from "../store/keys.js";
 import type { ExecutionTrace } from "../tracing/trace-context.js";
 import type { ChildLinks } from "./child-links.js";
 import { derivedChildName, parseChildRequest, type ChildRequest } from "./child-parameters.js";
-import { hasEnded, startAnswer } from "./child-results.js";
+import { childAnswer, hasEnded, startAnswer } from "./child-results.js";
 
-/** What the runner needs of a runtime: starting an execution, and its shard's keys. */
+/**
+ * What the runner needs of a runtime: starting an execution (a STANDARD one, or an
+ * EXPRESS one run to its end here), its shard's keys, and answering the parent's token.
+ */
 export interface ChildStarter {
   startExecution(stateMachine: string, options: StartOptions): Promise<StartResult>;
+  startSyncExecution(stateMachine: string, options: SyncStartOptions): Promise<SyncExecutionResult>;
+  sendTaskSuccess(token: string, output: Json): Promise<void>;
   keysOf(executionId: string): Promise<Keys>;
 }
 
@@ -37,14 +48,14 @@ export function childRunner(runtime: () => ChildStarter, links: ChildLinks): Tas
         throw new TaskError("States.Runtime", "states:startExecution.sync runs without a token");
       }
       const rt = runtime();
+      if (waits) {
+        const express = await runExpressChild(rt, child, request);
+        if (express) return express;
+      }
       const started = await start(rt, child, request);
+      // An Express child (fire and forget) runs in the starting process and keeps no record.
       if (!started.executionId.startsWith(EXECUTION_ARN_PREFIX)) {
-        // An Express child runs in the starting process and keeps no record to watch.
-        if (!waits) return startAnswer(started.executionId, started.startedAt);
-        throw new TaskError(
-          "StepFunctions.StateMachineTypeNotSupportedException",
-          `${child.pattern} of an EXPRESS state machine is not supported: '${child.machine}'`,
-        );
+        return startAnswer(started.executionId, started.startedAt);
       }
       const record = (await rt.keysOf(started.executionId)).execution(shortId(started.executionId));
       const { owner, status } = await links.claim(record, request.taskId);
@@ -67,6 +78,68 @@ export function childRunner(runtime: () => ChildStarter, links: ChildLinks): Tas
       return startAnswer(started.executionId, started.startedAt);
     },
   };
+}
+
+/**
+ * `.sync` / `.sync:2` of an EXPRESS state machine: AWS lets a Standard parent run an
+ * Express child and wait for it ("Run a Job"); the task's result is the child's
+ * description (DescribeExecution's fields, `.sync` with `Input`/`Output` as text).
+ * An Express execution keeps no record to watch, so it runs here, to its end (at most
+ * AWS's 5 minutes), inside this call: a worker that dies meanwhile leaves the call's
+ * claim to run out and the attempt runs again, as AWS runs Express children at least
+ * once. Its end answers the task: a success through the task's token (the task waits
+ * on it, as for any `.sync` child), a failure as the call's own `States.TaskFailed`
+ * with the description as its cause. Undefined for a STANDARD machine (started and
+ * watched as usual).
+ */
+async function runExpressChild(
+  runtime: ChildStarter,
+  child: ChildRequest,
+  request: TaskRequest,
+): Promise<Json | undefined> {
+  const options: SyncStartOptions = {
+    input: child.input,
+    name: child.name ?? derivedChildName(request.operationKey, request.attempt),
+  };
+  if (child.version !== undefined) options.version = child.version;
+  if (child.alias !== undefined) options.alias = child.alias;
+  if (request.trace) options.trace = childTrace(request.trace);
+  let ended: SyncExecutionResult;
+  try {
+    ended = await untilAborted(runtime.startSyncExecution(child.machine, options), request.signal);
+  } catch (err) {
+    if (err instanceof RuntimeError && err.code === "StateMachineTypeNotSupported")
+      return undefined;
+    throw asTaskError(err);
+  }
+  const answer = childAnswer(ended, child.pattern);
+  if (answer.kind === "failure") throw new TaskError(answer.error, answer.cause);
+  // The task waits on its token: the answer goes there (a task that stopped waiting
+  // meanwhile, timed out or stopped, refuses it, and nothing is left to do).
+  await runtime.sendTaskSuccess(request.taskToken!, answer.output).catch((err: unknown) => {
+    if (!(err instanceof RuntimeError)) throw err;
+  });
+  return startAnswer(ended.executionId, ended.startedAt);
+}
+
+/** The run's end, or a rejection once the worker shuts down (the attempt runs again). */
+function untilAborted<T>(run: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return run;
+  if (signal.aborted) return Promise.reject(new Error("the worker is shutting down"));
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(new Error("the worker is shutting down"));
+    signal.addEventListener("abort", abort, { once: true });
+    run.then(
+      (value) => {
+        signal.removeEventListener("abort", abort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", abort);
+        reject(err);
+      },
+    );
+  });
 }
 
 async function start(

@@ -49,7 +49,19 @@ export function closedJoin(event: RunEvent, run: RunState): string | undefined {
  * failure only leaves the keys to their TTL.
  */
 export function dropRun(client: RedisClient, keys: Keys, run: string, join?: string): void {
-  const gone = [keys.run(run), keys.inbox(run)];
-  if (join !== undefined) gone.push(keys.joinResults(join));
-  client.redis.unlink(...gone).catch(() => {});
+  dropRuns(client, keys, [{ run, join }]);
+}
+
+/** `dropRun` of every child one commit took the end of (a batch of them, plan.ts): one UNLINK. */
+export function dropRuns(
+  client: RedisClient,
+  keys: Keys,
+  runs: readonly { run: string; join?: string | undefined }[],
+): void {
+  const gone: string[] = [];
+  for (const { run, join } of runs) {
+    gone.push(keys.run(run), keys.inbox(run));
+    if (join !== undefined) gone.push(keys.joinResults(join));
+  }
+  if (gone.length > 0) client.redis.unlink(...gone).catch(() => {});
 }

@@ -1,15 +1,24 @@
 import type { RunEventBody } from "../../engine/core/events.js";
+import type { RunState } from "../../engine/core/run.js";
+import type { ExecutionResult } from "../contract/index.js";
 import { pack } from "../store/codec.js";
 import { executionOf } from "../store/ids.js";
 import { stepJob } from "../store/job-ids.js";
 import type { Keys } from "../store/keys.js";
-import { commitTransition, type CommitReply } from "../store/scripts/commit-transition.js";
+import {
+  commitTransition,
+  type CommitOp,
+  type CommitReply,
+} from "../store/scripts/commit-transition.js";
+import type { LoadSnapshot } from "../store/scripts/load-transition.js";
+import { fillTemplate } from "../store/event-template.js";
+import { rememberInputs, takeInput } from "./kept-inputs.js";
 import { emitCommitSpans } from "../tracing/commit-spans.js";
 import { writeMapRuns } from "../map-runs/map-run-record.js";
 import { childShortId } from "../map-runs/child-executions.js";
 import { crashPoint } from "../worker/crash.js";
 import type { HistoryHead } from "./commit-locks.js";
-import { closedJoin, dropRun, joinedChild } from "./ended-runs.js";
+import { closedJoin, dropRuns, joinedChild } from "./ended-runs.js";
 import type { LoadedExecution } from "./execution-cache.js";
 import { calledTask, claimBehind, handOver, type AheadClaim } from "./follow-ups.js";
 import type { Loaded } from "./load.js";
@@ -26,6 +35,12 @@ import type { AdvanceResult, TransitionDeps } from "./transition.js";
 
 /** Most steps one commit takes in (see "Batching" in the protocol, transition.ts). */
 const BATCH_STEPS = 64;
+/**
+ * How many of the events queued behind its next inbox head a commit answers with, so
+ * that the run's next transition can take them in one commit (plan.ts, "queued"):
+ * a Map's parent takes its children's ends by the batch, not one commit each.
+ */
+const PEEK = BATCH_STEPS - 1;
 
 /** What one turn on a run came to; `steps`: how many steps the commit took in (batched). */
 export type Outcome = {
@@ -35,6 +50,8 @@ export type Outcome = {
   steps?: number;
   /** The claim sent behind the commit for the task it adds (`claimAhead`). */
   claim?: AheadClaim;
+  /** The children the commit started, as it wrote them (`spawnedRuns`). */
+  spawned?: ReadonlyMap<string, LoadSnapshot>;
 };
 
 /** The keys of a commit of `run` (store/scripts/commit-transition.ts). */
@@ -55,7 +72,12 @@ export function commitKeys(keys: Keys, run: string): Record<CommitKey, string> {
 
 type CommitKey = (typeof commitTransition.keys)[number];
 
-/** Steps 3–5: stamp the head event, step, commit; again with new ids when a sibling wrote history first. */
+/**
+ * Steps 3–5: stamp the head event, step, commit; again with new ids when a sibling
+ * wrote history first. The plan and the send take the execution's turn in this
+ * process (commit-locks.ts), the reply is awaited after it: the commits of one
+ * execution's runs go out pipelined, each planned on the head the one before leaves.
+ */
 export async function stepAndCommit(
   deps: TransitionDeps,
   run: string,
@@ -69,47 +91,128 @@ export async function stepAndCommit(
   const body = JSON.parse(loaded.head) as RunEventBody;
   // The start as stored with the record (executions/execution-store.ts: its ISO text and its index score are one instant).
   const parsedStart = Date.parse(execution.context.startTime);
-  const startedMs = Number.isFinite(parsedStart) ? parsedStart : undefined;
-  // The history the run writes: a Map Run's child execution has its own (map-runs/child-executions.ts).
-  const owner = historyOwner(loaded.state, exec);
-  let history = deps.locks ? deps.locks.historyHead(owner, loaded.history) : loaded.history;
-  let batch = Math.max(1, Math.min(maxSteps, BATCH_STEPS));
+  const attempt: Attempt = {
+    run,
+    seq,
+    loaded,
+    execution,
+    body,
+    startedMs: Number.isFinite(parsedStart) ? parsedStart : undefined,
+    // The history the run writes: a Map Run's child execution has its own (map-runs/child-executions.ts).
+    owner: historyOwner(loaded.state, exec),
+    known: loaded.history,
+    batch: Math.max(1, Math.min(maxSteps, BATCH_STEPS)),
+    // Events queued behind the head, taken in the same commit (plan.ts, "queued"); none after a crowd.
+    queued: loaded.queued,
+  };
+  const { locks } = deps;
   for (;;) {
-    const plan = await planCommit(deps, run, {
-      execution,
-      state: loaded.state,
-      body,
-      apart: loaded.apart,
-      history,
-      seq,
-      now: Date.now(),
-      startedMs,
-      maxSteps: batch,
-    });
-    const sent = await sendCommit(deps, run, seq, loaded.head, plan, history);
+    const turn = () => planAndSend(deps, attempt);
+    const { plan, history, sending, sentCommit } = locks
+      ? await locks.run(exec, turn)
+      : await turn();
+    const settle = (outcome: "committed" | HistoryHead | undefined): void => {
+      if (sentCommit) locks?.settled(attempt.owner, sentCommit, outcome);
+    };
+    let sent: Sent;
+    try {
+      sent = await sending;
+    } catch (err) {
+      settle(undefined);
+      throw err;
+    }
     const { reply } = sent;
     switch (reply.kind) {
       case "committed":
+        settle("committed");
         return committed(deps, run, { ...sent, reply, loaded, plan, history, execution, mayChain });
       case "raced":
-        history = { count: reply.historyCount, hash: reply.historyHead };
-        deps.locks?.committed(owner, { count: history.count, hash: history.hash });
+        attempt.known = { count: reply.historyCount, hash: reply.historyHead };
+        settle(attempt.known);
         // Paused meanwhile (a chained transition has no load of its own to see it).
         if (reply.paused && body.type !== "Stop") return "reload";
         continue;
       case "crowded":
+        settle(undefined);
         // Other events wait behind the head: they go first, as without batching.
-        batch = 1;
+        attempt.batch = 1;
+        attempt.queued = undefined;
         continue;
       case "stale":
+        settle(undefined);
         return { result: "stale", ensure: reply.fx };
       case "missing":
+        settle(undefined);
         return { result: "missing" };
       case "headChanged":
+        settle(undefined);
         // A stop went in front: load again.
         return "reload";
     }
   }
+}
+
+/** One try of `stepAndCommit`, and what a race or a crowd changes for the next. */
+interface Attempt {
+  run: string;
+  seq: number;
+  loaded: Loaded;
+  execution: LoadedExecution;
+  body: RunEventBody;
+  startedMs: number | undefined;
+  owner: string;
+  known: HistoryHead;
+  batch: number;
+  queued: Loaded["queued"];
+}
+
+/**
+ * Plans a commit on the history head this process knows it will find (the one the
+ * commits it sent before leave) and sends it: queued now (store/redis.ts batches a
+ * tick's calls), so the next turn's commit goes behind it.
+ */
+async function planAndSend(deps: TransitionDeps, a: Attempt) {
+  const { locks } = deps;
+  const history = locks ? locks.historyHead(a.owner, a.known) : a.known;
+  const plan = await planCommit(deps, a.run, {
+    execution: a.execution,
+    state: a.loaded.state,
+    body: a.body,
+    queued: a.queued,
+    apart: a.loaded.apart,
+    history,
+    seq: a.seq,
+    now: Date.now(),
+    startedMs: a.startedMs,
+    maxSteps: a.batch,
+  });
+  const sending = sendCommit(deps, a.run, a.seq, a.loaded.head, plan, history);
+  const after =
+    plan.history.length > 0
+      ? { count: history.count + plan.history.length, hash: plan.chained.head }
+      : undefined;
+  const sentCommit = locks?.sent(a.owner, after);
+  return { plan, history, sending, sentCommit };
+}
+
+/** The end a commit wrote, as `?wait=` answers it (the record's fields: executions/execution-record.ts). */
+function endResult(
+  end: NonNullable<CommitPlan["end"]>,
+  run: RunState,
+  execution: LoadedExecution,
+): ExecutionResult {
+  const { executionId, startTime } = execution.context;
+  const result: ExecutionResult = {
+    executionId,
+    startedAt: startTime,
+    status: end.status as ExecutionResult["status"],
+    stoppedAt: end.stoppedAt,
+  };
+  // As effects.ts `endOp` stores it: a success's output (null when none), else the error and cause.
+  if (run.status === "SUCCEEDED") result.output = run.output ?? null;
+  if (end.error) result.error = end.error;
+  if (end.cause) result.cause = end.cause;
+  return result;
 }
 
 /** Whose history a run writes (the key of its history head): its child execution's, or its execution's. */
@@ -146,7 +249,10 @@ async function sendCommit(
     run,
     seq,
     head,
-    alone: plan.steps.length > 1,
+    // A batch of Continues must be the inbox's only event; one of queued events names them.
+    alone: plan.steps.length > 1 && plan.taken.length === 0,
+    ...(plan.taken.length > 0 ? { queued: plan.taken } : {}),
+    peek: PEEK,
     state: stored === DROPPED ? "" : pack(stored.state),
     journal: plan.journal,
     payloads: plan.payloads.toArgs(),
@@ -170,6 +276,44 @@ async function sendCommit(
   }
   if (reply.kind !== "committed") handOver(deps, claim);
   return { reply, called, claim };
+}
+
+/**
+ * The children a commit started (a Map's iterations, a Parallel's branches), as it
+ * wrote them: seq 0, the state, the Started event as the inbox's only one, on the
+ * history head the commit left. A worker advancing them here (scheduler.ts `take`)
+ * starts from this instead of loading each: a wide Map's loads were one script call
+ * and one round trip per item. Nothing here is trusted: the child's commit is
+ * fenced as any other (a stop pushed in front, a later head: it loads or re-steps).
+ * A later child of a join (`spawnKept`) comes with the input this process kept for
+ * it (kept-inputs.ts), when it did; not a Map Run's child execution (its history is
+ * its own).
+ */
+function spawnedRuns(
+  ops: readonly CommitOp[],
+  head: HistoryHead,
+): { spawned: Map<string, LoadSnapshot> } | undefined {
+  let spawned: Map<string, LoadSnapshot> | undefined;
+  for (const op of ops) {
+    if (op.op === "keepInputs") rememberInputs(op.join, op.from, op.inputs);
+    let started: string | undefined;
+    if (op.op === "spawn" && op.owner === undefined) started = op.started;
+    else if (op.op === "spawnKept" && op.owner === undefined) {
+      const input = takeInput(op.join, op.index);
+      if (input !== undefined) started = fillTemplate(op.started, input);
+    }
+    if (started === undefined || (op.op !== "spawn" && op.op !== "spawnKept")) continue;
+    spawned ??= new Map();
+    spawned.set(op.run, {
+      state: op.state,
+      seq: 0,
+      head: started,
+      historyCount: head.count,
+      historyHead: head.hash,
+      paused: false,
+    });
+  }
+  return spawned && { spawned };
 }
 
 /** The plan's last step collects a join's results (a crash point of its own, worker/crash.ts). */
@@ -197,40 +341,52 @@ function committed(
   const last = steps.at(-1)!;
   if (stored.apart !== commit.loaded.apart) deps.inputs?.set(run, stored.apart);
   crashPoint("afterCommit", run !== exec, collects(plan));
-  // The child whose end this commit took in is needed no more (ended-runs.ts).
-  const first = steps[0]!;
-  const joined = joinedChild(first.event);
-  if (joined) dropRun(client, keys, joined, closedJoin(first.event, first.result.run));
+  // The children whose ends this commit took in are needed no more (ended-runs.ts).
+  const joined: { run: string; join: string | undefined }[] = [];
+  for (const s of steps) {
+    const child = joinedChild(s.event);
+    if (child) joined.push({ run: child, join: closedJoin(s.event, s.result.run) });
+  }
+  dropRuns(client, keys, joined);
   const head =
     plan.history.length > 0
       ? { count: history.count + plan.history.length, hash: plan.chained.head }
       : { count: history.count, hash: history.hash };
-  deps.locks?.committed(historyOwner(commit.loaded.state, exec), head);
+  // (The execution's turns planned on this head when the commit was sent: commit-locks.ts.)
   // Ended: no transition of it follows (a redrive loads it again), so its cache
   // entry goes now, while it is young, not 20,000 executions later (execution-cache.ts).
-  if (plan.end) deps.executions.forget(exec);
+  if (plan.end) {
+    deps.executions.forget(exec);
+    deps.onEnded?.(
+      commit.execution.context.executionId,
+      endResult(plan.end, last.result.run, commit.execution),
+    );
+  }
   if (deps.spans) {
     for (const s of steps)
       emitCommitSpans(deps.spans, commit.execution, s.before, s.result.run, s.result.history);
   }
-  const { seq: newSeq, fx, head: nextHead } = reply;
+  const { seq: newSeq, fx, head: nextHead, queued } = reply;
+  const spawned = spawnedRuns(plan.ops, head);
   // Waiting for a call this process may make: its result can step the run from here.
   if (!nextHead && deps.held && called !== undefined) {
     const state = last.result.run;
     deps.held.hold(run, { state, seq: newSeq, history: head, apart: stored.apart });
   }
   if (!commit.mayChain || !nextHead)
-    return { result: "committed", ensure: fx, steps: steps.length, claim };
+    return { result: "committed", ensure: fx, steps: steps.length, claim, ...spawned };
   // Every follow-up but this run's own next job: the chain takes that one.
   const selfJob = stepJob(run, newSeq);
   return {
     result: "committed",
     steps: steps.length,
     claim,
+    ...spawned,
     next: {
       state: last.result.run,
       seq: newSeq,
       head: nextHead,
+      ...(queued && queued.length > 0 ? { queued } : {}),
       history: head,
       apart: stored.apart,
     },

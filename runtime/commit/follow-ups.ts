@@ -1,5 +1,7 @@
+import { executionOf } from "../store/ids.js";
 import { parseJob } from "../store/job-ids.js";
 import type { CommitOp } from "../store/scripts/commit-transition.js";
+import type { LoadSnapshot } from "../store/scripts/load-transition.js";
 import type { TaskCallClaimReply } from "../store/scripts/task-call-claim.js";
 import type { TransitionDeps } from "./transition.js";
 
@@ -47,7 +49,12 @@ export function callHere(
   deps: TransitionDeps,
   fx: string | null | undefined,
   claim?: AheadClaim,
+  /** The children the commit started, as it wrote them (fenced-commit.ts `spawnedRuns`). */
+  spawned?: ReadonlyMap<string, LoadSnapshot>,
+  /** The run whose commit woke them: runs of its execution are kept here (scheduler.ts `take`). */
+  committed?: string,
 ): string | null | undefined {
+  const exec = committed !== undefined ? executionOf(committed) : undefined;
   let ahead = claim;
   const claimOf = (task: string) => {
     if (ahead?.task !== task) return undefined;
@@ -60,7 +67,11 @@ export function callHere(
     for (const entry of fx.split(" ")) {
       const job = parseJob(entry);
       if (job?.kind === "task" && deps.callTask?.(job.task, claimOf(job.task))) continue;
-      if (job?.kind === "step" && deps.advanceHere?.(job.run, job.seq)) continue;
+      if (job?.kind === "step") {
+        const snapshot = job.seq === 0 ? spawned?.get(job.run) : undefined;
+        const keep = exec !== undefined && executionOf(job.run) === exec;
+        if (deps.advanceHere?.(job.run, job.seq, snapshot, keep)) continue;
+      }
       queued.push(entry);
     }
   } else if (fx) return fx;

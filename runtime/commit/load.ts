@@ -21,6 +21,11 @@ export interface Loaded {
   state: RunState;
   seq: number;
   head: string;
+  /**
+   * The events queued behind `head`, as the run's last commit answered them (none
+   * after a load): its next commit may take them too (plan.ts, "queued").
+   */
+  queued?: string[];
   /** The execution's history count and chain head (`hc`, `hh`) the step builds on. */
   history: HistoryHead;
   /** The frame input the run hash keeps apart (field `in`), if it keeps one. */

@@ -54,6 +54,8 @@ export interface CommitPlan {
   end: Extract<CommitOp, { op: "end" }> | undefined;
   /** The run's new state (and the frame input it keeps apart), or `DROPPED`. */
   stored: ReturnType<typeof storedState>;
+  /** The events queued behind the head that later steps took ("queued"), in inbox order. */
+  taken: string[];
 }
 
 /** What a run its commit deletes stores (`dropRun`): nothing. */
@@ -64,6 +66,8 @@ export interface PlanInput {
   execution: LoadedExecution;
   state: RunState;
   body: RunEventBody;
+  /** Events queued behind the head (JSON, inbox order) the batch may take after it ("queued"). */
+  queued?: string[] | undefined;
   apart: StoredInput | undefined;
   /** The history head the steps' events go on. */
   history: HistoryHead;
@@ -82,12 +86,13 @@ export async function planCommit(
 ): Promise<CommitPlan> {
   const { execution, state, history: head, now } = input;
   const exec = executionOf(run);
-  const steps = await stepBatch(
+  const { steps, taken } = await stepBatch(
     deps,
     exec,
     execution,
     state,
     input.body,
+    input.queued ?? [],
     head.count,
     now,
     input.maxSteps,
@@ -111,7 +116,7 @@ export async function planCommit(
   const stored = end?.dropRun
     ? DROPPED
     : storedState(last.result.run, input.apart, `${now}.${input.seq + 1}`);
-  return { now, steps, history, chained, payloads, ops, journal, end, stored };
+  return { now, steps, history, chained, payloads, ops, journal, end, stored, taken };
 }
 
 /** The ops of every step (effects.ts), but the Continues a later step of the batch took in memory. */
@@ -149,6 +154,14 @@ const CONTINUE = JSON.stringify({ type: "Continue" } satisfies RunEventBody);
  * to continue this same run (a Pass, a Choice, a state entered) and the batch
  * lasts, steps it on that Continue in memory instead of pushing it and
  * committing in between. The batch commits as one.
+ *
+ * Queued (issue 43): a Map's or Parallel's parent is woken by each child's end, and
+ * took them one commit each, in turn: a wide Map's parent committed once per item,
+ * one round trip apart. When the run's last commit answered with the events queued
+ * behind its head (`queued`, fenced-commit.ts), the batch takes the children's ends
+ * among them in order, as the inbox would hand them out, while each step only
+ * keeps its join's books (no effect but children started or outputs kept): the
+ * commit pops them all, fenced by every one of them (commit-transition.ts `queued`).
  */
 async function stepBatch(
   deps: TransitionDeps,
@@ -156,11 +169,13 @@ async function stepBatch(
   { context, program }: LoadedExecution,
   state: RunState,
   first: RunEventBody,
+  queued: readonly string[],
   historyCount: number,
   now: number,
   maxSteps: number,
-): Promise<Stepped[]> {
+): Promise<{ steps: Stepped[]; taken: string[] }> {
   const steps: Stepped[] = [];
+  const taken: string[] = [];
   const time = isoTime(now);
   let before = state;
   let body = first;
@@ -191,15 +206,45 @@ async function stepBatch(
     hc += result.history.length;
     // The chain's time budget bounds a batch too: a slow state (a heavy JSONata
     // expression) does not hold the worker's slot for a whole batch of them.
-    if (
-      steps.length >= maxSteps ||
-      !continuesItself(result, before.runId) ||
-      Date.now() - now >= deps.settings.chain.ms
-    )
-      return steps;
+    if (steps.length >= maxSteps || Date.now() - now >= deps.settings.chain.ms) break;
+    const next = taken.length === 0 ? nextContinue(result, before.runId) : undefined;
+    if (next) {
+      before = result.run;
+      body = next;
+      continue;
+    }
+    // (Continues are taken in memory only alone, queued events only without them.)
+    const following = queued[taken.length];
+    if (steps.length > taken.length + 1 || following === undefined) break;
+    if (!keepsBooks(result, event)) break;
+    const parsed = JSON.parse(following) as RunEventBody;
+    if (parsed.type !== "ChildEnded") break;
+    taken.push(following);
     before = result.run;
-    body = { type: "Continue" };
+    body = parsed;
   }
+  return { steps, taken };
+}
+
+/** The next event of a batch of Continues: the step's one effect continues its own run. */
+function nextContinue(result: StepResult, runId: string): RunEventBody | undefined {
+  return continuesItself(result, runId) ? { type: "Continue" } : undefined;
+}
+
+/** Effects a join's child end may have that leave the parent's inbox and record alone. */
+const BOOKKEEPING = new Set(["SpawnChildren", "KeepOutputs", "KeepInputs", "StorePayload"]);
+
+/**
+ * The step took a child's end (or started the run's wait for its children) and did
+ * nothing but keep its join's books: the run still waits for children, and none of
+ * its effects puts an event in its own inbox, ends it or calls anything. The
+ * events queued behind may then be stepped in the same commit.
+ */
+function keepsBooks(result: StepResult, event: RunEvent): boolean {
+  if (event.type !== "ChildEnded") return false;
+  if (result.run.status !== "RUNNING") return false;
+  if (result.run.current?.phase.kind !== "children") return false;
+  return result.effects.every((e) => BOOKKEEPING.has(e.type));
 }
 
 /** The step's one effect is to continue its own run, which is still running. */

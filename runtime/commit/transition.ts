@@ -1,4 +1,5 @@
 import type { TaskMode } from "../../task-runners/resources.js";
+import type { ExecutionResult } from "../contract/index.js";
 import type { InputCache } from "../payloads/frame-input.js";
 import { executionOf } from "../store/ids.js";
 import { stepJob } from "../store/job-ids.js";
@@ -146,7 +147,7 @@ export interface TransitionDeps {
    * Advances, in this process, a run a commit gave events to (`<run>@<seq>`: a
    * Map iteration it started, the parent a child ended into); false: queue it.
    */
-  advanceHere?: (run: string, seq: number) => boolean;
+  advanceHere?: (run: string, seq: number, snapshot?: LoadSnapshot, keep?: boolean) => boolean;
   /**
    * A stale job enqueues the follow-ups of its run's last commit again, in case
    * the process of that commit died before it did. `false` in a worker, queue
@@ -157,6 +158,11 @@ export interface TransitionDeps {
   ensureWhenStale?: boolean;
   /** Runs committed into a task call this process makes (a worker has one; held-runs.ts). */
   held?: HeldRuns;
+  /**
+   * An execution ended in a commit of this process (its ARN, and the result its
+   * record now holds): `serve` tells its waiters (executions/waiters.ts `endedHere`).
+   */
+  onEnded?: (executionId: string, result: ExecutionResult) => void;
 }
 
 /** `paused`: the execution is paused; the run was parked with its events (executions/pause.ts). */
@@ -199,8 +205,11 @@ export async function advance(
   if (result === "committed") onCommit?.(done.steps);
   for (let n = done.steps; done.next; n += done.steps) {
     if (n >= budget.transitions || Date.now() >= deadline) {
-      // Budget spent with events left: the run goes back to the queue like any follow-up.
-      await deps.queues.ensure(stepJob(run, done.next.seq));
+      // Budget spent with events left: the run goes back to this process's fires when
+      // it has them (the scheduler runs it again once this advance ends: its execution's
+      // commits stay in one process, commit-locks.ts), else to the queue like any follow-up.
+      if (!deps.advanceHere?.(run, done.next.seq, undefined, true))
+        await deps.queues.ensure(stepJob(run, done.next.seq));
       break;
     }
     done = await transition(deps, run, done.next.seq, done.next, budget.transitions - n);
@@ -217,20 +226,18 @@ async function transition(
   known: Loaded | undefined,
   steps: number,
 ): Promise<{ result: AdvanceResult; next?: Loaded; steps: number }> {
-  const exec = executionOf(run);
   let loaded: Loaded | { result: AdvanceResult } | undefined = known;
   for (;;) {
     loaded ??= await load(deps, run, seq);
     if ("result" in loaded) return { result: loaded.result, steps: 1 };
-    const input = loaded;
-    const turn = () => stepAndCommit(deps, run, seq, input, steps > 1, steps);
-    const outcome = deps.locks ? await deps.locks.run(exec, turn) : await turn();
+    // The execution's turn (commit-locks.ts) is taken inside, for the plan and the send.
+    const outcome = await stepAndCommit(deps, run, seq, loaded, steps > 1, steps);
     if (outcome === "reload") {
       loaded = undefined;
       continue;
     }
-    // Enqueueing happens after the turn: it needs no fence, and others wait for the turn.
-    const queued = callHere(deps, outcome.ensure, outcome.claim);
+    // Enqueueing happens after the commit: it needs no fence.
+    const queued = callHere(deps, outcome.ensure, outcome.claim, outcome.spawned, run);
     if (queued) await deps.queues.ensure(queued);
     const taken = outcome.steps ?? 1;
     return outcome.next

@@ -229,7 +229,18 @@ export interface StartResult {
   startedAt: string;
   /** False when an execution with this name and the same input already existed. */
   created: boolean;
+  /**
+   * A worker in this process took the new execution at once (`serve`): it is
+   * RUNNING, and its end is told to this process's waiters without a read.
+   */
+  advancedHere?: boolean;
 }
+
+/** What `?wait=` answers of an execution: its status and result (`Runtime.waitForResult`). */
+export type ExecutionResult = Pick<
+  ExecutionRecord,
+  "executionId" | "startedAt" | "status" | "output" | "error" | "cause" | "stoppedAt"
+>;
 
 /** What following a history yields: events as they are committed, then the end. */
 export type HistoryFollowItem =

@@ -18,6 +18,7 @@ import type {
   Caller,
   DecisionInput,
   ExecutionRecord,
+  ExecutionResult,
   ExecutionStatus,
   ExecutionSummary,
   HistoryFollowItem,
@@ -225,6 +226,16 @@ export interface Runtime {
   auditPublicKey(): Promise<string>;
   /** Resolves when the execution has ended or `timeoutMs` passed (then with its RUNNING record). */
   waitForExecution(executionId: string, timeoutMs: number): Promise<ExecutionRecord>;
+  /**
+   * `waitForExecution` for the status and result alone (`?wait=`): an end this
+   * process's worker committed answers without a read. `started`: what this
+   * process's `startExecution` answered, when it just started the execution.
+   */
+  waitForResult(
+    executionId: string,
+    timeoutMs: number,
+    started?: StartResult,
+  ): Promise<ExecutionResult>;
 
   sendTaskSuccess(token: string, output: Json, caller?: Caller): Promise<void>;
   sendTaskFailure(token: string, error?: string, cause?: string, caller?: Caller): Promise<void>;

@@ -105,13 +105,16 @@ export class DefinitionsFacade implements Pick<Runtime, DefinitionCalls> {
     definition: StateMachineDefinition | undefined,
     options?: Pick<StateMachineOptions, "roleArn" | "budget" | "caller" | "definitionText">,
   ): Promise<StateMachineSummary & { created: boolean }> {
+    // Dropped again once done: a start in between may have read the meta before the update.
     this.recentMeta.forget(name);
-    return this.machines.update(name, definition, options);
+    return this.machines
+      .update(name, definition, options)
+      .finally(() => this.recentMeta.forget(name));
   }
 
   deleteStateMachine(name: string): Promise<void> {
     this.recentMeta.forget(name);
-    return this.machines.delete(name);
+    return this.machines.delete(name).finally(() => this.recentMeta.forget(name));
   }
 
   getStateMachine(name: string, version?: number): Promise<StateMachineDetail> {

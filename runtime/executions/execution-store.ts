@@ -37,12 +37,13 @@ import {
   readJournalEntries,
   readRecordText,
 } from "../payloads/history-payloads.js";
-import type { ExecutionCache } from "../commit/execution-cache.js";
+import { RECORD_FIELDS, type ExecutionCache } from "../commit/execution-cache.js";
 import type { JobQueues } from "../worker/queues.js";
 import type { RedisClient } from "../store/redis.js";
 import { requestStop } from "../store/scripts/request-stop.js";
 import { isChildExecutionId } from "../../engine/states/map-child-executions.js";
 import { startExecution, type CreatedRun } from "../store/scripts/start-execution.js";
+import type { LoadSnapshot } from "../store/scripts/load-transition.js";
 import type { RuntimeSettings } from "../settings.js";
 import { advance, type TransitionDeps } from "../commit/transition.js";
 import type { ModelBudget } from "../../task-runners/model/budget.js";
@@ -123,9 +124,11 @@ export class ExecutionStore {
 
   /**
    * A worker of this shard in this process (`serve`): advances a new run in
-   * process when it has room (worker/scheduler.ts `take`); false or unset: queue it.
+   * process when it has room (worker/scheduler.ts `take`), from the snapshot the
+   * start's script answered, so its first transition needs no load; false or
+   * unset: queue it.
    */
-  advanceHere: ((run: string, seq: number) => boolean) | undefined;
+  advanceHere: ((run: string, seq: number, snapshot?: LoadSnapshot) => boolean) | undefined;
 
   /** Starts `machine` (StartResult.created false: the same name and input started it before). */
   async start(machine: string, options: ExecutionStartOptions): Promise<StartResult> {
@@ -142,11 +145,7 @@ export class ExecutionStore {
     }
     const program = await this.executions.program(machine, version);
     const arn = executionArn(machine, name);
-    const genesis = genesisHash({
-      executionArn: arn,
-      stateMachineVersionArn: stateMachineArn(machine, version),
-      definitionHash: await this.executions.definitionHash(machine, version),
-    });
+    const genesis = await this.genesisOf(machine, version, arn);
     const exec = shortId(arn);
     const now = Date.now();
     // A given start (a schedule's tick) is the record's startedAt, its index score and
@@ -156,41 +155,31 @@ export class ExecutionStore {
     // The input is stored once (payloads/history-payloads.ts): ExecutionStarted and the journal refer to the same text.
     const payloads = new PayloadBatch();
     const storedInput = payloads.ref(inputText);
-    const reply = await this.client.call(
-      startExecution,
-      {
-        execution: this.keys.execution(exec),
-        payloads: this.keys.payloads(exec),
-        run: this.keys.run(exec),
-        inbox: this.keys.inbox(exec),
-        schedule: this.keys.schedule,
-        stats: this.keys.stats,
-      },
-      {
-        base: this.keys.base,
-        exec,
-        name,
-        machine,
-        version,
-        input: storedInput,
-        payloads: payloads.toArgs(),
-        inputHash: inputDigest(canonicalJson(input)),
-        startedAt: new Date(startedMs).toISOString(),
-        startedMs,
-        now,
-        leaseMs: this.settings.leaseMs,
-        state: pack(JSON.stringify(newRun(arn, ""))),
-        started: JSON.stringify(firstEvent(machine, version, input, options)),
-        timeout:
-          timeout !== undefined
-            ? { member: member.timer(executionTimeoutTimer(exec)), at: now + timeout * 1000 }
-            : undefined,
-        genesis,
-        genesisCheck: eventCheck(genesis),
-        record: startRecord(version, options),
-        runs: options.restored,
-      },
-    );
+    const reply = await this.client.call(startExecution, this.startKeys(exec), {
+      base: this.keys.base,
+      exec,
+      name,
+      machine,
+      version,
+      input: storedInput,
+      payloads: payloads.toArgs(),
+      inputHash: inputDigest(canonicalJson(input)),
+      startedAt: new Date(startedMs).toISOString(),
+      startedMs,
+      now,
+      leaseMs: this.settings.leaseMs,
+      state: pack(JSON.stringify(newRun(arn, ""))),
+      started: JSON.stringify(firstEvent(machine, version, input, options)),
+      timeout:
+        timeout !== undefined
+          ? { member: member.timer(executionTimeoutTimer(exec)), at: now + timeout * 1000 }
+          : undefined,
+      genesis,
+      genesisCheck: eventCheck(genesis),
+      record: startRecord(version, options),
+      runs: options.restored,
+      snapshot: this.advanceHere ? { recordFields: RECORD_FIELDS } : undefined,
+    });
     if (reply.kind === "conflict") {
       throw new RuntimeError(
         "ExecutionAlreadyExists",
@@ -201,8 +190,36 @@ export class ExecutionStore {
     // The start's script leased the run in the schedule, as a commit leases the runs it
     // wakes: a worker in this process takes it without the queue's three round trips,
     // and if this process dies first the lease runs out and a scheduler enqueues it.
-    if (created && !this.advanceHere?.(exec, 0)) await this.queues.ensure(stepJob(exec, 0));
-    return { executionId: arn, startedAt: reply.startedAt, created };
+    const loaded = reply.kind === "created" ? reply.loaded : undefined;
+    const here = created && this.advanceHere?.(exec, 0, loaded) === true;
+    if (created && !here) await this.queues.ensure(stepJob(exec, 0));
+    return {
+      executionId: arn,
+      startedAt: reply.startedAt,
+      created,
+      ...(here ? { advancedHere: true } : {}),
+    };
+  }
+
+  /** The hash chain's genesis (audit/chain.ts): the execution, its version and its definition. */
+  private async genesisOf(machine: string, version: number, arn: string): Promise<string> {
+    return genesisHash({
+      executionArn: arn,
+      stateMachineVersionArn: stateMachineArn(machine, version),
+      definitionHash: await this.executions.definitionHash(machine, version),
+    });
+  }
+
+  private startKeys(exec: string) {
+    const { keys } = this;
+    return {
+      execution: keys.execution(exec),
+      payloads: keys.payloads(exec),
+      run: keys.run(exec),
+      inbox: keys.inbox(exec),
+      schedule: keys.schedule,
+      stats: keys.stats,
+    };
   }
 
   /** The status alone (null when there is no such execution): what waiters re-check. */

@@ -8,6 +8,7 @@ import type { Keys } from "../store/keys.js";
 import type { RedisClient } from "../store/redis.js";
 import { purgeExecution as purgeScript } from "../store/scripts/purge-execution.js";
 import { mapRunKeysOf } from "../map-runs/child-executions.js";
+import { joinOfChunk } from "../../engine/states/map-express-chunk-ids.js";
 
 /**
  * Purging an ended execution now, ahead of its retention: the right to erasure.
@@ -38,18 +39,21 @@ export async function purgeExecution(
   if (st === "RUNNING") throw running(executionId);
 
   const runs = new Set<string>();
+  const joins = new Set<string>();
   for (let from = 0; ; from += BATCH) {
     const entries = await redis.lrangeBuffer(keys.journal(exec), from, from + BATCH - 1);
     for (const stored of entries) {
-      const { runId } = JSON.parse(unpack(stored)) as { runId: string; event: RunEvent };
+      const { runId, event } = JSON.parse(unpack(stored)) as { runId: string; event: RunEvent };
       const run = shortId(runId);
       if (run !== exec) runs.add(run);
+      // An EXPRESS Map Run's join has no child runs: its chunks' answers name it.
+      const chunkJoin = "taskId" in event ? joinOfChunk(event.taskId) : undefined;
+      if (chunkJoin) joins.add(shortId(chunkJoin));
     }
     if (entries.length < BATCH) break;
   }
   // The failure log's claim (an hour) would outlive the execution it names.
   const children: string[] = [keys.failureLogged(exec)];
-  const joins = new Set<string>();
   for (const run of runs) {
     children.push(keys.run(run), keys.inbox(run), keys.parked(run));
     joins.add(run.slice(0, run.lastIndexOf("/")));

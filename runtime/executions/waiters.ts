@@ -1,4 +1,4 @@
-import type { ExecutionRecord } from "../contract/index.js";
+import type { ExecutionRecord, ExecutionResult, StartResult } from "../contract/index.js";
 import { longId } from "../store/ids.js";
 import type { RedisTarget } from "../store/redis.js";
 import { Subscription } from "../store/subscription.js";
@@ -19,6 +19,11 @@ import { Subscription } from "../store/subscription.js";
  * A re-check reads the status only (one small field, not the record with its
  * payloads), once per execution however many wait for it: concurrent checks of
  * one execution share one read. The whole record is read once, to answer.
+ *
+ * An end committed by this process's worker (commit/fenced-commit.ts) is told here
+ * at once (`endedHere`), with its result: a waiter that asked for the result alone
+ * (`waitResult`: `?wait=` answers) answers from it, without the channel's message
+ * and the read. It is kept a few seconds, for a waiter that comes after it.
  */
 export class EndWaiters {
   private readonly waiters = new Map<string, Set<Waiter>>();
@@ -31,6 +36,8 @@ export class EndWaiters {
   private readonly pending = new Set<Promise<unknown>>();
   private readonly subscription: Subscription;
   private closed = false;
+  /** Ends this process committed lately, by execution (`endedHere`), oldest first. */
+  private readonly recent = new Map<string, { at: number; end: ExecutionResult }>();
 
   constructor(
     target: RedisTarget,
@@ -62,8 +69,59 @@ export class EndWaiters {
     /** The execution's status alone (null: no such execution). */
     status: () => Promise<string | null>,
   ): Promise<ExecutionRecord> {
-    if (this.closed) return describe();
-    const waiting = this.run(executionId, timeoutMs, describe, status);
+    return this.track(
+      this.closed ? describe() : this.run(executionId, timeoutMs, describe, status),
+    );
+  }
+
+  /**
+   * `wait` for the result alone (`?wait=`): an end this process committed answers
+   * without a read. `started`: what this process's start answered, just now. When
+   * its worker took the execution (`advancedHere`) it is RUNNING, so the first
+   * status read is skipped if the subscription holds: an end committed here before
+   * this call is in `recent`, and one from elsewhere could not have come yet (the
+   * worker here holds its lease, and its load and commit take round trips this call
+   * is ahead of).
+   */
+  waitResult(
+    executionId: string,
+    timeoutMs: number,
+    reads: {
+      describe(executionId: string): Promise<ExecutionResult>;
+      status(executionId: string): Promise<string | null>;
+    },
+    started?: StartResult,
+  ): Promise<ExecutionResult> {
+    const describe = () => reads.describe(executionId);
+    if (this.closed) return this.track(describe());
+    // (A subscription not yet holding may have missed the end: then the status is read.)
+    const running =
+      started?.created === true && started.advancedHere === true && this.subscription.holding;
+    // Only for a start just made here: an older end may have been redriven since.
+    const known = running ? this.recent.get(executionId) : undefined;
+    if (known) return Promise.resolve(known.end);
+    const status = () => reads.status(executionId);
+    return this.track(this.run(executionId, timeoutMs, describe, status, running, (end) => end));
+  }
+
+  /**
+   * This process committed the end of `executionId` (commit/fenced-commit.ts): its
+   * `waitResult` waiters answer from `end` now. Its channel message follows as usual,
+   * for waiters here that want the whole record and for other processes.
+   */
+  endedHere(executionId: string, end: ExecutionResult): void {
+    const now = Date.now();
+    this.recent.delete(executionId);
+    this.recent.set(executionId, { at: now, end });
+    for (const [id, entry] of this.recent) {
+      if (now - entry.at < RECENT_MS && this.recent.size <= RECENT_MAX) break;
+      this.recent.delete(id);
+    }
+    const set = this.waiters.get(executionId);
+    if (set) for (const waiter of set) waiter.wake(true, end);
+  }
+
+  private track<T>(waiting: Promise<T>): Promise<T> {
     this.pending.add(waiting);
     const forget = (): void => void this.pending.delete(waiting);
     waiting.then(forget, forget);
@@ -79,12 +137,18 @@ export class EndWaiters {
     await Promise.allSettled([...this.pending]);
   }
 
-  private async run(
+  /**
+   * `fromEnd`: answers from an end this process committed (`waitResult`); without
+   * it, such an end is read like any other.
+   */
+  private async run<T extends { status: string }>(
     executionId: string,
     timeoutMs: number,
-    describe: () => Promise<ExecutionRecord>,
+    describe: () => Promise<T>,
     status: () => Promise<string | null>,
-  ): Promise<ExecutionRecord> {
+    running = false,
+    fromEnd?: (end: ExecutionResult) => T,
+  ): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     const waiter = new Waiter();
     this.add(executionId, waiter);
@@ -92,15 +156,18 @@ export class EndWaiters {
       // Subscribed BEFORE the first read: an end committed between a read and the
       // subscription would otherwise go unnoticed until the fallback re-read.
       await this.subscription.ready();
-      let ended = false;
+      let ended = running;
       for (;;) {
+        const told = waiter.told;
+        if (told) return fromEnd ? fromEnd(told) : await describe();
         // Woken by its end's message: the record is read at once, without the status
         // first (RUNNING again only if redriven meanwhile: then it waits on).
-        if (ended) {
+        if (ended && !running) {
           const record = await describe();
           if (record.status !== "RUNNING") return record;
         }
         const current = ended ? "RUNNING" : await this.check(executionId, status);
+        running = false;
         const left = deadline - Date.now();
         if (current !== "RUNNING" || left <= 0 || this.closed) return await describe();
         ended = await waiter.sleep(Math.min(left, this.fallbackMs));
@@ -153,6 +220,10 @@ export class EndWaiters {
   }
 }
 
+/** How long an end this process committed answers waiters that come after it (ms), and how many are kept. */
+const RECENT_MS = 5_000;
+const RECENT_MAX = 10_000;
+
 /**
  * One waiting request. A wake that arrives while the waiter is reading the record
  * (not sleeping) is remembered, so the next sleep returns at once.
@@ -161,9 +232,15 @@ export class Waiter {
   private woken = false;
   private resolve: ((woken: boolean) => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** The end this process committed, when it told it (`EndWaiters.endedHere`). */
+  told: ExecutionResult | undefined;
 
-  /** `ended`: the execution's end was announced (false: a reconnect, a close). */
-  wake(ended = false): void {
+  /**
+   * `ended`: the execution's end was announced (false: a reconnect, a close);
+   * `end`: by this process, with its result.
+   */
+  wake(ended = false, end?: ExecutionResult): void {
+    if (end) this.told = end;
     if (this.resolve) return this.finish(ended);
     this.pending = true;
     this.woken ||= ended;

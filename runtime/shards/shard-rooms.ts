@@ -4,6 +4,7 @@ import { encodeCursor } from "../store/canonical.js";
 import {
   type ApprovalChange,
   type ApprovalRecord,
+  type ExecutionResult,
   type ExecutionSummary,
   type Page,
   type RuntimeMetrics,
@@ -19,6 +20,7 @@ import type { ShardLayout } from "./shards.js";
 import type { TransitionDeps } from "../commit/transition.js";
 import type { ActivityWakeups } from "../executions/activity-wakeups.js";
 import type { EndWaiters } from "../executions/waiters.js";
+import type { LoadSnapshot } from "../store/scripts/load-transition.js";
 
 /**
  * What the runtime (runtime.ts) holds per shard, over its shared connections, and
@@ -47,20 +49,30 @@ export interface Sharded {
   activities: ActivityWakeups;
 }
 
-/** A worker in this process: advances `<run>@<seq>` of a shard it serves when it has room. */
+/** A worker in this process (worker/worker.ts `StepwiseWorker`). */
 export interface StartAdvancer {
-  advanceHere(shard: number, run: string, seq: number): boolean;
+  /** Advances `<run>@<seq>` of a shard it serves when it has room (from `snapshot`). */
+  advanceHere(shard: number, run: string, seq: number, snapshot?: LoadSnapshot): boolean;
+  /** Tells `listener` of the ends its commits write. */
+  tellEnds(listener: (executionId: string, result: ExecutionResult) => void): void;
 }
 
 /**
  * `serve`: new executions of the shards `worker` serves in this process are advanced
- * by it at once instead of through the queue (ExecutionStore.start).
+ * by it at once, from the snapshot their start's script answered, instead of through
+ * the queue (ExecutionStore.start); the ends it commits answer this process's
+ * waiters without a read (executions/waiters.ts `endedHere`).
  */
-export function advanceStartsIn(rooms: readonly ShardRoom[], worker: StartAdvancer): void {
+export function advanceStartsIn(
+  { rooms, waiters }: Pick<Sharded, "rooms" | "waiters">,
+  worker: StartAdvancer,
+): void {
   for (const room of rooms) {
     const shard = room.keys.shard;
-    room.executions.advanceHere = (run, seq) => worker.advanceHere(shard, run, seq);
+    room.executions.advanceHere = (run, seq, snapshot) =>
+      worker.advanceHere(shard, run, seq, snapshot);
   }
+  worker.tellEnds((executionId, result) => waiters.endedHere(executionId, result));
 }
 
 /** The short id of an execution ARN; anything else as it is (its lookup answers 404). */

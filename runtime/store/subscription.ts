@@ -15,6 +15,16 @@ import { openRedis, type RedisTarget } from "./redis.js";
 export class Subscription {
   private subscriber: Redis | undefined;
   private subscribing: Promise<unknown> | undefined;
+  private held = false;
+
+  /**
+   * The subscription holds now: whatever is published from now on reaches
+   * `onMessage` (false before the first subscribe settles and from a disconnect
+   * until the subscribe after the reconnect settles).
+   */
+  get holding(): boolean {
+    return this.held;
+  }
 
   constructor(
     private readonly target: RedisTarget,
@@ -31,11 +41,21 @@ export class Subscription {
     subscriber.on("error", () => {});
     subscriber.on("message", (_channel: string, message: string) => this.onMessage(message));
     let connections = 0;
+    subscriber.on("close", () => (this.held = false));
     subscriber.on("ready", () => {
-      if (++connections > 1) this.onReconnect();
+      if (++connections === 1) return;
+      this.onReconnect();
+      // ioredis subscribes again by itself; this one says when that holds.
+      subscriber.subscribe(...this.channels).then(
+        () => (this.held = this.subscriber === subscriber),
+        () => {},
+      );
     });
     this.subscriber = subscriber;
-    this.subscribing = subscriber.subscribe(...this.channels).catch(() => {
+    this.subscribing = subscriber
+      .subscribe(...this.channels)
+      .then(() => (this.held = this.subscriber === subscriber));
+    this.subscribing = this.subscribing.catch(() => {
       // Without a subscription the fallbacks still answer; try again on the next use.
       this.subscribing = undefined;
       if (this.subscriber === subscriber) this.subscriber = undefined;
@@ -45,6 +65,7 @@ export class Subscription {
   }
 
   close(): void {
+    this.held = false;
     this.subscriber?.disconnect();
     this.subscriber = undefined;
   }

@@ -56,7 +56,8 @@ export function openEngineRoom(proc: WorkerProcess, keys: Keys): EngineRoom {
   const inProcess: RoomDeps = {
     ...deps,
     // Into the scheduler's fires (below), as a claimed timer's run is.
-    advanceHere: (run: string, seq: number) => scheduler?.take(run, seq) ?? false,
+    advanceHere: (run: string, seq: number, snapshot?: LoadSnapshot, keep?: boolean) =>
+      scheduler?.take(run, seq, snapshot, keep) ?? false,
     ensureWhenStale: false,
   };
   // Runs whose timer fired are advanced right here (see scheduler.ts), latency counted from the claim.

@@ -1,9 +1,10 @@
 import type { RunEventBody } from "../../engine/core/events.js";
 import { eventTemplate } from "../store/event-template.js";
-import { EXECUTION_ARN_PREFIX } from "../store/ids.js";
+import { EXECUTION_ARN_PREFIX, executionOf } from "../store/ids.js";
 import { parseJob, stepJob } from "../store/job-ids.js";
 import type { Keys } from "../store/keys.js";
 import type { JobQueues } from "./queues.js";
+import { ActiveExecutions, leaseNow, renewLeases, RunOverflow } from "./run-overflow.js";
 import type { RedisClient } from "../store/redis.js";
 import { claimDue } from "../store/scripts/claim-due.js";
 import type { LoadSnapshot } from "../store/scripts/load-transition.js";
@@ -177,6 +178,8 @@ interface Waiting {
   run: string;
   seq: number;
   snapshot?: LoadSnapshot | undefined;
+  /** When its lease in the schedule was last known renewed (ms): `renewLeases`. */
+  since: number;
 }
 
 export class Scheduler {
@@ -185,11 +188,19 @@ export class Scheduler {
   private loop: Promise<void> | undefined;
   /** Claimed runs waiting for a firing slot, and the slots in use. */
   private backlog: Waiting[] = [];
+  /**
+   * Runs of executions active here taken past the room (`take`): they go after the
+   * backlog, so that claims (timers, leases) keep their room and their turn.
+   */
+  private readonly overflow = new RunOverflow<Waiting>();
   /** The backlog's entry of each run: one per run, at its latest seq. */
   private readonly waiting = new Map<string, Waiting>();
   /** Runs being advanced, with the latest seq a commit woke them at meanwhile. */
   private readonly running = new Map<string, { again: number | undefined }>();
   private firing = 0;
+  /** Runs waiting or being advanced here, by execution (`take`). */
+  private readonly active = new ActiveExecutions();
+  private nextRenewal = 0;
   private drained: (() => void) | undefined;
   private readonly concurrency: number;
 
@@ -218,8 +229,13 @@ export class Scheduler {
     this.wake?.();
     await this.loop;
     const left = this.backlog.splice(0).map((w) => stepJob(w.run, w.seq));
+    // The overflow (thousands of a wide Map's runs) is not worth a job each: their
+    // leases fall due now, and the schedule hands them to the other workers' claims.
+    const spilled = this.overflow.drain();
+    for (const w of this.waiting.values()) this.active.leave(w.run);
     this.waiting.clear();
     if (left.length > 0) await this.queues.ensure(left.join(" ")).catch(this.onError);
+    await leaseNow(this.client, this.keys, spilled).catch(this.onError);
     if (this.firing === 0) return;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -303,16 +319,30 @@ export class Scheduler {
   /**
    * Takes a run a commit of this process gave events to (transition.ts
    * `callHere`) into the fires, when they have room as they have for a claim;
-   * false: its job goes to the queue. A closing scheduler takes none.
+   * false: its job goes to the queue. A closing scheduler takes none. A run of an
+   * execution active here (`keep`, or other runs of it waiting or advancing) is
+   * taken whatever the room, into the overflow: see run-overflow.ts for why.
    */
-  take(run: string, seq: number): boolean {
+  take(run: string, seq: number, snapshot?: LoadSnapshot, keep = false): boolean {
     if (!this.options.fire || this.stopped) return false;
     this.options.watch?.busy();
     const known = this.running.has(run) || this.waiting.has(run);
-    if (!known && this.backlog.length + this.firing >= 2 * this.concurrency) return false;
-    this.enter(run, seq);
+    const full = !known && this.backlog.length + this.firing >= 2 * this.concurrency;
+    const mine = keep || this.active.has(run);
+    // Another execution's run: room counts what this process holds past it too.
+    const held = this.overflow.size;
+    if (!known && !mine && this.backlog.length + held + this.firing >= 2 * this.concurrency)
+      return false;
+    this.enter(run, seq, snapshot, full);
     this.pump();
     return true;
+  }
+
+  /** Every quarter lease at most: the leases of runs waiting here for half a lease (run-overflow.ts). */
+  private async renewLeases(now = Date.now()): Promise<void> {
+    if (now < this.nextRenewal || this.waiting.size === 0) return;
+    this.nextRenewal = now + this.settings.leaseMs / 4;
+    await renewLeases(this.client, this.keys, this.waiting.values(), this.settings.leaseMs, now);
   }
 
   /**
@@ -323,7 +353,7 @@ export class Scheduler {
    * waiting one moves to the latest seq. One advance per wake would find all
    * but the first stale.
    */
-  private enter(run: string, seq: number, snapshot?: LoadSnapshot): void {
+  private enter(run: string, seq: number, snapshot?: LoadSnapshot, spill = false): void {
     const busy = this.running.get(run);
     if (busy) {
       busy.again = Math.max(busy.again ?? seq, seq);
@@ -336,16 +366,18 @@ export class Scheduler {
       queued.seq = Math.max(queued.seq, seq);
       return;
     }
-    const entry = { run, seq, snapshot };
+    const entry = { run, seq, snapshot, since: Date.now() };
     this.waiting.set(run, entry);
-    this.backlog.push(entry);
+    (spill ? this.overflow : this.backlog).push(entry);
+    this.active.enter(run);
   }
 
   /** Starts fires while slots are free; a freed slot wakes the loop to claim more. */
   private pump(): void {
     const fire = this.options.fire!;
-    while (this.firing < this.concurrency && this.backlog.length > 0) {
-      const step = this.backlog.shift()!;
+    while (this.firing < this.concurrency) {
+      const step = this.backlog.shift() ?? this.overflow.next();
+      if (!step) break;
       this.waiting.delete(step.run);
       const busy = { again: undefined as number | undefined };
       this.running.set(step.run, busy);
@@ -355,6 +387,7 @@ export class Scheduler {
         .catch(this.onError)
         .finally(() => {
           this.running.delete(step.run);
+          this.active.leave(step.run);
           if (busy.again !== undefined) {
             if (this.stopped) this.queues.ensure(stepJob(step.run, busy.again)).catch(this.onError);
             else this.enter(step.run, busy.again);
@@ -386,6 +419,7 @@ export class Scheduler {
           this.nextPrune = Date.now() + PRUNE_EVERY_MS;
           await this.prune();
         }
+        await this.renewLeases();
         const room = this.room();
         if (room > 0) {
           const next = await this.tick(Date.now(), room);

@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import type { Redis } from "ioredis";
 import type { TaskRunner } from "../../task-runners/runner.js";
+import type { ExecutionResult } from "../contract/index.js";
 import { ExecutionLocks } from "../commit/commit-locks.js";
 import type { ExecutionCache } from "../commit/execution-cache.js";
 import { HeldRuns } from "../commit/held-runs.js";
@@ -57,12 +58,16 @@ export function sharedDeps(
   options: Pick<WorkerOptions, "taskMode">,
   spans: SpanSink | undefined,
 ) {
+  const ends: EndListener = { listener: undefined };
   return {
     client,
     executions,
     settings,
     runners,
     onError,
+    /** Who hears of the ends this process commits (`serve`'s waiters: worker.ts `tellEnds`). */
+    ends,
+    onEnded: (executionId: string, result: ExecutionResult) => ends.listener?.(executionId, result),
     locks: new ExecutionLocks(),
     inputs: new InputCache(),
     held: new HeldRuns(),
@@ -73,6 +78,11 @@ export function sharedDeps(
 }
 
 export type SharedDeps = ReturnType<typeof sharedDeps>;
+
+/** Where the ends this process commits are told, once something listens (worker.ts `tellEnds`). */
+export interface EndListener {
+  listener: ((executionId: string, result: ExecutionResult) => void) | undefined;
+}
 
 /** What every BullMQ worker of the process is given. */
 export function jobOptions(settings: RuntimeSettings) {

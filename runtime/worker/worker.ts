@@ -6,6 +6,8 @@ import type { TaskMode } from "../../task-runners/resources.js";
 import type { TaskRunner } from "../../task-runners/runner.js";
 import { childExecutions } from "../children/index.js";
 import { ExecutionCache } from "../commit/execution-cache.js";
+import type { ExecutionResult } from "../contract/index.js";
+import type { LoadSnapshot } from "../store/scripts/load-transition.js";
 import { RedisRuntime } from "../runtime.js";
 import { mapRunRunners, type ItemStoreSettings } from "../map-runs/index.js";
 import { expressChunkRunner } from "../map-runs/express-chunks.js";
@@ -100,10 +102,16 @@ export interface StepwiseWorker {
   close(graceMs?: number): Promise<void>;
   /**
    * Advances `<run>@<seq>` of shard `shard` in this process when it serves the shard
-   * and has room (scheduler.ts `take`); false: the caller queues it. The run must hold
-   * a lease in the schedule, as a new execution's does (its start script writes it).
+   * and has room (scheduler.ts `take`), from `snapshot` when the caller has the run
+   * as its start wrote it; false: the caller queues it. The run must hold a lease in
+   * the schedule, as a new execution's does (its start script writes it).
    */
-  advanceHere(shard: number, run: string, seq: number): boolean;
+  advanceHere(shard: number, run: string, seq: number, snapshot?: LoadSnapshot): boolean;
+  /**
+   * Tells `listener` of each execution a commit of this process ends, with the
+   * result its record now holds (`serve`: its waiters answer from it).
+   */
+  tellEnds(listener: (executionId: string, result: ExecutionResult) => void): void;
 }
 
 /**
@@ -167,8 +175,9 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Stepwise
   const triggers = startTriggerLoop(client.redis, settings, onError);
   let closing: Promise<void> | undefined;
   return {
-    advanceHere: (shard, run, seq) =>
-      closing === undefined && (roomOf.get(shard)?.scheduler.take(run, seq) ?? false),
+    advanceHere: (shard, run, seq, snapshot) =>
+      closing === undefined && (roomOf.get(shard)?.scheduler.take(run, seq, snapshot) ?? false),
+    tellEnds: (listener) => void (proc.shared.ends.listener = listener),
     close(graceMs = 10_000) {
       closing ??= triggers
         .close()

@@ -1,6 +1,7 @@
 import type { JsonObject } from "../../engine/core/json.js";
 import type { Diagnostic } from "../diagnostic.js";
 import { checkChoiceRules } from "./choice-rules.js";
+import { checkDistributedMapVariables } from "./distributed-variables.js";
 import { checkErrorNames } from "./error-names.js";
 import { checkJsonataExpressions } from "./jsonata-expressions.js";
 import { checkMaps } from "./maps.js";
@@ -28,6 +29,7 @@ const CHECKS: readonly ((model: Model) => Diagnostic[])[] = [
   checkApprovals,
   checkModelTasks,
   checkMaps,
+  checkDistributedMapVariables,
 ];
 
 export function semanticDiagnostics(

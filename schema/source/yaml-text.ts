@@ -1,13 +1,5 @@
-import {
-  isAlias,
-  isMap,
-  isScalar,
-  isSeq,
-  LineCounter,
-  parseDocument,
-  type Document,
-  type Node,
-} from "yaml";
+import type { Document, Node } from "yaml";
+import { load as loadYaml } from "../lazy/yaml.js";
 import { diagnostic, type Diagnostic } from "../diagnostic.js";
 import { child, segmentsOf } from "../pointer.js";
 import type { Position } from "./lines.js";
@@ -27,6 +19,7 @@ export interface YamlTextResult {
 }
 
 export function parseYamlText(text: string): YamlTextResult {
+  const { LineCounter, parseDocument } = loadYaml();
   const lineCounter = new LineCounter();
   const position = (offset: number): Position => {
     const { line, col } = lineCounter.linePos(offset);
@@ -136,6 +129,7 @@ function failed(d: Diagnostic, locate: YamlTextResult["locate"] = () => undefine
 
 /** Offset of the key (for mapping members) or item (for sequence items) a pointer names. */
 function locateOffset(doc: Document.Parsed, pointer: string): number | undefined {
+  const { isAlias, isMap, isSeq } = loadYaml();
   let node: unknown = doc.contents;
   let offset: number | undefined = rangeStart(node);
   for (const segment of segmentsOf(pointer)) {
@@ -159,6 +153,7 @@ function locateOffset(doc: Document.Parsed, pointer: string): number | undefined
 
 /** The pointer of the innermost mapping key or item whose source range holds `offset`. */
 function pointerAt(root: unknown, offset: number): string {
+  const { isMap, isSeq } = loadYaml();
   let pointer = "";
   let node: unknown = root;
   // Bounded by the nesting check that ran before parsing.
@@ -197,7 +192,7 @@ function pointerAt(root: unknown, offset: number): string {
 }
 
 function keyText(key: unknown): string | undefined {
-  if (isScalar(key)) return String(key.value);
+  if (loadYaml().isScalar(key)) return String(key.value);
   return typeof key === "string" ? key : undefined;
 }
 

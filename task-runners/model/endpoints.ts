@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { parse as parseYaml } from "yaml";
+import { load as loadYaml } from "../../schema/lazy/yaml.js";
 import { isJsonObject } from "../../engine/core/json.js";
 
 /**
@@ -31,7 +31,7 @@ export const DEFAULT_ENDPOINT = "default";
 export function parseEndpoints(text: string, source = ENDPOINTS_ENV): ModelEndpoints {
   let raw: unknown;
   try {
-    raw = parseYaml(text);
+    raw = loadYaml().parse(text);
   } catch (err) {
     throw new Error(`${source}: not JSON or YAML: ${(err as Error).message}`);
   }

@@ -137,6 +137,49 @@ describe("DELETE /v1/executions/:id", () => {
     await runToEnd("gone-one");
   });
 
+  it("erases a failed EXPRESS Map Run's join, which has no child runs to name it", async () => {
+    await stack.client.post("/v1/state-machines", {
+      name: "xfan",
+      definition: {
+        StartAt: "Fan",
+        States: {
+          Fan: {
+            Type: "Map",
+            ItemsPath: "$.items",
+            ItemProcessor: {
+              ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "EXPRESS" },
+              StartAt: "Which",
+              States: {
+                Which: {
+                  Type: "Choice",
+                  Choices: [{ Variable: "$", NumericEquals: 3, Next: "Boom" }],
+                  Default: "Fine",
+                },
+                Boom: { Type: "Fail", Error: "Boom" },
+                Fine: { Type: "Pass", End: true },
+              },
+            },
+            End: true,
+          },
+        },
+      },
+    });
+    const started = await stack.client.post("/v1/state-machines/xfan/executions?wait=20", {
+      name: "xgone",
+      input: { items: [1, 2, 3, 4, 5] },
+    });
+    expect(started.body.status).toBe("FAILED");
+    // What a redrive would need stays while the execution does: the join's inputs and results.
+    const before = await keysOf(":xfan:xgone");
+    expect(before.some((k) => k.includes(":ji:") || k.includes(":jr:"))).toBe(true);
+    const purged = await stack.client.call(
+      "DELETE",
+      `/v1/executions/${enc(started.body.executionId)}`,
+    );
+    expect(purged.status).toBe(204);
+    expect(await keysOf(":xfan:xgone")).toEqual([]);
+  });
+
   it("refuses a running execution, and keys without the admin scope", async () => {
     const started = await stack.client.post("/v1/state-machines/wide/executions", {
       input: { items: [] },

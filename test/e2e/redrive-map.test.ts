@@ -47,6 +47,10 @@ beforeAll(async () => {
     definition: mapMachine(service, 0, true),
   });
   await stack.client.post("/v1/state-machines", {
+    name: "distributed-one-by-one",
+    definition: mapMachine(service, 1, true),
+  });
+  await stack.client.post("/v1/state-machines", {
     name: "nested",
     definition: nestedMachine(service),
   });
@@ -308,6 +312,50 @@ describe("redrive inside a Map or Parallel", () => {
       expect((await history(other.executionId)).map((e) => e.type)).not.toContain(
         "ExecutionRedriven",
       );
+    }
+  });
+
+  it("a Distributed Map's items never started run as child executions of the Map Run", async () => {
+    // One at a time: y3 fails the Map Run while y4 and y5 wait for the window. AWS's
+    // redrive reruns the unsuccessful children, those not started included, as child
+    // executions of the Map Run (never as iterations of the parent).
+    failOnce.add("y3");
+    const items = ["y1", "y2", "y3", "y4", "y5"];
+    const id = (
+      await stack.client.post("/v1/state-machines/distributed-one-by-one/executions", {
+        input: { items },
+      })
+    ).body.executionId as string;
+    await until(id, "FAILED");
+    expect(items.map(callsFor)).toEqual([1, 1, 1, 0, 0]);
+    const mapRun = (await history(id)).find((e) => e.type === "MapRunStarted")
+      .mapRunStartedEventDetails.mapRunArn as string;
+    const listedBefore = await stack.client.get(`/v1/executions?mapRun=${enc(mapRun)}`);
+    expect(listedBefore.body.items).toHaveLength(3);
+
+    await stack.client.post(`/v1/executions/${enc(id)}/redrive`, {});
+    const done = await until(id, "SUCCEEDED");
+    expect(done.output).toEqual(items.map((item) => ({ done: item })));
+    expect(items.map(callsFor)).toEqual([1, 1, 2, 1, 1]);
+    const events = await history(id);
+    expect(events.filter((e) => String(e.type).startsWith("MapIteration"))).toEqual([]);
+    expect(events.filter((e) => String(e.type).startsWith("Task"))).toEqual([]);
+
+    const listed = (await stack.client.get(`/v1/executions?mapRun=${enc(mapRun)}`)).body.items as {
+      executionId: string;
+      status: string;
+      redriveCount?: number;
+    }[];
+    const byIndex = new Map(listed.map((c) => [Number(c.executionId.split("-").at(-1)), c]));
+    expect([...byIndex.keys()].sort()).toEqual([0, 1, 2, 3, 4]);
+    expect([...byIndex.values()].every((c) => c.status === "SUCCEEDED")).toBe(true);
+    // The failed child was redriven; the ones never started started for the first time.
+    expect([0, 1, 2, 3, 4].map((i) => byIndex.get(i)!.redriveCount ?? 0)).toEqual([0, 0, 1, 0, 0]);
+    for (const i of [3, 4]) {
+      const own = (await history(byIndex.get(i)!.executionId)).map((e) => e.type);
+      expect(own[0]).toBe("ExecutionStarted");
+      expect(own).not.toContain("ExecutionRedriven");
+      expect(own.at(-1)).toBe("ExecutionSucceeded");
     }
   });
 

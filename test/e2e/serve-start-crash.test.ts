@@ -2,7 +2,7 @@ import { Redis } from "ioredis";
 import { expect, it } from "vitest";
 import { Client } from "./client.js";
 import { exited, logLine, spawnBin, testPrefix } from "./processes.js";
-import { deleteKeys, REDIS_URL } from "./stack.js";
+import { deleteKeys, REDIS_URL, THREE_PASSES } from "./stack.js";
 
 /**
  * `stepwise serve` advances the executions it starts in its own worker, without a
@@ -29,17 +29,7 @@ it("an execution whose serve died before its first commit is run by the next wor
   const survivor = { current: undefined as ReturnType<typeof spawnBin> | undefined };
   try {
     const first = new Client(String((await logLine(doomed, /ready: API /)).api), ADMIN);
-    const created = await first.post("/v1/state-machines", {
-      name: "three",
-      definition: {
-        StartAt: "A",
-        States: {
-          A: { Type: "Pass", Result: 1, ResultPath: "$.a", Next: "B" },
-          B: { Type: "Pass", Result: 2, ResultPath: "$.b", Next: "C" },
-          C: { Type: "Pass", End: true },
-        },
-      },
-    });
+    const created = await first.post("/v1/state-machines", THREE_PASSES);
     expect(created.status).toBe(201);
     // The reply may or may not get out before the process kills itself at its first commit.
     await first

@@ -21,6 +21,19 @@ export const API_KEYS = `ops:admin:${KEYS.admin},runner:run:${KEYS.run},approval
 
 export type LogLine = { level: number; msg: string; [k: string]: unknown };
 
+/** `three`: a 3-state Pass machine whose output is its input with `a: 1` and `b: 2`. */
+export const THREE_PASSES = {
+  name: "three",
+  definition: {
+    StartAt: "A",
+    States: {
+      A: { Type: "Pass", Result: 1, ResultPath: "$.a", Next: "B" },
+      B: { Type: "Pass", Result: 2, ResultPath: "$.b", Next: "C" },
+      C: { Type: "Pass", End: true },
+    },
+  },
+};
+
 export interface Stack {
   url: string;
   prefix: string;

@@ -180,6 +180,62 @@ describe("a Map Run's child executions", () => {
     expect(all.filter((t) => t.startsWith("MapIteration"))).toEqual([]);
   });
 
+  it("see no variable of the parent's scope, STANDARD and EXPRESS alike; the ItemSelector does", async () => {
+    // AWS: a Distributed Map's child workflows reference only their own variables; the
+    // values they need travel in their input (ItemSelector), evaluated in the parent.
+    for (const language of ["JSONPath", "JSONata"] as const) {
+      const reads: Record<string, unknown> =
+        language === "JSONPath"
+          ? { Type: "Pass", Parameters: { "bucket.$": "$bucket" }, End: true }
+          : { Type: "Pass", Output: "{% $bucket %}", End: true };
+      const machine = (mode: "INLINE" | "STANDARD" | "EXPRESS", processor: object) => ({
+        QueryLanguage: language,
+        StartAt: "Set",
+        States: {
+          Set: { Type: "Pass", Assign: { bucket: "b-1" }, Next: "Fan" },
+          Fan: {
+            Type: "Map",
+            ...(language === "JSONPath"
+              ? { ItemsPath: "$.items" }
+              : { Items: "{% $states.input.items %}" }),
+            ItemProcessor: {
+              ...(mode === "INLINE"
+                ? {}
+                : { ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: mode } }),
+              ...processor,
+            },
+            End: true,
+          },
+        },
+      });
+      const reading = { StartAt: "Read", States: { Read: reads } };
+      const inline = await execute(machine("INLINE", reading) as never, { input: { items: [1] } });
+      expect(inline.status).toBe("SUCCEEDED");
+      for (const mode of ["STANDARD", "EXPRESS"] as const) {
+        const r = await execute(machine(mode, reading) as never, { input: { items: [1] } });
+        expect(r.status, `${mode} ${language}`).toBe("FAILED");
+        expect(r.error).toBe(
+          language === "JSONPath" ? "States.Runtime" : "States.QueryEvaluationError",
+        );
+        expect(r.cause).toContain("$bucket");
+        // Its own variables it sees; the parent's ones reach it through the ItemSelector.
+        const own = {
+          StartAt: "Own",
+          States: {
+            Own: { Type: "Pass", Assign: { bucket: "own" }, Next: "Read" },
+            Read: reads,
+          },
+        };
+        const selected = machine(mode, own) as { States: { Fan: Record<string, unknown> } };
+        selected.States.Fan.ItemSelector =
+          language === "JSONPath" ? { "from.$": "$bucket" } : { from: "{% $bucket %}" };
+        const ok = await execute(selected as never, { input: { items: [1] } });
+        expect(ok.status, `${mode} ${language}`).toBe("SUCCEEDED");
+        expect(ok.output).toEqual([language === "JSONPath" ? { bucket: "own" } : "own"]);
+      }
+    }
+  });
+
   it("an INLINE Map keeps its iterations in the parent's history", async () => {
     const r = await execute(
       single({ Type: "Map", ItemProcessor: identity, End: true } as MapState),

@@ -3,6 +3,7 @@ import type { MapState, StateScope } from "../../engine/core/definition.js";
 import type { Json } from "../../engine/core/json.js";
 import { chunkOf, chunkTaskId } from "../../engine/states/map-express-chunk-ids.js";
 import {
+  CHUNK_ANSWER_BYTES,
   CHUNK_ITEMS,
   chunkOutcomes,
   UNBOUNDED_WINDOW,
@@ -156,6 +157,137 @@ describe("Distributed Map, EXPRESS processor", () => {
     expect(redriven.status).toBe("SUCCEEDED");
     expect(redriven.output).toEqual([10, 20, 30]);
     expect(calls).toEqual([2]);
+  });
+
+  it("redrives the items that did not succeed in chunks, as its first run ran them, twice over", async () => {
+    // 600 items, 60 at once, 3 failures tolerated: items 7, 57, 107 and 157 fail twice,
+    // so the first run fails before it started the last items, and so does the first
+    // redrive. Each redrive runs what did not succeed (failed, cut short, or never
+    // started) in chunks of EXPRESS items, never as iterations of the parent.
+    const failures = new Map<number, number>();
+    const calls: number[] = [];
+    const tasks = {
+      "arn:local:work": (input: Json) => {
+        const { n } = input as { n: number };
+        calls.push(n);
+        const left = failures.get(n) ?? 0;
+        if (left > 0) {
+          failures.set(n, left - 1);
+          throw { error: "Broken", cause: `item ${n}` };
+        }
+        return { n };
+      },
+    };
+    for (const n of [7, 57, 107, 157]) failures.set(n, 2);
+    const processor = {
+      ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "EXPRESS" },
+      StartAt: "Work",
+      States: {
+        Work: { Type: "Task", Resource: "arn:local:work", Next: "Name" },
+        // Each item's own execution name: its Map Run's id and its index in the Map.
+        Name: {
+          Type: "Pass",
+          Parameters: { "n.$": "$.n", "name.$": "$$.Execution.Name" },
+          End: true,
+        },
+      },
+    };
+    const definition = single({
+      Type: "Map",
+      MaxConcurrency: 60,
+      ToleratedFailureCount: 3,
+      ItemSelector: { "n.$": "$$.Map.Item.Value" },
+      ItemProcessor: processor,
+      End: true,
+    } as unknown as MapState);
+    const program = compileProgram(definition);
+    const input = Array.from({ length: 600 }, (_, i) => i);
+    const first = await runExecution(program, { input, tasks, seed: "s" });
+    expect(first.status).toBe("FAILED");
+    expect(first.error).toBe("States.ExceedToleratedFailureThreshold");
+    const ranFirst = new Set(calls);
+    expect(ranFirst.size).toBeLessThan(600);
+
+    const chunkAnswers = (r: typeof first) =>
+      r.journal.filter(
+        (e) => e.event.type === "TaskSucceeded" && /\.c\d+$/.test(String(e.event.taskId)),
+      ).length;
+    const mapRunArn = details(ofType(first.history, "MapRunStarted")[0]!).mapRunArn as string;
+    const mapRunId = mapRunArn.split(":").at(-1)!;
+    let previous = first;
+    for (const redriveCount of [1, 2]) {
+      calls.length = 0;
+      const plan = redrivePlan(program, previous.execution, previous.journal)!;
+      const retried = plan.point.join!.rerun.map(([i]) => i);
+      const redriven = await runExecution(program, {
+        tasks,
+        redrive: { from: previous, plan, redriveCount },
+      });
+      // Only what had not succeeded ran again, each item at most once: all of it the
+      // second time; the first time, until the items failing again exceed the tolerance.
+      expect(new Set(calls).size).toBe(calls.length);
+      expect(calls.every((n) => retried.includes(n))).toBe(true);
+      if (redriveCount === 1) expect(redriven.error).toBe("States.ExceedToleratedFailureThreshold");
+      else expect([...calls].sort((a, b) => a - b)).toEqual(retried);
+      // No iteration of the parent: the Map Run's events only, its items in chunks.
+      const after = types(redriven.history).slice(types(previous.history).length);
+      expect(after.filter((t) => t.startsWith("MapIteration"))).toEqual([]);
+      expect(after).toContain("MapRunRedriven");
+      expect(redriven.childExecutions.size).toBe(0);
+      expect(plan.point.join).toMatchObject({ chunks: true, total: 600 });
+      expect(chunkAnswers(redriven) - chunkAnswers(previous)).toBeLessThanOrEqual(
+        Math.ceil(retried.length / 60) + 12,
+      );
+      previous = redriven;
+    }
+    expect(previous.status).toBe("SUCCEEDED");
+    // Every item's output in order, each run as its own index's execution.
+    expect(previous.output).toEqual(input.map((n) => ({ n, name: `${mapRunId}-${n}` })));
+  });
+
+  it("keeps a chunk's answer near CHUNK_ANSWER_BYTES: large outputs make the next chunks smaller", async () => {
+    // 1,000 items, one chunk at a time: the first 250 answer 20 KB each (5 MB in one
+    // event), so the chunks after it carry about 1 MiB; then the outputs turn small
+    // and the chunks grow back to 250.
+    const big = "x".repeat(20_000);
+    const processor = {
+      ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "EXPRESS" },
+      StartAt: "T",
+      States: { T: { Type: "Task", Resource: "arn:local:out", End: true } },
+    };
+    const tasks = {
+      "arn:local:out": (input: Json): Json => ((input as number) < 500 ? { big } : { n: input }),
+    };
+    const program = compileProgram(
+      single({
+        Type: "Map",
+        MaxConcurrency: 250,
+        ItemsPath: "$.items",
+        ItemProcessor: processor,
+        // 10 MB of outputs: more than a state's output may hold (they would go to S3).
+        ResultPath: null,
+        End: true,
+      } as unknown as MapState),
+    );
+    const input = { items: Array.from({ length: 1000 }, (_, i) => i) };
+    const r = await runExecution(program, { input, tasks, seed: "s" });
+    expect(r.status, r.cause).toBe("SUCCEEDED");
+    const answers = r.journal
+      .filter((e) => e.event.type === "TaskSucceeded")
+      .map((e) => {
+        const outcomes = (e.event as unknown as { output: { outcomes: Json[] } }).output.outcomes;
+        return { items: outcomes.length, bytes: JSON.stringify(outcomes).length };
+      });
+    expect(answers[0]!.items).toBe(250);
+    expect(answers[0]!.bytes).toBeGreaterThan(5_000_000);
+    // Every later chunk of large outputs stays near the budget.
+    for (const answer of answers.slice(1).filter((a) => a.bytes > 20_000 * 10)) {
+      expect(answer.bytes).toBeLessThanOrEqual(CHUNK_ANSWER_BYTES + 25_000);
+    }
+    expect(answers.length).toBeGreaterThan(1 + 250 / 53);
+    // Small outputs again: back to whole chunks.
+    expect(answers.slice(-3).map((a) => a.items)).toContain(250);
+    expect(answers.reduce((n, a) => n + a.items, 0)).toBe(1000);
   });
 
   it("is pure: chunks as effects, one answer taken once, UpdateMapRun widens, a stop cancels", () => {

@@ -222,6 +222,101 @@ describe("waiting for an execution to end", () => {
   });
 });
 
+describe("an end this process committed (endedHere)", () => {
+  /** Reads that count themselves; the execution reads RUNNING until `ended`. */
+  function countedReads(executionId: string) {
+    const reads = { describe: 0, status: 0, ended: false };
+    const record = () => ({
+      executionId,
+      startedAt: "2026-12-06T00:00:00.000Z",
+      status: reads.ended ? ("SUCCEEDED" as const) : ("RUNNING" as const),
+    });
+    return {
+      reads,
+      store: {
+        describe: async () => (reads.describe++, record()),
+        status: async () => (reads.status++, record().status),
+      },
+    };
+  }
+  const end = (executionId: string) => ({
+    executionId,
+    startedAt: "2026-12-06T00:00:00.000Z",
+    status: "SUCCEEDED" as const,
+    output: { done: true },
+    stoppedAt: "2026-12-06T00:00:01.000Z",
+  });
+  const startedHere = (executionId: string) => ({
+    executionId,
+    startedAt: "2026-12-06T00:00:00.000Z",
+    created: true,
+    advancedHere: true,
+  });
+
+  it("answers a result wait from the end, with no read at all when this process started it", async () => {
+    const w = endWaiters();
+    // Before the subscription holds, the status is read even so: the end may have been missed.
+    const first = "arn:aws:states:us-east-1:123456789012:execution:m:here-0";
+    const early = countedReads(first);
+    const warming = w.waitResult(first, NEVER, early.store, startedHere(first));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(early.reads.status).toBe(1);
+    w.endedHere(first, end(first));
+    expect(await warming).toEqual(end(first));
+
+    const id = "arn:aws:states:us-east-1:123456789012:execution:m:here-1";
+    const { reads, store } = countedReads(id);
+    const waiting = w.waitResult(id, NEVER, store, startedHere(id));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(w.size).toBe(1);
+    w.endedHere(id, end(id));
+    expect(await waiting).toEqual(end(id));
+    expect(reads).toMatchObject({ describe: 0, status: 0 });
+    expect(w.size).toBe(0);
+  });
+
+  it("answers a wait that comes after the end from the end kept, and reads the status of one it did not start", async () => {
+    const w = endWaiters();
+    // The subscription holds once a wait has waited for it.
+    const warm = "arn:aws:states:us-east-1:123456789012:execution:m:warm";
+    const warming = w.waitResult(warm, NEVER, countedReads(warm).store);
+    w.endedHere(warm, end(warm));
+    await warming;
+    const id = "arn:aws:states:us-east-1:123456789012:execution:m:here-2";
+    const { reads, store } = countedReads(id);
+    w.endedHere(id, end(id));
+    expect(await w.waitResult(id, NEVER, store, startedHere(id))).toEqual(end(id));
+    expect(reads).toMatchObject({ describe: 0, status: 0 });
+
+    // Not started here: the first status is read (the end may have come from elsewhere).
+    const other = "arn:aws:states:us-east-1:123456789012:execution:m:elsewhere";
+    const elsewhere = countedReads(other);
+    const waiting = w.waitResult(other, NEVER, elsewhere.store);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(elsewhere.reads.status).toBe(1);
+    w.endedHere(other, end(other));
+    expect(await waiting).toEqual(end(other));
+    expect(elsewhere.reads.describe).toBe(0);
+  });
+
+  it("a whole-record wait is woken by the end and reads the record", async () => {
+    const w = endWaiters();
+    const { executionId } = await parked();
+    let reads = 0;
+    const waiting = w.wait(
+      executionId,
+      NEVER,
+      () => (reads++, h.runtime.describeExecution(executionId)),
+      statusOf(executionId),
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    await h.runtime.stopExecution(executionId);
+    w.endedHere(executionId, { ...end(executionId), status: "ABORTED" });
+    expect((await waiting).status).toBe("ABORTED");
+    expect(reads).toBeGreaterThan(0);
+  });
+});
+
 function current(record: { status: string; output?: unknown }): object {
   return { status: record.status, output: record.output };
 }

@@ -56,7 +56,7 @@ export interface OperationContext {
 export interface StartContext extends OperationContext {
   readonly machines: MachineStore;
   readonly aliases: AliasStore;
-  /** Machine types and latest versions, as EXPRESS starts read them (at most once a second). */
+  /** Machine types and latest versions, as starts read them (at most once a second). */
   readonly recentMeta: RecentMeta;
   /** What EXPRESS executions' Task states call, in this process. */
   readonly expressRunners: readonly TaskRunner[];

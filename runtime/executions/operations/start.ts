@@ -14,7 +14,10 @@ export async function startExecution(
   stateMachine: string,
   options: StartOptions,
 ): Promise<StartResult> {
-  const meta = await ctx.machines.meta(stateMachine);
+  // Read at most once a second per process, as EXPRESS starts do: AWS too lets starts
+  // use the previous definition shortly after an update; this process's own updates
+  // and deletes drop it at once (definitions-facade.ts).
+  const meta = await ctx.recentMeta.get(stateMachine);
   if (meta.type === "EXPRESS") {
     // AWS: StartExecution of an Express machine answers at once; the execution runs
     // on (here, in this process) and nothing of it can be read back.

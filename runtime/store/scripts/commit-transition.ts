@@ -35,6 +35,14 @@ export interface CommitArgs {
    * Continues ahead of anything queued behind it.
    */
   alone?: boolean;
+  /**
+   * Events queued behind `head` that the commit's later steps took (runtime/commit/plan.ts,
+   * "queued"), in inbox order: they must be the inbox's next ones (`headChanged`
+   * otherwise), and are popped with the head.
+   */
+  queued?: string[];
+  /** Answer with up to this many of the events queued behind the next head (`queued`). */
+  peek?: number;
   /** The new run state (stored form, run-state.ts). */
   state: string;
   /** The journal entries, one per step (stored form). */
@@ -62,8 +70,11 @@ export interface CommitArgs {
  * every task to call.
  */
 export type CommitReply =
-  /** `head`: the run's next inbox event (none: absent), so a chained transition need not load it. */
-  | { kind: "committed"; seq: number; fx: string; head?: string }
+  /**
+   * `head`: the run's next inbox event (none: absent), so a chained transition need not
+   * load it; `queued`: up to `peek` events behind it, for that transition to take too.
+   */
+  | { kind: "committed"; seq: number; fx: string; head?: string; queued?: string[] }
   /** The run is past the expected seq; `fx` are its last commit's follow-ups. */
   | { kind: "stale"; seq: number; fx: string }
   /** Another run wrote history first: step again on this count and head (unless paused meanwhile: load again). */
@@ -102,6 +113,13 @@ if tonumber(seq) ~= ARG.seq then
 end
 if redis.call('LINDEX', KEY.inbox, 0) ~= ARG.head then return reply('headChanged') end
 if ARG.alone and redis.call('LLEN', KEY.inbox) > 1 then return reply('crowded') end
+local taken = ARG.queued and #ARG.queued or 0
+if taken > 0 then
+  local behind = redis.call('LRANGE', KEY.inbox, 1, taken)
+  for i = 1, taken do
+    if behind[i] ~= ARG.queued[i] then return reply('headChanged') end
+  end
+end
 local events = ARG.events
 -- A Distributed Map's item run writes the history of its child execution (its own
 -- record and list, runtime/map-runs/child-executions.ts); every other run its execution's.
@@ -145,7 +163,10 @@ end
 -- A run this commit drops (below) has its inbox deleted: no pop first.
 local drops = false
 for _, o in ipairs(ARG.ops) do drops = drops or (o.op == 'end' and o.dropRun == true) end
-if not drops then redis.call('LPOP', KEY.inbox) end
+if not drops then
+  if taken > 0 then redis.call('LTRIM', KEY.inbox, taken + 1, -1)
+  else redis.call('LPOP', KEY.inbox) end
+end
 local newSeq = tonumber(seq) + 1
 redis.call('RPUSH', KEY.journal, unpack(ARG.journal))
 local now = ARG.now
@@ -340,6 +361,11 @@ if fx == '' then
 else
   putState(KEY.run, ARG.state, runRead.stateSlices, {RUN.seq, newSeq, RUN.followUps, fx})
 end
-return reply('committed', {seq = newSeq, fx = fx, head = head or nil})
+local queued = nil
+if head and ARG.peek and ARG.peek > 0 then
+  queued = redis.call('LRANGE', KEY.inbox, 1, ARG.peek)
+  if #queued == 0 then queued = nil end
+end
+return reply('committed', {seq = newSeq, fx = fx, head = head or nil, queued = queued})
 `,
 });

@@ -1,7 +1,7 @@
 import type { ExecutionField } from "../fields.js";
-import { RUN_STATE_LUA } from "../lua/run-state.js";
 import { STATUS_INDEX_LUA } from "../lua/status-index.js";
 import { defineScript } from "../lua/spec.js";
+import { LOAD_LUA, type LoadSnapshot } from "./load-transition.js";
 
 /** A run created idle beside others, with its state (stored form) and first event (JSON). */
 export interface CreatedRun {
@@ -59,10 +59,17 @@ export interface StartArgs {
   record?: Partial<Record<ExecutionField, string | number>>;
   /** A fork's other runs (runtime/executions/fork.ts), created with the execution. */
   runs?: CreatedRun[];
+  /**
+   * A worker in this process takes the new run at once (execution-store.ts
+   * `advanceHere`): answer the root run's snapshot, with these fields of the
+   * record (commit/execution-cache.ts `RECORD_FIELDS`), as a claim does
+   * (claim-due.ts), so that its first transition needs no load.
+   */
+  snapshot?: { recordFields: readonly ExecutionField[] };
 }
 
 export type StartReply =
-  | { kind: "created"; startedAt: string }
+  | { kind: "created"; startedAt: string; loaded?: LoadSnapshot }
   /** The same name with the same input: the existing execution. */
   | { kind: "existed"; startedAt: string }
   | { kind: "conflict" };
@@ -75,7 +82,7 @@ export const startExecution = defineScript<StartArgs, StartReply>()({
   name: "startExecution",
   keys: ["execution", "payloads", "run", "inbox", "schedule", "stats"],
   replies: ["created", "existed", "conflict"],
-  helpers: [RUN_STATE_LUA, STATUS_INDEX_LUA, CREATE_RUNS_LUA],
+  helpers: [LOAD_LUA, STATUS_INDEX_LUA, CREATE_RUNS_LUA],
   lua: `
 local existing = hmgetNamed(KEY.execution, EXEC, {'inputHash', 'startedAt'})
 if existing.inputHash then
@@ -99,6 +106,11 @@ createRuns(ARG.base, ARG.runs)
 if ARG.timeout and redis.call('ZADD', KEY.schedule, ARG.timeout.at, ARG.timeout.member) == 1 then
   redis.call('HINCRBY', KEY.stats, STATS.timers, 1)
 end
-return reply('created', {startedAt = ARG.startedAt})
+local loaded = nil
+if ARG.snapshot then
+  loaded = loadedOf(ARG.base, KEY.run, KEY.execution, readRun(KEY.run), ARG.started, nil,
+    ARG.snapshot.recordFields)
+end
+return reply('created', {startedAt = ARG.startedAt, loaded = loaded})
 `,
 });
