@@ -148,6 +148,8 @@ export interface TransitionDeps {
    * Map iteration it started, the parent a child ended into); false: queue it.
    */
   advanceHere?: (run: string, seq: number, snapshot?: LoadSnapshot, keep?: boolean) => boolean;
+  /** Other runs of `run`'s execution wait or advance in this process (worker/scheduler.ts). */
+  siblingsHere?: (run: string) => boolean;
   /**
    * A stale job enqueues the follow-ups of its run's last commit again, in case
    * the process of that commit died before it did. `false` in a worker, queue
@@ -205,10 +207,13 @@ export async function advance(
   if (result === "committed") onCommit?.(done.steps);
   for (let n = done.steps; done.next; n += done.steps) {
     if (n >= budget.transitions || Date.now() >= deadline) {
-      // Budget spent with events left: the run goes back to this process's fires when
-      // it has them (the scheduler runs it again once this advance ends: its execution's
-      // commits stay in one process, commit-locks.ts), else to the queue like any follow-up.
-      if (!deps.advanceHere?.(run, done.next.seq, undefined, true))
+      // Budget spent with events left: a run with siblings here (a Map's iteration, a
+      // parent whose children commit here) goes back to this process's fires (the
+      // scheduler runs it again once this advance ends: its execution's commits stay
+      // in one process, commit-locks.ts); a lone one goes to the queue like any
+      // follow-up, where any worker's free slot takes it.
+      const siblings = run !== executionOf(run) || deps.siblingsHere?.(run) === true;
+      if (!(siblings && deps.advanceHere?.(run, done.next.seq, undefined, true)))
         await deps.queues.ensure(stepJob(run, done.next.seq));
       break;
     }

@@ -58,6 +58,7 @@ export function openEngineRoom(proc: WorkerProcess, keys: Keys): EngineRoom {
     // Into the scheduler's fires (below), as a claimed timer's run is.
     advanceHere: (run: string, seq: number, snapshot?: LoadSnapshot, keep?: boolean) =>
       scheduler?.take(run, seq, snapshot, keep) ?? false,
+    siblingsHere: (run: string) => scheduler?.siblingsOf(run) ?? false,
     ensureWhenStale: false,
   };
   // Runs whose timer fired are advanced right here (see scheduler.ts), latency counted from the claim.

@@ -22,9 +22,9 @@ import type { RedisClient } from "../store/redis.js";
 export class ActiveExecutions {
   private readonly counts = new Map<string, number>();
 
-  /** Whether `run`'s execution has runs here. */
-  has(run: string): boolean {
-    return this.counts.has(executionOf(run));
+  /** How many runs of `run`'s execution are here (`run` itself included, if it is). */
+  count(run: string): number {
+    return this.counts.get(executionOf(run)) ?? 0;
   }
 
   enter(run: string): void {
@@ -87,22 +87,28 @@ export interface LeasedRun {
 }
 
 /**
- * Pushes out the leases of runs that have waited here for a slot for half a lease:
- * one ZADD per thousand runs. XX: never re-adds a lease a commit dropped; now + a
- * lease is later than any lease written before. A wide Map's iterations can wait
- * longer than a lease behind each other; without it, the schedule would hand them to
- * other workers while this one still holds them.
+ * Pushes out the leases of runs that have waited here for a slot for half a lease,
+ * every quarter lease at most: one ZADD per thousand runs. XX: never re-adds a lease
+ * a commit dropped; now + a lease is later than any lease written before. A wide
+ * Map's iterations can wait longer than a lease behind each other; without it, the
+ * schedule would hand them to other workers while this one still holds them.
  */
-export async function renewLeases(
-  client: RedisClient,
-  keys: Keys,
-  waiting: Iterable<LeasedRun>,
-  leaseMs: number,
-  now = Date.now(),
-): Promise<void> {
-  const due = [...waiting].filter((w) => w.since <= now - leaseMs / 2);
-  for (const w of due) w.since = now;
-  await setLeases(client, keys, due, now + leaseMs);
+export class LeaseRenewal {
+  private next = 0;
+
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: Keys,
+    private readonly leaseMs: number,
+  ) {}
+
+  async renew(waiting: Map<string, LeasedRun>, now = Date.now()): Promise<void> {
+    if (now < this.next || waiting.size === 0) return;
+    this.next = now + this.leaseMs / 4;
+    const due = [...waiting.values()].filter((w) => w.since <= now - this.leaseMs / 2);
+    for (const w of due) w.since = now;
+    await setLeases(this.client, this.keys, due, now + this.leaseMs);
+  }
 }
 
 /** Brings the leases of `runs` forward to now (XX: only those still held): a closing worker's. */

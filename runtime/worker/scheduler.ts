@@ -4,7 +4,7 @@ import { EXECUTION_ARN_PREFIX, executionOf } from "../store/ids.js";
 import { parseJob, stepJob } from "../store/job-ids.js";
 import type { Keys } from "../store/keys.js";
 import type { JobQueues } from "./queues.js";
-import { ActiveExecutions, leaseNow, renewLeases, RunOverflow } from "./run-overflow.js";
+import { ActiveExecutions, LeaseRenewal, leaseNow, RunOverflow } from "./run-overflow.js";
 import type { RedisClient } from "../store/redis.js";
 import { claimDue } from "../store/scripts/claim-due.js";
 import type { LoadSnapshot } from "../store/scripts/load-transition.js";
@@ -178,7 +178,7 @@ interface Waiting {
   run: string;
   seq: number;
   snapshot?: LoadSnapshot | undefined;
-  /** When its lease in the schedule was last known renewed (ms): `renewLeases`. */
+  /** When its lease in the schedule was last known renewed (ms): run-overflow.ts. */
   since: number;
 }
 
@@ -200,7 +200,8 @@ export class Scheduler {
   private firing = 0;
   /** Runs waiting or being advanced here, by execution (`take`). */
   private readonly active = new ActiveExecutions();
-  private nextRenewal = 0;
+  private readonly leases: LeaseRenewal;
+  private handsFull = false;
   private drained: (() => void) | undefined;
   private readonly concurrency: number;
 
@@ -213,6 +214,7 @@ export class Scheduler {
     private readonly options: SchedulerOptions = {},
   ) {
     this.concurrency = options.concurrency ?? 64;
+    this.leases = new LeaseRenewal(client, keys, settings.leaseMs);
   }
 
   start(): void {
@@ -328,7 +330,7 @@ export class Scheduler {
     this.options.watch?.busy();
     const known = this.running.has(run) || this.waiting.has(run);
     const full = !known && this.backlog.length + this.firing >= 2 * this.concurrency;
-    const mine = keep || this.active.has(run);
+    const mine = keep || this.active.count(run) > 0;
     // Another execution's run: room counts what this process holds past it too.
     const held = this.overflow.size;
     if (!known && !mine && this.backlog.length + held + this.firing >= 2 * this.concurrency)
@@ -338,11 +340,9 @@ export class Scheduler {
     return true;
   }
 
-  /** Every quarter lease at most: the leases of runs waiting here for half a lease (run-overflow.ts). */
-  private async renewLeases(now = Date.now()): Promise<void> {
-    if (now < this.nextRenewal || this.waiting.size === 0) return;
-    this.nextRenewal = now + this.settings.leaseMs / 4;
-    await renewLeases(this.client, this.keys, this.waiting.values(), this.settings.leaseMs, now);
+  /** Runs of `run`'s execution other than `run` wait or advance here (transition.ts: a spent budget). */
+  siblingsOf(run: string): boolean {
+    return this.active.count(run) > (this.running.has(run) || this.waiting.has(run) ? 1 : 0);
   }
 
   /**
@@ -395,7 +395,7 @@ export class Scheduler {
           this.firing--;
           this.pump();
           // Half the backlog gone: claim the next batch (not one entry per ended fire).
-          if (this.backlog.length <= this.concurrency / 2) this.wake?.();
+          if (this.handsFull && this.backlog.length <= this.concurrency / 2) this.wake?.();
           if (this.firing === 0) this.drained?.();
         });
     }
@@ -419,13 +419,13 @@ export class Scheduler {
           this.nextPrune = Date.now() + PRUNE_EVERY_MS;
           await this.prune();
         }
-        await this.renewLeases();
+        await this.leases.renew(this.waiting);
+        // Full hands (no room, or a batch of the room's size): an ending fire wakes the loop.
         const room = this.room();
-        if (room > 0) {
-          const next = await this.tick(Date.now(), room);
-          if (next !== undefined) delay = Math.max(0, Math.min(delay, next - Date.now()));
-        }
-        // Full hands: claim again when a fire ends (it wakes the loop), at the latest after a poll.
+        const now = Date.now();
+        const next = room > 0 ? await this.tick(now, room) : undefined;
+        this.handsFull = room <= 0 || (next === now && room < CLAIM_MAX);
+        if (next !== undefined) delay = Math.max(0, Math.min(delay, next - Date.now()));
       } catch (err) {
         this.onError(err);
         delay = 500;
