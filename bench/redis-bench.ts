@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { freePort } from "../scripts/free-port.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import type { StateMachineDefinition } from "../engine/core/definition.js";
 import { STATS_FIELDS } from "../runtime/store/fields.js";
@@ -349,6 +350,10 @@ async function memory(): Promise<void> {
         console.log(
           `  MEMORY USAGE of one parked execution's keys: ${sizes.map(([k, v]) => `${k} ${v}`).join(", ")} (+ its entries in the shared ${onWait ? "schedule and status indexes" : "tasks/tokens hashes"})`,
         );
+        const anchor = await parkedAnchor(url, N, used);
+        console.log(
+          `  anchor, same Redis: ${anchor.toFixed(0)} bytes per job parked a day (a BullMQ delayed job, an HSET record and a one-event history list); Stepwise ${(perExec / anchor).toFixed(2)}×`,
+        );
         redis.disconnect();
       },
       url,
@@ -358,6 +363,52 @@ async function memory(): Promise<void> {
     server.kill("SIGTERM");
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The anchor of the parked-bytes figure (issue 43): the least a queue keeps for a job
+ * parked a day with a record and a history: a BullMQ delayed job, an HSET record of
+ * the fields a status page shows and a one-event history list, `n` of each.
+ */
+async function parkedAnchor(url: string, n: number, used: () => Promise<number>): Promise<number> {
+  const connection = new Redis(url, { maxRetriesPerRequest: null });
+  const queue = new Queue("anchor", { connection, prefix: "anchor" });
+  const before = await used();
+  const at = new Date().toISOString();
+  for (let i = 0; i < n; i += 500) {
+    const ids = Array.from({ length: Math.min(500, n - i) }, (_, j) => i + j);
+    await queue.addBulk(
+      ids.map((k) => ({
+        name: "park",
+        data: { order: `o-${k}` },
+        opts: { delay: 86_400_000, jobId: `a${k}` },
+      })),
+    );
+    const multi = connection.multi();
+    for (const k of ids) {
+      const input = JSON.stringify({ order: `o-${k}` });
+      multi.hset(
+        `anchor:x:${k}`,
+        "status",
+        "RUNNING",
+        "machine",
+        "park",
+        "input",
+        input,
+        "startedAt",
+        at,
+      );
+      multi.rpush(
+        `anchor:h:${k}`,
+        JSON.stringify({ id: 1, type: "ExecutionStarted", timestamp: at, input }),
+      );
+    }
+    await multi.exec();
+  }
+  const bytes = ((await used()) - before) / n;
+  await queue.close();
+  connection.disconnect();
+  return bytes;
 }
 
 const wanted = new Set(process.argv.slice(2));
