@@ -14,24 +14,16 @@
  */
 import { randomBytes } from "node:crypto";
 import { Agent } from "node:http";
-import { postJson } from "./harness.js";
+import { countOption, postJson } from "./harness.js";
 import type { AddressInfo } from "node:net";
 import { Redis } from "ioredis";
 import { buildServer } from "../api/server.js";
 import { createRedisRuntime } from "../runtime/runtime.js";
 import { startWorker } from "../runtime/worker/worker.js";
 
-function option(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const raw = i >= 0 ? process.argv[i + 1] : undefined;
-  const value = raw === undefined ? fallback : Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
-  return value;
-}
-
-const REQUESTS = option("requests", 2000);
-const CONCURRENCY = option("concurrency", 32);
-const WORKERS = option("workers", 1);
+const REQUESTS = countOption("requests", 2000);
+const CONCURRENCY = countOption("concurrency", 32);
+const WORKERS = countOption("workers", 1);
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });

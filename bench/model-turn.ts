@@ -26,17 +26,10 @@ import { startWorker } from "../runtime/worker/worker.js";
 import { functionRunner } from "../task-runners/function.js";
 import { modelRunner } from "../task-runners/model/index.js";
 import type { TaskRunner } from "../task-runners/runner.js";
+import { countOption } from "./harness.js";
 
-function option(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const raw = i >= 0 ? process.argv[i + 1] : undefined;
-  const value = raw === undefined ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} needs a positive integer`);
-  return value;
-}
-
-const TURNS = option("turns", 500);
-const EXECUTIONS = option("executions", 16);
+const TURNS = countOption("turns", 500);
+const EXECUTIONS = countOption("executions", 16);
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
 /** A chat completion that asks for a tool, answered without delay. */

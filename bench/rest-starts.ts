@@ -29,19 +29,11 @@ import { createServer, type AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Redis } from "ioredis";
-import { pct, postJson, REDIS_URL } from "./harness.js";
+import { countOption, pct, postJson, REDIS_URL } from "./harness.js";
 
-function option(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const raw = i >= 0 ? process.argv[i + 1] : undefined;
-  const value = raw === undefined ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} needs a positive integer`);
-  return value;
-}
-
-const ROUNDS = option("rounds", 3);
-const REQUESTS = option("requests", 1000);
-const CLIENTS = option("clients", 20);
+const ROUNDS = countOption("rounds", 3);
+const REQUESTS = countOption("requests", 1000);
+const CLIENTS = countOption("clients", 20);
 const ROOT = resolve(import.meta.dirname, "..");
 function path(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);

@@ -183,46 +183,7 @@ describe("Distributed Map: child executions", () => {
 
   it("StopExecution of a child aborts it alone; its Map Run counts it as a failure", async () => {
     // Item 0 waits; the others end at once. One failure is tolerated.
-    const definition = {
-      StartAt: "Fan",
-      States: {
-        Fan: {
-          Type: "Map",
-          Label: "Slow",
-          ToleratedFailureCount: 1,
-          ItemSelector: { "n.$": "$$.Map.Item.Value" },
-          ItemProcessor: {
-            ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "STANDARD" },
-            StartAt: "Which",
-            States: {
-              Which: {
-                Type: "Choice",
-                Choices: [{ Variable: "$.n", NumericEquals: 0, Next: "Linger" }],
-                Default: "Done",
-              },
-              Linger: { Type: "Wait", Seconds: 600, End: true },
-              Done: { Type: "Pass", End: true },
-            },
-          },
-          End: true,
-        },
-      },
-    };
-    const { stateMachineArn } = await client.send(
-      new CreateStateMachineCommand({
-        name: "fan-stop-child",
-        definition: JSON.stringify(definition),
-        roleArn: "arn:aws:iam::123456789012:role/r",
-      }),
-    );
-    const { executionArn } = await client.send(
-      new StartExecutionCommand({ stateMachineArn, input: JSON.stringify([0, 1, 2]) }),
-    );
-    const mapRunArn = await until(async () => {
-      const h = await client.send(new GetExecutionHistoryCommand({ executionArn }));
-      return h.events!.find((e) => e.type === "MapRunStarted")?.mapRunStartedEventDetails!
-        .mapRunArn;
-    });
+    const { executionArn, mapRunArn } = await startFan("fan-stop-child", lingeringFan("Slow", 1));
     const mapRunId = mapRunArn.slice(mapRunArn.lastIndexOf(":") + 1);
     const slow = `arn:aws:states:us-east-1:123456789012:execution:fan-stop-child/Slow:${mapRunId}-0`;
     await until(async () => {
@@ -260,45 +221,7 @@ describe("Distributed Map: child executions", () => {
 describe("Distributed Map: redrive", () => {
   it("ListExecutions by Map Run gives each child's own redriveCount", async () => {
     // Item 0 waits and is stopped: the Map (no tolerance) fails, and so does its parent.
-    const definition = {
-      StartAt: "Fan",
-      States: {
-        Fan: {
-          Type: "Map",
-          Label: "Again",
-          ItemSelector: { "n.$": "$$.Map.Item.Value" },
-          ItemProcessor: {
-            ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "STANDARD" },
-            StartAt: "Which",
-            States: {
-              Which: {
-                Type: "Choice",
-                Choices: [{ Variable: "$.n", NumericEquals: 0, Next: "Linger" }],
-                Default: "Done",
-              },
-              Linger: { Type: "Wait", Seconds: 600, End: true },
-              Done: { Type: "Pass", End: true },
-            },
-          },
-          End: true,
-        },
-      },
-    };
-    const { stateMachineArn } = await client.send(
-      new CreateStateMachineCommand({
-        name: "fan-redrive",
-        definition: JSON.stringify(definition),
-        roleArn: "arn:aws:iam::123456789012:role/r",
-      }),
-    );
-    const { executionArn } = await client.send(
-      new StartExecutionCommand({ stateMachineArn, input: JSON.stringify([0, 1, 2]) }),
-    );
-    const mapRunArn = await until(async () => {
-      const h = await client.send(new GetExecutionHistoryCommand({ executionArn }));
-      return h.events!.find((e) => e.type === "MapRunStarted")?.mapRunStartedEventDetails!
-        .mapRunArn;
-    });
+    const { executionArn, mapRunArn } = await startFan("fan-redrive", lingeringFan("Again"));
     const listed = async () => {
       const { executions } = await client.send(new ListExecutionsCommand({ mapRunArn }));
       return executions!.sort((a, b) => a.name!.localeCompare(b.name!));
@@ -396,4 +319,57 @@ async function until<T>(look: () => Promise<T | undefined>): Promise<T> {
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error("the condition never held");
+}
+
+/** A Distributed Map over its input whose item 0 waits ten minutes; the others end at once. */
+function lingeringFan(label: string, toleratedFailureCount?: number): object {
+  return {
+    StartAt: "Fan",
+    States: {
+      Fan: {
+        Type: "Map",
+        Label: label,
+        ...(toleratedFailureCount !== undefined
+          ? { ToleratedFailureCount: toleratedFailureCount }
+          : {}),
+        ItemSelector: { "n.$": "$$.Map.Item.Value" },
+        ItemProcessor: {
+          ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "STANDARD" },
+          StartAt: "Which",
+          States: {
+            Which: {
+              Type: "Choice",
+              Choices: [{ Variable: "$.n", NumericEquals: 0, Next: "Linger" }],
+              Default: "Done",
+            },
+            Linger: { Type: "Wait", Seconds: 600, End: true },
+            Done: { Type: "Pass", End: true },
+          },
+        },
+        End: true,
+      },
+    },
+  };
+}
+
+/** Creates `name` with `definition` and starts it on [0, 1, 2]: the execution and its Map Run. */
+async function startFan(
+  name: string,
+  definition: object,
+): Promise<{ executionArn: string; mapRunArn: string }> {
+  const { stateMachineArn } = await client.send(
+    new CreateStateMachineCommand({
+      name,
+      definition: JSON.stringify(definition),
+      roleArn: "arn:aws:iam::123456789012:role/r",
+    }),
+  );
+  const { executionArn } = await client.send(
+    new StartExecutionCommand({ stateMachineArn, input: JSON.stringify([0, 1, 2]) }),
+  );
+  const mapRunArn = await until(async () => {
+    const h = await client.send(new GetExecutionHistoryCommand({ executionArn }));
+    return h.events!.find((e) => e.type === "MapRunStarted")?.mapRunStartedEventDetails!.mapRunArn;
+  });
+  return { executionArn: executionArn!, mapRunArn };
 }
