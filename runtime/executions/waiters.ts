@@ -156,18 +156,20 @@ export class EndWaiters {
       // Subscribed BEFORE the first read: an end committed between a read and the
       // subscription would otherwise go unnoticed until the fallback re-read.
       await this.subscription.ready();
-      let ended = running;
+      let ended = false;
+      // Known RUNNING (`waitResult` says when): the first status read is skipped.
+      let known = running;
       for (;;) {
         const told = waiter.told;
         if (told) return fromEnd ? fromEnd(told) : await describe();
         // Woken by its end's message: the record is read at once, without the status
         // first (RUNNING again only if redriven meanwhile: then it waits on).
-        if (ended && !running) {
+        if (ended) {
           const record = await describe();
           if (record.status !== "RUNNING") return record;
         }
-        const current = ended ? "RUNNING" : await this.check(executionId, status);
-        running = false;
+        const current = ended || known ? "RUNNING" : await this.check(executionId, status);
+        known = false;
         const left = deadline - Date.now();
         if (current !== "RUNNING" || left <= 0 || this.closed) return await describe();
         ended = await waiter.sleep(Math.min(left, this.fallbackMs));

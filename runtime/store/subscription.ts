@@ -52,15 +52,15 @@ export class Subscription {
       );
     });
     this.subscriber = subscriber;
-    this.subscribing = subscriber
-      .subscribe(...this.channels)
-      .then(() => (this.held = this.subscriber === subscriber));
-    this.subscribing = this.subscribing.catch(() => {
-      // Without a subscription the fallbacks still answer; try again on the next use.
-      this.subscribing = undefined;
-      if (this.subscriber === subscriber) this.subscriber = undefined;
-      subscriber.disconnect();
-    });
+    this.subscribing = subscriber.subscribe(...this.channels).then(
+      () => (this.held = this.subscriber === subscriber),
+      () => {
+        // Without a subscription the fallbacks still answer; try again on the next use.
+        this.subscribing = undefined;
+        if (this.subscriber === subscriber) this.subscriber = undefined;
+        subscriber.disconnect();
+      },
+    );
     return this.subscribing;
   }
 
