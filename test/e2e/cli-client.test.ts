@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -50,6 +50,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 describe("stepwise machines", () => {

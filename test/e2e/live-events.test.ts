@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -55,6 +55,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.close();
+  if (consoleDir) rmSync(consoleDir, { recursive: true, force: true });
 });
 
 async function collect(
