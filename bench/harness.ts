@@ -1,10 +1,14 @@
 // Shared pieces of the Redis benches: worker processes, a runtime on a throwaway
 // key prefix, and waiting for executions to end.
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { request, type Agent } from "node:http";
 import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 import { Redis } from "ioredis";
+import { findExecutable } from "../cli/local-redis.js";
+import { freePort } from "../scripts/free-port.js";
 import { createRedisRuntime, type RedisRuntime } from "../runtime/runtime.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -174,4 +178,41 @@ export function postJson(
     req.on("error", fail);
     req.end(payload);
   });
+}
+
+/** User + system CPU of a process so far, ms (Linux /proc; ticks of 10 ms); NaN once it is gone. */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
+/** A private redis-server on a free port: nothing on disk, killed by its pid. */
+export async function privateRedis(): Promise<{ url: string; pid: number; stop: () => void }> {
+  const binary = findExecutable("redis-server", process.env.PATH);
+  if (!binary) throw new Error("redis-server is not on PATH");
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "stepwise-bench-redis-"));
+  const child = spawn(
+    binary,
+    ["--port", String(port), "--save", "", "--appendonly", "no", "--dir", dir],
+    { stdio: "ignore" },
+  );
+  const url = `redis://127.0.0.1:${port}`;
+  const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => 50 });
+  probe.on("error", () => {});
+  await until(async () => (await probe.ping().catch(() => "")) === "PONG", 30_000);
+  probe.disconnect();
+  return {
+    url,
+    pid: child.pid!,
+    stop: () => {
+      child.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

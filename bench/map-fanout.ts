@@ -31,16 +31,13 @@
  * BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) goes to the Stepwise processes.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Agent } from "node:http";
 import { FlowProducer } from "bullmq";
 import { Redis } from "ioredis";
-import { findExecutable } from "../cli/local-redis.js";
 import { freePort } from "../scripts/free-port.js";
 import buildIfStale from "../test/global-build.js";
-import { postJson } from "./harness.js";
+import { cpuMs, postJson, privateRedis } from "./harness.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 
@@ -83,41 +80,6 @@ async function waitFor(check: () => Promise<boolean> | boolean, what: string): P
 function quiet(redis: Redis): Redis {
   redis.on("error", () => {});
   return redis;
-}
-
-/** User + system CPU of a process so far, ms (Linux /proc; ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return NaN;
-  }
-}
-
-/** The private redis-server: nothing on disk, killed by its pid. */
-async function privateRedis(): Promise<{ url: string; pid: number; stop: () => void }> {
-  const binary = findExecutable("redis-server", process.env.PATH);
-  if (!binary) throw new Error("redis-server is not on PATH");
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), "stepwise-map-fanout-"));
-  const child = spawn(
-    binary,
-    ["--port", String(port), "--save", "", "--appendonly", "no", "--dir", dir],
-    { stdio: "ignore" },
-  );
-  const url = `redis://127.0.0.1:${port}`;
-  const probe = quiet(new Redis(url, { lazyConnect: true, retryStrategy: () => 50 }));
-  await waitFor(async () => (await probe.ping().catch(() => "")) === "PONG", "redis-server");
-  probe.disconnect();
-  return {
-    url,
-    pid: child.pid!,
-    stop: () => {
-      child.kill("SIGKILL");
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
 }
 
 /** What Redis did meanwhile: commands (all, EVALSHA), bytes received, CPU seconds. */

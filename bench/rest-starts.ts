@@ -26,10 +26,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { Agent } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Redis } from "ioredis";
-import { countOption, pct, postJson, REDIS_URL } from "./harness.js";
+import { countOption, cpuMs, pct, postJson, REDIS_URL } from "./harness.js";
 
 const ROUNDS = countOption("rounds", 3);
 const REQUESTS = countOption("requests", 1000);
@@ -42,12 +41,6 @@ function path(name: string): string | undefined {
 const BIN = path("bin") ?? resolve(ROOT, "bin/stepwise.js");
 /** Another build measured in the same rounds (e.g. a clone of the commit before). */
 const COMPARE = path("compare");
-
-/** User + system CPU of a process so far, ms (Linux /proc; ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 /** The anchor's server: one route, one MULTI of HSET + XADD, as `node -e` (no tsx in the way). */
 const ANCHOR = `

@@ -12,14 +12,12 @@
 // and with 16 shards on a local 3-master Redis Cluster served by 2 worker processes
 // (`serve` and one `stepwise worker`), skipped where redis-server cannot make a cluster.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
 import { freePort } from "../scripts/free-port.js";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import { findExecutable } from "../cli/local-redis.js";
 import { canStartCluster, startCluster } from "../scripts/redis-cluster.js";
+import { privateRedis } from "./harness.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const EXECUTIONS = Number(process.argv[2] ?? 1000);
@@ -32,32 +30,6 @@ async function waitFor(check: () => Promise<boolean> | boolean, what: string): P
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
-}
-
-/** A private redis-server: nothing on disk, stopped by its pid. */
-async function freshRedis(): Promise<{ url: string; stop: () => void }> {
-  const binary = findExecutable("redis-server", process.env.PATH);
-  if (!binary) throw new Error("redis-server is not on PATH");
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), "stepwise-bench-redis-"));
-  const child = spawn(
-    binary,
-    ["--port", String(port), "--save", "", "--appendonly", "no", "--dir", dir],
-    {
-      stdio: "ignore",
-    },
-  );
-  const url = `redis://127.0.0.1:${port}`;
-  const probe = quiet(new Redis(url, { lazyConnect: true, retryStrategy: () => 50 }));
-  await waitFor(async () => (await probe.ping().catch(() => "")) === "PONG", "redis-server");
-  probe.disconnect();
-  return {
-    url,
-    stop: () => {
-      child.kill("SIGKILL");
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
 }
 
 /** Redis stops when the bench ends: late reconnection attempts are not worth a stack trace. */
@@ -202,7 +174,7 @@ async function stepwiseServe(target: Target): Promise<number> {
   }
 }
 
-const redis = await freshRedis();
+const redis = await privateRedis();
 try {
   const bare = await bareBullMQ(redis.url);
   const durable = await stepwiseServe({ url: redis.url, shards: 1 });
@@ -218,7 +190,7 @@ try {
 }
 
 for (const shards of [1, 2, 4]) {
-  const own = await freshRedis();
+  const own = await privateRedis();
   try {
     const rate = await stepwiseServe({ url: own.url, shards });
     console.log(
